@@ -1,0 +1,56 @@
+"""The ``coresc`` command: one verb per module in :mod:`coresc.commands`.
+
+Each command module has a docstring (its help), ``add_arguments(parser)`` and
+``run(args) -> int``, so everything the command line does can also be imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import signal
+import sys
+
+from . import __version__
+from .errors import CorescError
+
+COMMANDS = (
+    "convert", "train", "annotate", "evaluate", "experiment", "report",
+    "agreement", "consensus", "view",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="coresc",
+        description="Label the sentences of scientific papers with CoreSC discourse roles.",
+    )
+    parser.add_argument("--version", action="version", version=f"coresc {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        module = importlib.import_module(f"coresc.commands.{name}")
+        doc = (module.__doc__ or "").strip()
+        cmd = sub.add_parser(name, help=doc.splitlines()[0] if doc else None,
+                             description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+        module.add_arguments(cmd)
+        cmd.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run a verb, report user errors as one line, exit non-zero on failure."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args._run(args) or 0)
+    except CorescError as exc:
+        print(f"coresc {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"coresc {args.command}: interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

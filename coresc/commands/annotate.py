@@ -1,0 +1,11 @@
+"""PLACEHOLDER: `coresc annotate` is being written (replace this whole module)."""
+
+import argparse
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    pass
+
+
+def run(args: argparse.Namespace) -> int:
+    raise NotImplementedError("coresc annotate")

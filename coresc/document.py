@@ -1,0 +1,169 @@
+"""The one document model: every reader produces it, every writer consumes it.
+
+A :class:`Paper` is a flat list of :class:`Section` objects in reading order (the
+title and abstract are sections too, of type ``title`` and ``abstract``); each section
+holds :class:`Paragraph` objects, which hold :class:`Sentence` objects. Nesting of
+sections is kept as ``depth`` (1 = top level) and ``parent`` (index of the enclosing
+section in ``Paper.sections``), which is all the features need and keeps iteration
+simple.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Where a sentence sits in the paper.
+ZONES = ("title", "abstract", "body", "caption")
+
+#: Normalised heading types, see :func:`heading_type`.
+SECTION_TYPES = (
+    "title", "abstract", "introduction", "background", "methods", "results",
+    "discussion", "conclusion", "model", "acknowledgements", "appendix", "other",
+)
+
+# First match wins, so "Results and discussion" is results (as SAPIENTA does, but
+# with a fixed order rather than dict order). Patterns match at word starts.
+_HEADING_RULES: tuple[tuple[str, str], ...] = (
+    ("abstract", r"abstract|summary of the (paper|article)"),
+    ("acknowledgements", r"acknowledg|funding|competing interest|conflicts? of interest"
+                         r"|author contributions?"),
+    ("appendix", r"appendix|supplementary|supporting information"),
+    ("introduction", r"intro"),
+    ("background", r"background|previous work|related work|literature review|overview"),
+    ("methods", r"method|material|experiment|procedure|protocol|study design|"
+                r"statistic|sample|data (collection|analysis)|analysis|synthes|preparation|"
+                r"measurement|instrument|reagent|subjects|participants|patients|population"),
+    ("results", r"result|finding|evaluation|performance"),
+    ("discussion", r"discussion"),
+    ("conclusion", r"conclu|summary|outlook|future work|implication"),
+    ("model", r"model|theor|calculation|computational|simulation|formalism|framework"),
+)
+_HEADING_PATTERNS = tuple((t, re.compile(r"\b(?:" + p + ")", re.I)) for t, p in _HEADING_RULES)
+
+
+def heading_type(heading: str) -> str:
+    """Map a section heading to one of :data:`SECTION_TYPES` (never ``title``).
+
+    ``"3. Results and Discussion"`` -> ``"results"``; ``"Reagents"`` -> ``"methods"``;
+    an empty or unmatched heading gives ``"other"`` (callers may then inherit the
+    enclosing section's type).
+    """
+    for stype, pattern in _HEADING_PATTERNS:
+        if pattern.search(heading):
+            return stype
+    return "other"
+
+
+_WS = re.compile(r"\s+")
+
+
+def clean_text(text: str) -> str:
+    """Collapse runs of whitespace to one space and strip the ends."""
+    return _WS.sub(" ", text).strip()
+
+
+@dataclass
+class Label:
+    """One gold (or consensus) label of a sentence, with the guidelines' attributes."""
+
+    code: str
+    concept_id: str | None = None
+    novelty: str | None = None
+    advantage: str | None = None
+
+
+@dataclass
+class Prediction:
+    """One predicted label with its score (a probability in [0, 1])."""
+
+    label: str
+    score: float
+
+
+@dataclass
+class Sentence:
+    """A sentence and everything a feature extractor or writer needs to know of it.
+
+    ``gold`` and ``pred`` are ranked lists of at most three entries, primary first.
+    ``element`` is the source XML element (lxml) the sentence came from, or ``None``
+    for sources without one (plain text, JSONL); writers use it to put annotations
+    back in place. It is never serialised.
+    """
+
+    sid: str
+    text: str
+    zone: str = "body"
+    n_citations: int = 0
+    gold: list[Label] = field(default_factory=list)
+    pred: list[Prediction] = field(default_factory=list)
+    element: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def gold_codes(self) -> list[str]:
+        """The gold label codes, primary first (empty when unlabelled)."""
+        return [lab.code for lab in self.gold]
+
+    @property
+    def pred_codes(self) -> list[str]:
+        """The predicted label codes, primary first (empty when not annotated)."""
+        return [p.label for p in self.pred]
+
+
+@dataclass
+class Paragraph:
+    """A run of sentences that the source keeps together."""
+
+    sentences: list[Sentence] = field(default_factory=list)
+
+
+@dataclass
+class Section:
+    """A headed part of the paper.
+
+    ``type`` is the normalised heading type (:data:`SECTION_TYPES`); a subsection whose
+    own heading says nothing ("Reagents" says methods, "3.2 Samples" does too, but
+    "Compound 4" says nothing) inherits the type of its parent. ``depth`` is 0 for the
+    title and abstract, 1 for top-level body sections, 2 and more below.
+    """
+
+    heading: str
+    type: str
+    depth: int = 1
+    parent: int | None = None
+    paragraphs: list[Paragraph] = field(default_factory=list)
+
+    def sentences(self) -> Iterator[Sentence]:
+        for para in self.paragraphs:
+            yield from para.sentences
+
+
+@dataclass
+class Paper:
+    """A whole paper as one reader produced it.
+
+    ``tree`` is the parsed source document (an lxml ``ElementTree``) when the source
+    was XML, so a writer can add annotations to it and keep everything else as is.
+    """
+
+    id: str
+    title: str = ""
+    source_format: str = ""
+    source_path: str | None = None
+    sections: list[Section] = field(default_factory=list)
+    tree: Any = field(default=None, repr=False, compare=False)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def sentences(self) -> list[Sentence]:
+        """All sentences in reading order."""
+        return [s for sec in self.sections for s in sec.sentences()]
+
+    def paragraphs(self) -> Iterator[tuple[Section, Paragraph]]:
+        for sec in self.sections:
+            for para in sec.paragraphs:
+                yield sec, para
+
+    def __len__(self) -> int:
+        return sum(len(p.sentences) for _, p in self.paragraphs())
