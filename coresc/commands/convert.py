@@ -1,11 +1,100 @@
-"""PLACEHOLDER: `coresc convert` is being written (replace this whole module)."""
+"""Convert papers between formats (mode2 XML, JSONL, TSV, HTML), keeping the labels they carry.
+
+INPUT may be files or directories (read recursively: .xml .nxml .txt .jsonl). The
+format of each file is detected unless --format is given. Output goes to stdout
+without -o; several papers as xml need -o DIRECTORY (one <id>.xml each), jsonl and tsv
+go into one file. Files that cannot be read are listed at the end; the good ones are
+still converted, and the exit code is then 1 (2 when nothing could be read).
+
+examples:
+  coresc convert paper.nxml                        # mode2 XML on stdout
+  coresc convert corpus/ -o out/ --to xml          # one out/<id>.xml per paper
+  coresc convert corpus/ -o sentences.tsv --to tsv
+"""
+
+from __future__ import annotations
 
 import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..document import Paper
+from ..errors import InputError, UsageError
+from ..readers import FORMATS, iter_input_files, read_file
+from ..writers import available_formats, write_papers
+
+PROGRESS_EVERY_S = 5.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument("inputs", nargs="+", metavar="INPUT", help="paper files or directories")
+    parser.add_argument("-o", "--output", metavar="OUT",
+                        help="output file, or directory for several papers as xml "
+                             "(default: stdout)")
+    parser.add_argument("--to", default="xml", choices=available_formats(),
+                        help="output format (default: xml, SAPIENTA mode2)")
+    parser.add_argument("--format", default="auto", choices=("auto",) + FORMATS,
+                        help="input format (default: auto, detected per file)")
 
 
 def run(args: argparse.Namespace) -> int:
-    raise NotImplementedError("coresc convert")
+    papers, errors, files = read_papers(args.inputs, args.format)
+    if not files:
+        raise UsageError(f"{', '.join(args.inputs)}: no readable files found "
+                         f"(looked for .xml .nxml .txt .jsonl)")
+    if not papers:
+        if len(errors) == 1:
+            raise errors[0]
+        _report_errors(errors, len(files))
+        return 2
+    # A directory (or several files) in means a directory out, however many papers.
+    many_in = len(args.inputs) > 1 or any(Path(p).is_dir() for p in args.inputs)
+    written = write_papers(papers, args.to, args.output, inputs=files, as_directory=many_in)
+    if written:
+        where = written[0] if written[0] == Path(args.output) else f"{args.output}/"
+        print(f"[coresc] wrote {len(papers)} paper(s) as {args.to} to {where}", file=sys.stderr)
+    if errors:
+        _report_errors(errors, len(files))
+        return 1
+    return 0
+
+
+def read_papers(inputs: Sequence[str | Path], fmt: str = "auto",
+                ) -> tuple[list[Paper], list[InputError], list[Path]]:
+    """Read every input file; return ``(papers, errors, files)`` without stopping at errors.
+
+    A file that reads to no sentence at all is an error too: there is nothing to label.
+    """
+    files = list(iter_input_files(inputs))
+    papers: list[Paper] = []
+    errors: list[InputError] = []
+    start = last = time.monotonic()
+    for i, path in enumerate(files, start=1):
+        try:
+            got = read_file(path, fmt)
+            if any(len(p) == 0 for p in got):
+                fmt_read = got[0].source_format or fmt
+                raise InputError(path, f"no sentences found (read as {fmt_read})")
+            papers.extend(got)
+        except InputError as exc:
+            errors.append(exc)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError,
+                RecursionError) as exc:
+            # A reader bug on an odd file must not hide the other files' results.
+            errors.append(InputError(path, f"reader failed ({type(exc).__name__}: {exc}); "
+                                           f"please report this"))
+        now = time.monotonic()
+        if now - last >= PROGRESS_EVERY_S and i < len(files):
+            last = now
+            left = (now - start) / i * (len(files) - i)
+            print(f"[coresc] read {i}/{len(files)} files, {left:.0f}s left", file=sys.stderr)
+    return papers, errors, files
+
+
+def _report_errors(errors: list[InputError], n_files: int) -> None:
+    for exc in errors:
+        print(f"coresc convert: error: {exc}", file=sys.stderr)
+    print(f"coresc convert: {len(errors)} of {n_files} file(s) could not be read",
+          file=sys.stderr)

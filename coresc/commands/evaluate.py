@@ -1,11 +1,54 @@
-"""PLACEHOLDER: `coresc evaluate` is being written (replace this whole module)."""
+"""Evaluate a trained model on gold-labelled corpora: accuracy, per-label P/R/F1, kappas.
+
+The model annotates every paper of CORPUS (files or directories, any readable format
+with gold labels); sentences without a gold label are left out of the scores. Prints
+the metrics table (primary label, the five agreement kappas, secondary labels).
+
+examples:
+  coresc evaluate ../shared/data/cra-corpus
+  coresc evaluate --model my-model/ test-papers/ --json scores.json
+"""
+
+from __future__ import annotations
 
 import argparse
+import json
+import sys
+
+from ..errors import UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument("corpora", nargs="+", metavar="CORPUS",
+                        help="gold-labelled paper files or directories")
+    parser.add_argument("--model", metavar="MODEL_DIR",
+                        help="model directory (default: the bundled model)")
+    parser.add_argument("--format", default="auto", help="input format (default: auto)")
+    parser.add_argument("--json", metavar="FILE", help="also write the scores as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
-    raise NotImplementedError("coresc evaluate")
+    from ..metrics import evaluate_papers, format_report
+    from ..readers import read_corpus
+
+    model = load_model(args.model)
+    papers = read_corpus(args.corpora, args.format)
+    model.annotate(papers)
+    try:
+        result = evaluate_papers(papers)
+    except ValueError as exc:
+        raise UsageError(f"{', '.join(args.corpora)}: {exc}") from None
+    sys.stdout.write(format_report(result))
+    if args.json:
+        from ..writers import atomic_output
+
+        with atomic_output(args.json) as fh:
+            json.dump(result, fh, indent=1)
+    return 0
+
+
+def load_model(directory: str | None):
+    """The model in ``directory``, or the bundled default."""
+    from ..model import CoreSCClassifier, load_default
+
+    return load_default() if directory is None else CoreSCClassifier.load(directory)

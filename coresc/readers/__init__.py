@@ -67,11 +67,13 @@ def detect_xml_format(tree) -> str | None:
     root = tree.getroot()
     name = localname(root)
     ns = root.tag.split("}")[0][1:] if root.tag.startswith("{") else ""
-    if "elsevier.com" in ns:
-        return "elsevier"
-    has_sentences = next(root.iter("s"), None) is not None
+    # Sentence markup first: an Elsevier or JATS file written back with its sentences
+    # wrapped (in the document's default namespace) is read as pre-split.
+    has_sentences = next(root.iter("s", "{*}s"), None) is not None
     if has_sentences:
         return "art" if next(root.iter("annotationART"), None) is not None else "mode2"
+    if "elsevier.com" in ns:
+        return "elsevier"
     if name == "article":
         return "jats"
     if name in ("PAPER", "paper"):

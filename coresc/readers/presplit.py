@@ -26,7 +26,16 @@ from pathlib import Path
 from lxml import etree
 
 from ..citations import count_citations_markup, count_citations_text
-from ..document import Label, Paper, Paragraph, Section, Sentence, clean_text, heading_type
+from ..document import (
+    Label,
+    Paper,
+    Paragraph,
+    Prediction,
+    Section,
+    Sentence,
+    clean_text,
+    heading_type,
+)
 from ..xmlsafe import localname
 from . import paper_id_from_path
 
@@ -41,22 +50,38 @@ LABEL_TAGS = {"CoreSc1": 1, "CoreSc2": 2, "CoreSc3": 3}
 MAX_BARE_HEADING_WORDS = 12
 
 
-def sentence_labels(s: etree._Element) -> list[Label]:
-    """Gold labels inside an ``<s>``: ``annotationART`` or ``CoreSc1``..``CoreSc3``, ranked."""
-    ranked: list[tuple[int, Label]] = []
+def _label_elements(s: etree._Element) -> list[etree._Element]:
+    """``annotationART`` / ``CoreSc1``..``CoreSc3`` elements of an ``<s>``, by rank."""
+    ranked = []
     for el in s.iter():
         name = localname(el)
         rank = 1 if name == "annotationART" else LABEL_TAGS.get(name)
-        if rank is None or not el.get("type"):
-            continue
-        ranked.append((rank, Label(
-            code=el.get("type"),
-            concept_id=el.get("conceptID"),
-            novelty=el.get("novelty"),
-            advantage=el.get("advantage"),
-        )))
+        if rank is not None and el.get("type"):
+            ranked.append((rank, el))
     ranked.sort(key=lambda pair: pair[0])
-    return [lab for _, lab in ranked]
+    return [el for _, el in ranked]
+
+
+def _score(el: etree._Element) -> float | None:
+    try:
+        return float(el.get("score"))
+    except (TypeError, ValueError):
+        return None
+
+
+def sentence_labels(s: etree._Element) -> tuple[list[Label], list[Prediction]]:
+    """Gold labels and predictions inside an ``<s>``, ranked.
+
+    Labels that carry a numeric ``score`` attribute were written by ``coresc annotate``
+    and read back as predictions; all other ``annotationART``/``CoreSc*`` are gold.
+    """
+    els = _label_elements(s)
+    scores = [_score(el) for el in els]
+    if els and all(sc is not None for sc in scores):
+        return [], [Prediction(el.get("type"), sc) for el, sc in zip(els, scores, strict=True)]
+    gold = [Label(code=el.get("type"), concept_id=el.get("conceptID"),
+                  novelty=el.get("novelty"), advantage=el.get("advantage")) for el in els]
+    return gold, []
 
 
 def sentence_text(s: etree._Element) -> str:
@@ -195,12 +220,14 @@ def _para_key(s: etree._Element) -> object:
 def _sentence(s: etree._Element, markers: list[str], index: int) -> Sentence:
     text = sentence_text(s)
     cites = count_citations_markup(s)
+    gold, pred = sentence_labels(s)
     return Sentence(
         sid=s.get("sid") or str(index),
         text=text,
         zone=_zone(markers),
         n_citations=count_citations_text(text) if cites is None else cites,
-        gold=sentence_labels(s),
+        gold=gold,
+        pred=pred,
         element=s,
     )
 

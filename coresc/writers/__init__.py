@@ -1,5 +1,15 @@
 """Writers: turn annotated :class:`~coresc.document.Paper` objects into files.
 
+``write_papers(papers, fmt, out, inputs=...)`` dispatches through :data:`WRITERS`, a
+registry like the readers'. A writer is either
+
+* per paper (``xml``, ``html``): ``render(paper) -> bytes``, one file ``<id><suffix>``
+  per paper (a single paper may also go to a named file or to stdout), or
+* a stream (``jsonl``, ``tsv``): ``write(papers, fh)`` puts every paper into one text file.
+
+Adding a format is one line in :data:`WRITERS`; it is offered by ``coresc convert --to``
+as soon as its module exists.
+
 Every file the tool writes goes through :func:`atomic_output`: the data is written to
 a temporary file beside the target and renamed over it only when complete, so an
 interrupted or failed run never leaves a half-written file, and an input file is
@@ -9,21 +19,92 @@ never overwritten.
 from __future__ import annotations
 
 import contextlib
+import importlib
+import importlib.util
 import os
+import re
+import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from ..document import Paper
 from ..errors import UsageError
 
 
-def refuse_overwriting_inputs(out: str | Path, inputs: Iterable[str | Path]) -> None:
-    """Raise :class:`UsageError` when ``out`` is one of the input files."""
-    target = Path(out).resolve()
-    for inp in inputs:
-        if Path(inp).resolve() == target:
-            raise UsageError(f"{out}: output would overwrite an input file")
+@dataclass(frozen=True)
+class Writer:
+    """How to write one output format.
+
+    ``target`` is ``"module:function"`` (imported on first use). With ``per_paper`` the
+    function is ``render(paper: Paper) -> bytes``; otherwise it is
+    ``write(papers: Sequence[Paper], fh: TextIO) -> None``.
+    """
+
+    target: str
+    per_paper: bool
+    suffix: str
+
+    @property
+    def module(self) -> str:
+        return self.target.split(":")[0]
+
+    def load(self) -> Callable:
+        module, func = self.target.split(":")
+        return getattr(importlib.import_module(module), func)
+
+
+#: Output format name -> :class:`Writer`.
+WRITERS: dict[str, Writer] = {
+    "xml": Writer("coresc.writers.mode2:render_mode2", per_paper=True, suffix=".xml"),
+    "jsonl": Writer("coresc.writers.jsonl:write_jsonl", per_paper=False, suffix=".jsonl"),
+    "tsv": Writer("coresc.writers.tsv:write_tsv", per_paper=False, suffix=".tsv"),
+    "html": Writer("coresc.writers.html:render_html", per_paper=True, suffix=".html"),
+}
+
+
+def available_formats() -> tuple[str, ...]:
+    """The registered output formats whose module is installed (for ``--to`` choices)."""
+    found = []
+    for name, writer in WRITERS.items():
+        try:
+            if importlib.util.find_spec(writer.module) is not None:
+                found.append(name)
+        except ModuleNotFoundError:
+            continue
+    return tuple(found)
+
+
+def _file_keys(paths: Iterable[str | Path]) -> set:
+    """Resolved paths and (device, inode) pairs, so links to an input count as the input."""
+    keys: set = set()
+    for p in map(Path, paths):
+        keys.add(p.resolve())
+        with contextlib.suppress(OSError):
+            st = p.stat()
+            keys.add((st.st_dev, st.st_ino))
+    return keys
+
+
+def refuse_overwriting_inputs(out: str | Path | Iterable[str | Path],
+                              inputs: Iterable[str | Path]) -> None:
+    """Raise :class:`UsageError` when ``out`` (one path or several) is one of the inputs.
+
+    Symbolic and hard links to an input count as the input.
+    """
+    targets = [out] if isinstance(out, (str, Path)) else list(out)
+    keys = _file_keys(inputs)
+    for target in targets:
+        if _file_keys([target]) & keys:
+            raise UsageError(f"{target}: output would overwrite an input file")
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 @contextlib.contextmanager
@@ -38,8 +119,109 @@ def atomic_output(path: str | Path, mode: str = "w",
         with os.fdopen(fd, mode, encoding=None if binary else encoding,
                        newline=None if binary else "") as fh:
             yield fh
+        # mkstemp makes the file private (0600); give it the usual mode a new file gets.
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def get_writer(fmt: str) -> Writer:
+    """The registered writer for ``fmt``; :class:`UsageError` when unknown or not installed."""
+    if fmt not in WRITERS or fmt not in available_formats():
+        raise UsageError(f"unknown output format {fmt!r} "
+                         f"(known: {', '.join(available_formats())})")
+    return WRITERS[fmt]
+
+
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._+-]")
+
+
+def file_stem(paper_id: str) -> str:
+    """A file name for a paper id: ``train:12`` -> ``train_12`` (portable characters only)."""
+    stem = _UNSAFE_NAME.sub("_", paper_id).lstrip(".")
+    return stem or "paper"
+
+
+def output_paths(papers: Sequence[Paper], fmt: str, out: str | Path | None,
+                 as_directory: bool = False) -> list[Path]:
+    """Where a per-paper writer puts each paper (empty list: stdout).
+
+    One paper goes to ``out`` itself, or into ``out`` when that is an existing
+    directory. Several papers (or any number with ``as_directory``, e.g. when the
+    input was a directory) need ``out`` to be a directory (created when missing), one
+    ``<id><suffix>`` each; two papers with the same id are refused.
+    """
+    writer = get_writer(fmt)
+    if out is None:
+        if len(papers) > 1:
+            raise UsageError(f"{len(papers)} papers cannot go to stdout as {fmt}: "
+                             f"give -o DIRECTORY (one {writer.suffix} file per paper)")
+        return []
+    out = Path(out)
+    if len(papers) == 1 and not as_directory and not out.is_dir():
+        return [out]
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out}: {len(papers)} papers as {fmt} need -o to be a directory "
+                         f"(one {writer.suffix} file per paper), not a file")
+    if not out.exists() and out.suffix == writer.suffix:
+        raise UsageError(f"{out}: {len(papers)} papers as {fmt} need -o to be a directory "
+                         f"(one {writer.suffix} file per paper), not a {writer.suffix} file")
+    paths = [out / f"{file_stem(paper.id)}{writer.suffix}" for paper in papers]
+    seen: dict[Path, str] = {}
+    for paper, path in zip(papers, paths, strict=True):
+        if path in seen:
+            raise UsageError(f"{path}: two papers would be written here "
+                             f"({seen[path]} and {paper.source_path or paper.id})")
+        seen[path] = paper.source_path or paper.id
+    return paths
+
+
+def write_papers(papers: Iterable[Paper], fmt: str, out: str | Path | None = None,
+                 inputs: Iterable[str | Path] = (), as_directory: bool = False) -> list[Path]:
+    """Write ``papers`` as ``fmt`` to ``out`` (a file, a directory, or stdout when ``None``).
+
+    ``as_directory`` makes a per-paper format (xml) write ``out/<id>.xml`` even for one
+    paper (see :func:`output_paths`); stream formats (jsonl, tsv) ignore it.
+
+    Every target is checked before anything is written: none may be an input file.
+    Returns the files written (empty for stdout).
+    """
+    papers = list(papers)
+    inputs = [Path(p) for p in inputs] + [Path(p.source_path) for p in papers if p.source_path]
+    writer = get_writer(fmt)
+    func = writer.load()
+    if writer.per_paper:
+        paths = output_paths(papers, fmt, out, as_directory)
+        refuse_overwriting_inputs(paths, inputs)
+        if not paths:
+            for paper in papers:
+                _write_stdout_bytes(func(paper))
+            return []
+        for paper, path in zip(papers, paths, strict=True):
+            data = func(paper)
+            with atomic_output(path, "wb") as fh:
+                fh.write(data)
+        return paths
+    if out is None:
+        func(papers, sys.stdout)
+        return []
+    out = Path(out)
+    if out.is_dir():
+        raise UsageError(f"{out}: is a directory; {fmt} output goes into one file")
+    refuse_overwriting_inputs(out, inputs)
+    with atomic_output(out, "w") as fh:
+        func(papers, fh)
+    return [out]
+
+
+def _write_stdout_bytes(data: bytes) -> None:
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(data.decode("utf-8"))
+    else:
+        buffer.write(data)
+        buffer.flush()

@@ -1,0 +1,488 @@
+"""Per-sentence features for the CoreSC classifier, computed from the document model.
+
+:func:`paper_features` turns a :class:`~coresc.document.Paper` into one feature dict per
+sentence (``{"name=value": 1.0}``, the form crfsuite and the one-vs-rest layer share).
+Features come in named groups (:data:`FEATURE_GROUPS`) that a model configuration
+switches on or off:
+
+=============  ==========================================================================
+group          what it looks at
+=============  ==========================================================================
+location       position in the paper (10 bins), in the section (SAPIENTA's Struct-1
+               bins and 5 even bins), in the paragraph (5 bins, first/last flags),
+               paragraph index in the section
+section        section ordinal, heading type of the section and of its top-level
+               section, depth, and heading type x position conjunctions
+length         sentence length relative to the paper's longest sentence, absolute length
+citations      citation count (0/1/2+) from markup (REF, xref) or text
+ngrams         normalised word unigrams and bigrams (case, digits, plural), first words
+verbs          verb lemmas with tense, voice (passive), modality, "we"+verb patterns
+               (from POS tags)
+verbclass      hand-made verb classes (investigate, show, observe, propose, use ...)
+syntax         subject and object cues: head word before / after the main verb
+cues           negation, hedging, first person, deixis ("this study"), goal, future,
+               comparison, contrast, question
+heading        words of the section heading and of the top-level section heading
+zone           title / abstract / caption / body flags
+context        n-grams and cue flags of the previous and next sentence
+=============  ==========================================================================
+
+SAPIENTA's bugs are not copied: positions use the real section and paragraph structure,
+citations are counted the same way at training and tagging time, the sentence id is
+not a feature, and verb features are really extracted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+from .document import Paper, Section, Sentence
+
+FEATURE_GROUPS: tuple[str, ...] = (
+    "location", "section", "length", "citations", "ngrams", "verbs", "verbclass",
+    "syntax", "cues", "heading", "zone", "context",
+)
+
+Features = dict[str, float]
+
+
+def check_groups(groups: Iterable[str]) -> tuple[str, ...]:
+    """Validate feature-group names; return them in canonical order."""
+    groups = tuple(groups)
+    unknown = sorted(set(groups) - set(FEATURE_GROUPS))
+    if unknown:
+        raise ValueError(f"unknown feature group(s) {', '.join(unknown)}; "
+                         f"known: {', '.join(FEATURE_GROUPS)}")
+    return tuple(g for g in FEATURE_GROUPS if g in groups)
+
+
+# ---------------------------------------------------------------- normalisation
+
+_DIGITS = re.compile(r"\d+")
+_WORDLIKE = re.compile(r"\w")
+_IRREGULAR = {
+    "is": "be", "are": "be", "was": "be", "were": "be", "been": "be", "being": "be",
+    "am": "be", "'s": "be", "has": "have", "had": "have", "having": "have",
+    "does": "do", "did": "do", "done": "do", "found": "find", "shown": "show",
+    "showed": "show", "made": "make", "made.": "make", "taken": "take", "took": "take",
+    "given": "give", "gave": "give", "seen": "see", "saw": "see", "known": "know",
+    "knew": "know", "led": "lead", "held": "hold", "kept": "keep", "thought": "think",
+    "chosen": "choose", "grown": "grow", "grew": "grow", "began": "begin",
+    "begun": "begin", "became": "become", "brought": "bring", "got": "get",
+    "gotten": "get", "left": "leave", "met": "meet", "paid": "pay", "said": "say",
+    "sent": "send", "set": "set", "spent": "spend", "stood": "stand", "told": "tell",
+    "undergone": "undergo", "underwent": "undergo", "written": "write",
+    "wrote": "write", "drawn": "draw", "fed": "feed", "bound": "bind", "run": "run",
+    "ran": "run", "put": "put", "cut": "cut", "read": "read", "used": "use",
+}
+
+
+@lru_cache(maxsize=200_000)
+def norm_word(token: str) -> str:
+    """Lower-case, every digit run -> ``0``, plural ``-s``/``-ies`` folded.
+
+    ``"Cells"`` -> ``"cell"``, ``"2.5"`` -> ``"0.0"``, ``"studies"`` -> ``"study"``.
+    A light, table-free normalisation: fast, and enough to pool singular and plural.
+    """
+    w = _DIGITS.sub("0", token.lower())
+    if len(w) > 4 and w.isalpha():
+        if w.endswith("ies"):
+            return w[:-3] + "y"
+        if w.endswith("s") and not w.endswith(("ss", "us", "is", "ous", "ics")):
+            return w[:-1]
+    return w
+
+
+@lru_cache(maxsize=100_000)
+def verb_lemma(token: str) -> str:
+    """Crude lemma of a verb form: irregular table, then ``-ied``/``-ed``/``-ing``/``-s``."""
+    w = token.lower()
+    if w in _IRREGULAR:
+        return _IRREGULAR[w]
+    for suffix, repl in (("ied", "y"), ("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""),
+                         ("s", "")):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            stem = w[: len(w) - len(suffix)] + repl
+            if suffix in ("ing", "ed") and len(stem) > 3 and stem[-1] == stem[-2] \
+                    and stem[-1] not in "lsz":
+                stem = stem[:-1]  # "stopped" -> "stop", but "killed" stays "kill"
+            if suffix == "es" and not stem.endswith(("ss", "sh", "ch", "x", "z", "o")):
+                stem = w[:-1]  # "increases" -> "increase"
+            return stem
+    return w
+
+
+# ---------------------------------------------------------------- word lists
+
+NEGATION = frozenset("not no never neither nor none nothing without n't cannot lack "
+                     "lacks lacked absence absent fail failed fails unable".split())
+HEDGES = frozenset("may might could possibly possible perhaps probably likely unlikely "
+                   "suggest suggests suggested suggesting appear appears appeared seem "
+                   "seems seemed potential potentially putative presumably speculate "
+                   "hypothesis hypothesize hypothesise hypothesized hypothesised "
+                   "hypothesized whether unclear unknown remain remains "
+                   "indicate indicates indicating plausible conceivably".split())
+FIRST_PERSON = frozenset("we our us ours ourselves i my".split())
+MODALS = frozenset("may might could can would should must will shall".split())
+DEIXIS = ("this study", "this work", "this paper", "this report", "this article",
+          "the present study", "the present work", "the current study", "here we",
+          "in this study", "in the present", "we report", "we describe", "we present")
+GOAL = frozenset("aim aims aimed objective objectives purpose goal goals "
+                 "investigate investigated examine examined determine "
+                 "assess evaluate explore address elucidate".split())
+CONTRAST = frozenset("however although whereas but nevertheless nonetheless yet "
+                     "despite unlike contrast conversely".split())
+COMPARISON = frozenset("than compared comparison higher lower increased decreased more "
+                       "less greater similar similarly different significantly".split())
+RESULT_WORDS = frozenset("significant significantly p value values increase decrease "
+                         "observed detected showed found reduced elevated".split())
+
+#: Hand-made verb classes (lemmas), after SAPIENTA's idea of ten classes.
+VERB_CLASSES: dict[str, frozenset[str]] = {
+    "investigate": frozenset("investigate examine explore study address assess evaluate "
+                             "determine test analyse analyze characterize characterise "
+                             "elucidate probe clarify identify".split()),
+    "show": frozenset("show demonstrate reveal indicate confirm establish prove "
+                      "illustrate highlight support".split()),
+    "suggest": frozenset("suggest imply propose hypothesize hypothesise speculate "
+                         "postulate predict expect assume believe think".split()),
+    "observe": frozenset("observe find detect see notice note record display exhibit "
+                         "appear seem remain".split()),
+    "measure": frozenset("measure quantify count calculate estimate compute score "
+                         "assay monitor weigh".split()),
+    "prepare": frozenset("prepare incubate treat culture add wash centrifuge dissolve "
+                         "mix stain dilute harvest fix inject administer feed expose "
+                         "purchase obtain collect sacrifice homogenize extract "
+                         "isolate store transfect label".split()),
+    "use": frozenset("use employ apply perform carry conduct adopt utilize follow "
+                     "describe modify".split()),
+    "change": frozenset("increase decrease reduce enhance inhibit induce elevate "
+                        "suppress promote block prevent stimulate activate lower "
+                        "raise affect alter abolish attenuate".split()),
+    "report": frozenset("report describe publish document review discuss mention "
+                        "present summarize summarise".split()),
+    "model": frozenset("model simulate fit derive formulate parameterize "
+                       "approximate represent".split()),
+    "cause": frozenset("cause lead result contribute mediate involve associate "
+                       "correlate relate link depend".split()),
+}
+_VERB_CLASS_OF = {lemma: cls for cls, lemmas in VERB_CLASSES.items() for lemma in lemmas}
+
+_BE = frozenset("be is are was were been being am".split())
+_SIMPLE_TOKEN = re.compile(r"\w+(?:[-'.]\w+)*|[^\w\s]")
+
+
+def simple_tokenize(text: str) -> list[str]:
+    """Word and punctuation tokens (used when no tokenizer is given)."""
+    return _SIMPLE_TOKEN.findall(text)
+
+
+# ---------------------------------------------------------------- per-sentence parts
+
+def _bin(k: int, n: int, nbins: int) -> int:
+    """0-based bin of the k-th (0-based) item of n in nbins even bins."""
+    return min(nbins - 1, (k * nbins) // max(n, 1))
+
+
+def _struct1(k: int, n: int) -> str:
+    """SAPIENTA's Struct-1 position in section, with real middle bins (C-E)."""
+    if k == 0:
+        return "first"
+    if k == n - 1:
+        return "last"
+    if k <= 2:
+        return "early"
+    if k >= n - 3:
+        return "late"
+    return "mid" + str(_bin(k, n, 3))
+
+
+class _Ctx:
+    """What a paper's features need beyond the sentence: its sections and positions."""
+
+    __slots__ = ("sec_index", "sec_k", "sec_n", "para_k", "para_n", "para_index",
+                 "para_count", "top_type", "top_heading", "ordinal")
+
+
+def _paper_layout(paper: Paper) -> tuple[list[Sentence], list[_Ctx], list[Section]]:
+    sentences: list[Sentence] = []
+    ctxs: list[_Ctx] = []
+    sections = paper.sections
+    ordinal = 0
+    for si, sec in enumerate(sections):
+        top = sec
+        while top.parent is not None and top.depth > 1:
+            top = sections[top.parent]
+        if sec.depth <= 1 and any(True for _ in sec.sentences()):
+            ordinal += 1
+        elif sec.depth == 1:
+            ordinal += 1
+        sec_sents = sum(len(p.sentences) for p in sec.paragraphs)
+        k_in_sec = 0
+        for pi, para in enumerate(sec.paragraphs):
+            for k, s in enumerate(para.sentences):
+                c = _Ctx()
+                c.sec_index = si
+                c.sec_k, c.sec_n = k_in_sec, sec_sents
+                c.para_k, c.para_n = k, len(para.sentences)
+                c.para_index, c.para_count = pi, len(sec.paragraphs)
+                c.top_type, c.top_heading = top.type, top.heading
+                c.ordinal = ordinal
+                k_in_sec += 1
+                sentences.append(s)
+                ctxs.append(c)
+    return sentences, ctxs, sections
+
+
+class _Analysis:
+    """Tokens, normalised words and POS tags of one sentence."""
+
+    __slots__ = ("tokens", "lower", "words", "tags")
+
+    def __init__(self, tokens: list[str], tags: list[str] | None) -> None:
+        self.tokens = tokens
+        self.lower = [t.lower() for t in tokens]
+        self.words = [norm_word(t) for t in tokens]
+        self.tags = tags
+
+
+def _ngrams(a: _Analysis, f: Features, prefix: str = "", bigrams: bool = True) -> None:
+    words = [w for w in a.words if _WORDLIKE.search(w)]
+    for w in words:
+        f[prefix + "w=" + w] = 1.0
+    if bigrams:
+        prev = "<s>"
+        for w in words:
+            f[prefix + "b=" + prev + "|" + w] = 1.0
+            prev = w
+        f[prefix + "b=" + prev + "|</s>"] = 1.0
+    if not prefix:
+        f["first3=" + " ".join(words[:3])] = 1.0
+        if words:
+            f["first=" + words[0]] = 1.0
+
+
+def _cues(a: _Analysis, text_lower: str) -> list[str]:
+    lower = set(a.lower)
+    out = []
+    if lower & NEGATION or "n't" in text_lower:
+        out.append("neg")
+    if lower & HEDGES:
+        out.append("hedge")
+    if lower & FIRST_PERSON:
+        out.append("we")
+    if lower & MODALS:
+        out.append("modal")
+    if any(d in text_lower for d in DEIXIS):
+        out.append("deixis")
+    if lower & GOAL:
+        out.append("goal")
+    if a.lower and a.lower[0] in ("to", "in") and ("to" in a.lower[:3]):
+        out.append("to_start")  # "To determine ...", "In order to ..."
+    if lower & CONTRAST:
+        out.append("contrast")
+    if lower & COMPARISON:
+        out.append("compare")
+    if "will" in lower or "future" in lower:
+        out.append("future")
+    if a.tokens and a.tokens[-1] == "?":
+        out.append("question")
+    if "%" in a.tokens or "±" in text_lower or "p <" in text_lower or "p=" in text_lower:
+        out.append("stats")
+    if "fig" in lower or "figure" in lower or "table" in lower:
+        out.append("figref")
+    return out
+
+
+def _verbs(a: _Analysis, f: Features, classes: bool, verbs: bool, syntax: bool) -> None:
+    """Verb, tense, voice, modality, verb-class and subject/object cues from POS tags."""
+    tags = a.tags or []
+    lower = a.lower
+    n = len(tags)
+    main = None
+    subj = None
+    for i, tag in enumerate(tags):
+        if not tag.startswith("VB") and tag != "MD":
+            continue
+        w = lower[i]
+        if tag == "MD":
+            if verbs:
+                f["modal=" + w] = 1.0
+            continue
+        lemma = verb_lemma(w)
+        aux = lemma in ("be", "have", "do")
+        # passive: a form of "be" (maybe with adverbs between) before a VBN
+        passive = False
+        if tag == "VBN":
+            j = i - 1
+            while j >= 0 and tags[j] in ("RB", "RBR", "RBS"):
+                j -= 1
+            passive = j >= 0 and lower[j] in _BE
+        if verbs:
+            f["verb=" + lemma] = 1.0
+            f["vtag=" + tag] = 1.0
+            if passive:
+                f["passive"] = 1.0
+                f["pverb=" + lemma] = 1.0
+            if i > 0 and lower[i - 1] == "we":
+                f["we_verb=" + lemma] = 1.0
+            if i > 0 and tags[i - 1] == "MD":
+                f["md_verb=" + lemma] = 1.0
+        if classes and lemma in _VERB_CLASS_OF:
+            cls = _VERB_CLASS_OF[lemma]
+            f["vclass=" + cls] = 1.0
+            f["vclass_tag=" + cls + "|" + tag] = 1.0
+            if passive:
+                f["vclass_pass=" + cls] = 1.0
+        if main is None and not aux:
+            main = i
+        elif main is None and aux and i + 1 < n and not tags[i + 1].startswith("VB"):
+            main = i  # copula "X is Y"
+    if main is not None:
+        tag = tags[main]
+        if verbs:
+            tense = {"VBD": "past", "VBZ": "present", "VBP": "present", "VB": "base",
+                     "VBG": "gerund", "VBN": "perfect"}.get(tag, "other")
+            if tag == "VBN" and main > 0 and lower[main - 1] in _BE:
+                prev_be = lower[main - 1]
+                tense = "past" if prev_be in ("was", "were") else (
+                    "present" if prev_be in ("is", "are") else "perfect")
+            f["tense=" + tense] = 1.0
+            f["main=" + verb_lemma(lower[main])] = 1.0
+        if syntax:
+            for j in range(main - 1, -1, -1):
+                if tags[j].startswith(("NN", "PRP")):
+                    subj = a.words[j]
+                    f["subj=" + subj] = 1.0
+                    break
+            for j in range(main + 1, min(n, main + 6)):
+                if tags[j].startswith("NN"):
+                    f["obj=" + a.words[j]] = 1.0
+                    break
+            if subj == "we":
+                f["subj_we"] = 1.0
+            if subj is not None and subj != "we":
+                f["subj_dt=" + ("this" if main > 1 and lower[main - 2] in
+                                ("this", "these") else "other")] = 1.0
+    elif verbs:
+        f["noverb"] = 1.0
+
+
+# ---------------------------------------------------------------- public API
+
+def analyse(paper: Paper, tokenize=None, tagger=None) -> list[_Analysis]:
+    """Tokenise (and POS-tag, when a tagger is given) every sentence of the paper."""
+    if tokenize is None:
+        from .tokenize import tokenize
+    tok = tokenize
+    out = []
+    for s in paper.sentences():
+        tokens = tok(s.text)
+        tags = tagger.tag(tokens) if tagger is not None and tokens else None
+        out.append(_Analysis(tokens, tags))
+    return out
+
+
+def paper_features(paper: Paper, groups: Sequence[str] = FEATURE_GROUPS,
+                   tokenize=None, tagger=None,
+                   analyses: list[_Analysis] | None = None) -> list[Features]:
+    """One feature dict per sentence of ``paper`` (reading order), for the given groups.
+
+    ``tokenize(text) -> list[str]`` and ``tagger.tag(tokens) -> list[str]`` (Penn tags)
+    are pluggable; without a tagger the verbs/verbclass/syntax groups yield nothing.
+    ``analyses`` (from :func:`analyse`) skips tokenising again, so several group
+    configurations of one run can share the expensive part.
+    """
+    groups = set(check_groups(groups))
+    sentences, ctxs, sections = _paper_layout(paper)
+    if analyses is None:
+        analyses = analyse(paper, tokenize, tagger)
+    n = len(sentences)
+    lengths = [len(a.tokens) for a in analyses]
+    max_len = max(lengths, default=1) or 1
+    local: list[Features] = []
+    cue_lists: list[list[str]] = []
+    for i, (s, c, a) in enumerate(zip(sentences, ctxs, analyses, strict=True)):
+        f: Features = {"bias": 1.0}
+        sec = sections[c.sec_index]
+        text_lower = s.text.lower()
+        cues = _cues(a, text_lower)
+        cue_lists.append(cues)
+        if "location" in groups:
+            f["abs=" + str(_bin(i, n, 10))] = 1.0
+            f["insec=" + _struct1(c.sec_k, c.sec_n)] = 1.0
+            f["insec5=" + str(_bin(c.sec_k, c.sec_n, 5))] = 1.0
+            f["inpara=" + str(_bin(c.para_k, c.para_n, 5))] = 1.0
+            if c.para_k == 0:
+                f["para_first"] = 1.0
+            if c.para_k == c.para_n - 1:
+                f["para_last"] = 1.0
+            f["para_idx=" + ("first" if c.para_index == 0 else
+                             "last" if c.para_index == c.para_count - 1 else "mid")] = 1.0
+        if "section" in groups:
+            f["sec_ord=" + str(min(c.ordinal, 10))] = 1.0
+            f["sec_type=" + sec.type] = 1.0
+            f["top_type=" + c.top_type] = 1.0
+            f["depth=" + str(min(sec.depth, 3))] = 1.0
+            f["top_x_insec=" + c.top_type + "|" + _struct1(c.sec_k, c.sec_n)] = 1.0
+            f["sec_x_para=" + sec.type + "|" + str(_bin(c.para_k, c.para_n, 3))] = 1.0
+            f["top_x_abs=" + c.top_type + "|" + str(_bin(i, n, 5))] = 1.0
+            if "location" in groups:
+                f["top_x_parafirst=" + c.top_type + "|" + str(c.para_k == 0)] = 1.0
+        if "length" in groups:
+            f["rel_len=" + str(_bin(lengths[i], max_len + 1, 10))] = 1.0
+            f["len=" + str(min(lengths[i] // 8, 8))] = 1.0
+        if "citations" in groups:
+            f["cites=" + str(min(s.n_citations, 2))] = 1.0
+            if "et al" in text_lower:
+                f["etal"] = 1.0
+        if "ngrams" in groups:
+            _ngrams(a, f)
+        if groups & {"verbs", "verbclass", "syntax"} and a.tags:
+            _verbs(a, f, "verbclass" in groups, "verbs" in groups, "syntax" in groups)
+        if "cues" in groups:
+            for cue in cues:
+                f["cue=" + cue] = 1.0
+            if "section" in groups:
+                for cue in cues:
+                    f["cue_x_top=" + cue + "|" + c.top_type] = 1.0
+        if "heading" in groups:
+            for w in set(_heading_words(sec.heading)):
+                f["hw=" + w] = 1.0
+            if c.top_heading != sec.heading:
+                for w in set(_heading_words(c.top_heading)):
+                    f["thw=" + w] = 1.0
+        if "zone" in groups:
+            f["zone=" + s.zone] = 1.0
+        local.append(f)
+    if "context" in groups:
+        _add_context(local, analyses, cue_lists, ctxs)
+    return local
+
+
+def _heading_words(heading: str) -> list[str]:
+    return [norm_word(w) for w in simple_tokenize(heading) if w.isalpha() and len(w) > 2]
+
+
+def _add_context(feats: list[Features], analyses: list[_Analysis], cue_lists: list[list[str]],
+                 ctxs: list[_Ctx]) -> None:
+    n = len(feats)
+    for i in range(n):
+        f = feats[i]
+        for offset, prefix in ((-1, "p:"), (1, "n:")):
+            j = i + offset
+            if j < 0 or j >= n:
+                f[prefix + "none"] = 1.0
+                continue
+            if ctxs[j].sec_index != ctxs[i].sec_index:
+                f[prefix + "other_section"] = 1.0
+            _ngrams(analyses[j], f, prefix, bigrams=False)
+            for cue in cue_lists[j]:
+                f[prefix + "cue=" + cue] = 1.0
+
+
+def paper_labels(paper: Paper) -> list[str | None]:
+    """Each sentence's primary gold label, ``None`` for unlabelled sentences."""
+    return [s.gold[0].code if s.gold else None for s in paper.sentences()]

@@ -1,0 +1,433 @@
+"""Part-of-speech tagging with Penn-Treebank tags: a greedy averaged-perceptron tagger.
+
+The tagger is the project's own, trained on the hand-made PTB parses of 10 OA-STM papers
+(``oa-stm/treebank``) by ``experiments/train_pos_tagger.py``; the model ships in
+``coresc/models/pos/tagger.npz`` (plain arrays, loaded with ``allow_pickle=False``).
+
+Why this design (see ``docs/benchmarks.md`` for the numbers): the classifier must annotate
+>= 2,000 sentences/s on one core, so the tagger may spend ~0.1 ms per sentence. Every
+feature except the tag history looks at one word at a fixed offset (-2..+2), so a linear
+model's score for a sentence is a sum of per-word, per-offset score vectors; those vectors
+are computed once per word type and cached, and a sentence costs one numpy gather plus a
+greedy left-to-right pass that adds the tag-history scores. Frequent unambiguous words
+skip scoring altogether (a tag dictionary).
+
+Usage::
+
+    from coresc.pos import PosTagger
+    from coresc.tokenize import tokenize
+    PosTagger.load_default().tag(tokenize("We measured the samples."))
+    # ['PRP', 'VBD', 'DT', 'NNS', '.']
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "PosTagger",
+    "load_default",
+    "read_treebank",
+    "join_hyphens",
+    "DEFAULT_MODEL",
+]
+
+DEFAULT_MODEL = Path(__file__).parent / "models" / "pos" / "tagger.npz"
+
+# Token normalisation shared by training and tagging: the treebank writes brackets as
+# -LRB-/-RRB- (and sometimes raw "["), and quotes as `` and ''.
+_NORMALISE = {
+    "(": "-LRB-", "[": "-LRB-", "{": "-LRB-",
+    ")": "-RRB-", "]": "-RRB-", "}": "-RRB-",
+    "-LCB-": "-LRB-", "-RCB-": "-RRB-", "-LSB-": "-LRB-", "-RSB-": "-RRB-",
+    '"': "''", "\u201c": "``", "\u201d": "''", "\u2018": "`", "\u2019": "'",
+}
+_ROLES = 5  # offsets 0, -1, +1, -2, +2 in that order
+_PAD_LEFT = ("-START2-", "-START-")
+_PAD_RIGHT = ("-END-", "-END2-")
+_CACHE_LIMIT = 200_000  # word types kept in the per-word score cache
+_ROLE_STARTS = np.array([0, 11, 14, 17, 18])  # where each role's features start (below)
+
+
+def _shape(word: str) -> str:
+    """Compressed word shape: ``Fig.`` -> ``Xx.``, ``0.05`` -> ``d.d``, ``CO2`` -> ``Xd``."""
+    s = re.sub(r"[A-Z]+", "X", word)
+    s = re.sub(r"[a-z]+", "x", s)
+    s = re.sub(r"\d+", "d", s)
+    s = re.sub(r"[^\W\d_]+", "u", s)  # other letters (Greek ...)
+    return s[:6]
+
+
+def _key(word: str) -> str:
+    """The word as features see it: lower case, numbers collapsed."""
+    low = word.lower()
+    if any(c.isdigit() for c in low) and not any(c.isalpha() for c in low):
+        return "!NUM"
+    return low
+
+
+def _word_features(word: str) -> tuple[list[str], ...]:
+    """Feature names of ``word`` for each role (current, prev, next, prev2, next2)."""
+    k = _key(word)
+    shape = _shape(word)
+    cur = [
+        "b",
+        "w " + k,
+        "s1 " + k[-1:],
+        "s2 " + k[-2:],
+        "s3 " + k[-3:],
+        "s4 " + k[-4:],
+        "p1 " + k[:1],
+        "p2 " + k[:2],
+        "sh " + shape,
+        "cap " + str(word[:1].isupper()),
+        "hy " + str("-" in word[1:]),
+    ]
+    return (
+        cur,
+        ["w-1 " + k, "s3-1 " + k[-3:], "sh-1 " + shape],
+        ["w+1 " + k, "s3+1 " + k[-3:], "sh+1 " + shape],
+        ["w-2 " + k],
+        ["w+2 " + k],
+    )
+
+
+class PosTagger:
+    """Greedy averaged-perceptron POS tagger (Penn-Treebank tag set).
+
+    Parameters
+    ----------
+    n_iter : passes over the training data.
+    seed : shuffling seed (training is deterministic for a given seed).
+    dict_min_count, dict_min_share : a word seen at least ``dict_min_count`` times whose
+        most frequent tag has at least this share is tagged by look-up, without scoring.
+    """
+
+    def __init__(
+        self,
+        n_iter: int = 8,
+        seed: int = 0,
+        dict_min_count: int = 10,
+        dict_min_share: float = 0.98,
+    ) -> None:
+        self.n_iter = n_iter
+        self.seed = seed
+        self.dict_min_count = dict_min_count
+        self.dict_min_share = dict_min_share
+        self.tags: list[str] = []
+        self.features: dict[str, int] = {}
+        self.weights = np.zeros((0, 0), dtype=np.float32)  # (n_features, n_tags)
+        # history scores: trans[t-2, t-1] -> (n_tags,); index n_tags stands for "start"
+        self.trans = np.zeros((1, 1, 0), dtype=np.float32)
+        self.tagdict: dict[str, str] = {}
+        self.meta: dict = {}
+        self._cache: dict[str, np.ndarray] = {}
+
+    def get_params(self) -> dict:
+        return {
+            "n_iter": self.n_iter,
+            "seed": self.seed,
+            "dict_min_count": self.dict_min_count,
+            "dict_min_share": self.dict_min_share,
+        }
+
+    # ----------------------------------------------------------------- tagging
+    def _word_scores(self, word: str) -> np.ndarray:
+        """(5, n_tags) scores contributed by ``word`` in each role; cached per word."""
+        vec = self._cache.get(word)
+        if vec is None:
+            # every role has a fixed number of features; unknown ones point at the zero
+            # row at the end of ``_padded``, so one gather + reduceat scores all roles
+            index, zero = self.features, len(self.features)
+            ids = [index.get(n, zero) for role in _word_features(word) for n in role]
+            vec = np.add.reduceat(self._padded[ids], _ROLE_STARTS, axis=0)
+            if len(self._cache) >= _CACHE_LIMIT:
+                self._cache.clear()
+            self._cache[word] = vec
+        return vec
+
+    def _static_scores(self, words: Sequence[str]) -> np.ndarray:
+        """(n, n_tags) scores of everything but the tag history, for normalised words."""
+        padded = [*_PAD_LEFT, *words, *_PAD_RIGHT]
+        get = self._cache.get
+        vecs = [get(w) for w in padded]
+        for i, v in enumerate(vecs):
+            if v is None:
+                vecs[i] = self._word_scores(padded[i])
+        v = np.stack(vecs)  # (n + 4, 5, n_tags)
+        return v[2:-2, 0] + v[1:-3, 1] + v[3:-1, 2] + v[:-4, 3] + v[4:, 4]
+
+    def tag(self, tokens: Sequence[str]) -> list[str]:
+        """Penn-Treebank tags for one tokenised sentence (``len(result) == len(tokens)``)."""
+        if not self.tags:
+            raise RuntimeError("PosTagger is not trained: call train() or load()")
+        if not tokens:
+            return []
+        norm = _NORMALISE
+        words = [norm.get(t, t) for t in tokens]
+        tagdict = self.tagdict
+        known = [tagdict.get(w) for w in words]
+        tags = self.tags
+        start = len(tags)
+        if all(known):
+            return known  # type: ignore[return-value]
+        scores = self._static_scores(words)
+        trans = self.trans
+        out: list[str] = []
+        p2 = p1 = start
+        index = self._tag_index
+        for i, fixed in enumerate(known):
+            if fixed is None:
+                best = int((scores[i] + trans[p2, p1]).argmax())
+                fixed = tags[best]
+            else:
+                best = index[fixed]
+            out.append(fixed)
+            p2, p1 = p1, best
+        return out
+
+    def tag_many(self, sentences: Iterable[Sequence[str]]) -> list[list[str]]:
+        """``tag`` applied to each sentence."""
+        return [self.tag(s) for s in sentences]
+
+    # ----------------------------------------------------------------- training
+    def train(self, sentences: Sequence[Sequence[tuple[str, str]]]) -> PosTagger:
+        """Learn from tagged sentences: each a sequence of ``(word, tag)`` pairs.
+
+        Words may be raw tokens (``(``) or treebank forms (``-LRB-``); they are normalised
+        the same way as at tagging time.
+        """
+        data = [
+            ([_NORMALISE.get(w, w) for w, _ in s], [t for _, t in s]) for s in sentences if s
+        ]
+        if not data:
+            raise ValueError("train() needs at least one non-empty tagged sentence")
+        self.tags = sorted({t for _, ts in data for t in ts})
+        tag_id = {t: i for i, t in enumerate(self.tags)}
+        n_tags = len(self.tags)
+        self.tagdict = self._make_tagdict(data)
+
+        # Feature index over everything seen in training (all roles, all words + padding).
+        names: dict[str, int] = {}
+        word_ids: dict[str, list[list[int]]] = {}
+        for words, _ in data:
+            for w in (*_PAD_LEFT, *words, *_PAD_RIGHT):
+                if w not in word_ids:
+                    word_ids[w] = [
+                        [names.setdefault(n, len(names)) for n in role]
+                        for role in _word_features(w)
+                    ]
+        self.features = names
+        n_feat = len(names)
+        w = np.zeros((n_feat, n_tags))
+        total = np.zeros((n_feat, n_tags))
+        stamp = np.zeros((n_feat, n_tags))
+        tr = np.zeros(((n_tags + 1) ** 2, n_tags))  # flattened trans[p2, p1]
+        tr_total = np.zeros_like(tr)
+        tr_stamp = np.zeros_like(tr)
+
+        # Per-position feature ids: current word role 0, neighbours' roles 1-4.
+        examples = []
+        for words, gold in data:
+            padded = [*_PAD_LEFT, *words, *_PAD_RIGHT]
+            pos_ids = []
+            for i in range(2, len(padded) - 2):
+                ids = (
+                    word_ids[padded[i]][0] + word_ids[padded[i - 1]][1]
+                    + word_ids[padded[i + 1]][2] + word_ids[padded[i - 2]][3]
+                    + word_ids[padded[i + 2]][4]
+                )
+                pos_ids.append(np.array(ids))
+            examples.append((pos_ids, [tag_id[t] for t in gold]))
+
+        def update(mat, tot, stp, rows, col, delta, now):
+            tot[rows, col] += (now - stp[rows, col]) * mat[rows, col]
+            stp[rows, col] = now
+            mat[rows, col] += delta
+
+        rng = random.Random(self.seed)
+        start = n_tags
+        now = 0
+        order = list(range(len(examples)))
+        for _ in range(self.n_iter):
+            rng.shuffle(order)
+            for k in order:
+                pos_ids, gold = examples[k]
+                p2 = p1 = start
+                for ids, g in zip(pos_ids, gold):
+                    now += 1
+                    h = p2 * (n_tags + 1) + p1
+                    guess = int((w[ids].sum(axis=0) + tr[h]).argmax())
+                    if guess != g:
+                        for col, delta in ((g, 1.0), (guess, -1.0)):
+                            update(w, total, stamp, ids, col, delta, now)
+                            update(tr, tr_total, tr_stamp, [h], col, delta, now)
+                    # gold history during training keeps updates local (the usual choice
+                    # for a greedy tagger trained on little data)
+                    p2, p1 = p1, g
+        total += (now - stamp) * w
+        tr_total += (now - tr_stamp) * tr
+        self.weights = (total / now).astype(np.float32)
+        self.trans = (tr_total / now).astype(np.float32).reshape(n_tags + 1, n_tags + 1, n_tags)
+        self._prune()
+        self._reset()
+        return self
+
+    def _make_tagdict(self, data) -> dict[str, str]:
+        counts: dict[str, Counter] = defaultdict(Counter)
+        for words, tags in data:
+            for word, tag in zip(words, tags):
+                counts[word][tag] += 1
+        out = {}
+        for word, c in counts.items():
+            tag, n = c.most_common(1)[0]
+            total = sum(c.values())
+            if total >= self.dict_min_count and n / total >= self.dict_min_share:
+                out[word] = tag
+        return out
+
+    def _prune(self, eps: float = 1e-3) -> None:
+        """Drop features whose averaged weights are all (nearly) zero: a smaller model."""
+        keep = np.abs(self.weights).max(axis=1) > eps
+        names = [n for n, i in sorted(self.features.items(), key=lambda x: x[1]) if keep[i]]
+        self.weights = self.weights[keep]
+        self.features = {n: i for i, n in enumerate(names)}
+
+    def _reset(self) -> None:
+        self._cache = {}
+        self._tag_index = {t: i for i, t in enumerate(self.tags)}
+        self._padded = np.vstack([self.weights, np.zeros((1, len(self.tags)), np.float32)])
+
+    # ----------------------------------------------------------------- persistence
+    def save(self, path: str | Path) -> None:
+        """Write the model as one ``.npz`` of plain arrays (no pickled objects)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        rows, cols = np.nonzero(np.abs(self.weights) > 1e-4)
+        names = sorted(self.features, key=self.features.__getitem__)
+        meta = {**self.meta, "params": self.get_params(), "format": 1}
+        with open(path, "wb") as fh:
+            np.savez_compressed(
+                fh,
+                tags=np.array(self.tags, dtype=str),
+                features=np.array(names, dtype=str),
+                rows=rows.astype(np.int32),
+                cols=cols.astype(np.int16),
+                vals=self.weights[rows, cols].astype(np.float32),
+                trans=self.trans.astype(np.float32),
+                dict_words=np.array(list(self.tagdict), dtype=str),
+                dict_tags=np.array(list(self.tagdict.values()), dtype=str),
+                meta=np.array(json.dumps(meta)),
+            )
+
+    @classmethod
+    def load(cls, path: str | Path) -> PosTagger:
+        """Read a model written by :meth:`save` (never unpickles)."""
+        with np.load(Path(path), allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            self = cls(**meta.get("params", {}))
+            self.meta = {k: v for k, v in meta.items() if k not in ("params", "format")}
+            self.tags = [str(t) for t in z["tags"]]
+            names = [str(n) for n in z["features"]]
+            self.features = {n: i for i, n in enumerate(names)}
+            self.weights = np.zeros((len(names), len(self.tags)), dtype=np.float32)
+            self.weights[z["rows"], z["cols"]] = z["vals"]
+            self.trans = z["trans"].astype(np.float32)
+            self.tagdict = dict(zip(map(str, z["dict_words"]), map(str, z["dict_tags"])))
+        self._reset()
+        return self
+
+    @classmethod
+    def load_default(cls) -> PosTagger:
+        """The bundled tagger (``coresc/models/pos/tagger.npz``), loaded once per process."""
+        global _DEFAULT
+        if _DEFAULT is None:
+            _DEFAULT = cls.load(DEFAULT_MODEL)
+        return _DEFAULT
+
+
+_DEFAULT: PosTagger | None = None
+
+
+def load_default() -> PosTagger:
+    """Same as :meth:`PosTagger.load_default`."""
+    return PosTagger.load_default()
+
+
+# --------------------------------------------------------------------- treebank reading
+_TREE_TOKEN = re.compile(r"\(|\)|[^\s()]+")
+
+
+def read_treebank(path: str | Path) -> list[list[tuple[str, str]]]:
+    """``(word, tag)`` leaves of every tree in a PTB bracketed file, traces dropped.
+
+    Leaves look like ``(NN word)``; a tree ends when its brackets balance. ``-NONE-``
+    leaves (traces such as ``*T*``) are not words and are left out.
+    """
+    toks = _TREE_TOKEN.findall(Path(path).read_text(encoding="utf-8"))
+    sentences: list[list[tuple[str, str]]] = []
+    leaves: list[tuple[str, str]] = []
+    depth = 0
+    i, n = 0, len(toks)
+    while i < n:
+        t = toks[i]
+        if (
+            t == "(" and i + 3 < n and toks[i + 3] == ")"
+            and toks[i + 1] not in "()" and toks[i + 2] not in "()"
+        ):
+            if toks[i + 1] != "-NONE-":
+                leaves.append((toks[i + 2], toks[i + 1]))
+            i += 4
+            continue
+        if t == "(":
+            depth += 1
+        elif t == ")":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"{path}: unbalanced brackets near token {i}")
+            if depth == 0:
+                if leaves:
+                    sentences.append(leaves)
+                leaves = []
+        i += 1
+    if depth != 0:
+        raise ValueError(f"{path}: unbalanced brackets at end of file")
+    return sentences
+
+
+def join_hyphens(sentence: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Rejoin ``word HYPH word`` as one token, the way :func:`coresc.tokenize.tokenize` does.
+
+    The treebank splits hyphenated words (``well - known``); our tokenizer keeps them
+    whole. The joined token takes the tag of its last part, except that a participle
+    (``time-consuming``, ``well-known``) before a noun or adjective becomes ``JJ``, as
+    PTB tags prenominal hyphenated modifiers.
+    """
+    out: list[tuple[str, str]] = []
+    i, n = 0, len(sentence)
+    while i < n:
+        word, tag = sentence[i]
+        if tag == "HYPH" and out and i + 1 < n and out[-1][1] not in _PUNCT_TAGS \
+                and sentence[i + 1][1] not in _PUNCT_TAGS:
+            prev_word, _ = out.pop()
+            next_word, next_tag = sentence[i + 1]
+            out.append((f"{prev_word}-{next_word}", next_tag))
+            i += 2
+            continue
+        out.append((word, tag))
+        i += 1
+    for j, (word, tag) in enumerate(out):
+        if "-" in word[1:] and tag in ("VBN", "VBG") and j + 1 < len(out) \
+                and out[j + 1][1][:2] in ("NN", "JJ"):
+            out[j] = (word, "JJ")
+    return out
+
+
+_PUNCT_TAGS = {",", ".", ":", "-LRB-", "-RRB-", "``", "''", "HYPH", "NFP", "SYM"}

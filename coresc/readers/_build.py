@@ -1,0 +1,62 @@
+"""Shared state of the readers that split sentences themselves (JATS, Elsevier).
+
+Wraps the pre-split reader's section builder with sentence numbering: every sentence
+wrapped in a new ``<s>`` gets ``sid`` 1..n over the document in reading order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lxml import etree
+
+from ..citations import count_citations_markup, count_citations_text
+from ..document import Sentence
+from ._wrap import sentence_text, wrap_sentences
+from .presplit import _Builder
+
+
+class SplitState:
+    """Sections being built plus the running sentence number."""
+
+    def __init__(self) -> None:
+        self.builder = _Builder()
+        self.n = 0
+
+    def open(self, heading: str, stype: str | None, depth: int, parent: int | None) -> int:
+        """Open a section (``stype=None``: from the heading, else inherited) and enter it."""
+        return self.builder.open(heading, stype, depth, parent)
+
+    def enter(self, index: int | None) -> None:
+        """Make ``index`` (``None``: no section) the section new sentences go to."""
+        self.builder.current = index
+
+    @property
+    def current(self) -> int | None:
+        return self.builder.current
+
+    def add_s(self, s: etree._Element, zone: str, para_key: object) -> None:
+        """Number a new ``<s>`` and add its sentence to the current section."""
+        text = sentence_text(s)
+        if not text:
+            return
+        self.n += 1
+        s.set("sid", str(self.n))
+        cites = count_citations_markup(s)
+        self.builder.add(Sentence(
+            sid=str(self.n), text=text, zone=zone,
+            n_citations=count_citations_text(text) if cites is None else cites,
+            element=s,
+        ), para_key)
+
+    def paragraph(self, el: etree._Element, zone: str, is_block: Callable[[etree._Element], bool],
+                  on_block: Callable[[etree._Element], None], split: bool = True) -> None:
+        """Split ``el`` into sentences; hand each block child to ``on_block`` in order."""
+        for kind, item in wrap_sentences(el, is_block, split=split):
+            if kind == "s":
+                self.add_s(item, zone, el)
+            else:
+                on_block(item)
+
+    def sections(self):
+        return self.builder.pruned()

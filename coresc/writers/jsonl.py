@@ -1,0 +1,50 @@
+"""JSONL: one record per sentence, in reading order.
+
+Record: ``paper, sid, section, section_type, zone, text, gold`` (ranked list of label
+codes, empty when unlabelled) and, when any sentence of the paper has predictions,
+``pred`` (ranked list of ``{"label": str, "score": float}``). ``section`` is the
+heading of the sentence's section and ``section_type`` its normalised type.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any, TextIO
+
+from ..document import Paper
+
+#: Record fields in output order (``pred`` only for annotated papers).
+FIELDS = ("paper", "sid", "section", "section_type", "zone", "text", "gold")
+SCORE_DECIMALS = 4
+
+
+def sentence_records(paper: Paper, with_pred: bool | None = None) -> Iterator[dict[str, Any]]:
+    """The paper's sentences as flat records (see the module docstring).
+
+    ``with_pred``: add ``pred``; ``None`` adds it when any sentence has predictions.
+    """
+    if with_pred is None:
+        with_pred = any(s.pred for s in paper.sentences())
+    for sec in paper.sections:
+        for sent in sec.sentences():
+            record: dict[str, Any] = {
+                "paper": paper.id,
+                "sid": sent.sid,
+                "section": sec.heading,
+                "section_type": sec.type,
+                "zone": sent.zone,
+                "text": sent.text,
+                "gold": sent.gold_codes,
+            }
+            if with_pred:
+                record["pred"] = [{"label": p.label, "score": round(p.score, SCORE_DECIMALS)}
+                                  for p in sent.pred]
+            yield record
+
+
+def write_jsonl(papers: Sequence[Paper], fh: TextIO) -> None:
+    """Write every sentence of ``papers`` as one JSON object per line (UTF-8, not escaped)."""
+    for paper in papers:
+        for record in sentence_records(paper):
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")

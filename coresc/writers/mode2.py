@@ -1,0 +1,231 @@
+"""SAPIENTA mode2 XML: each labelled ``<s>`` gets empty ``CoreSc1``..``CoreSc3`` elements.
+
+For a paper read from XML, the source document is kept as it is: every sentence's
+``<s>`` loses its old annotations (``annotationART`` is unwrapped, old ``CoreSc*``
+elements are dropped) and gains new ``CoreSc1``..``CoreSc3`` elements carrying
+``type``, ``conceptID``, ``novelty`` and ``advantage``. They go at the end of the
+sentence, as in the Multi-CoreSC gold corpus (made with SAPIENTA's annotation tool and
+loaded by its viewer), so the sentence text and its inline markup stay exactly where
+they were; when the ``<s>`` already wraps its text in ``<text>`` (SAPIENTA's
+annotator output) they go before it instead. A root other than ``PAPER`` (JATS,
+Elsevier) is wrapped in ``<PAPER><mode2 .../>...</PAPER>`` as SAPIENTA's splitter does.
+
+Papers without a source tree (plain text, JSONL) get a fresh SciXML-like document:
+``PAPER/mode2``, ``TITLE``, ``ABSTRACT``, ``BODY/DIV[@DEPTH]/HEADER``, ``P``, ``s``.
+
+The paper's own tree is never changed: the writer works on a deep copy, so writing
+the same paper twice (or in two formats) gives the same result.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Iterable
+
+from lxml import etree
+
+from .. import __version__
+from ..document import Label, Paper, Prediction, Section, Sentence
+from ..xmlsafe import localname
+
+ANNOTATION_TAGS = {"annotationART": 1, "CoreSc1": 1, "CoreSc2": 2, "CoreSc3": 3}
+MAX_LABELS = 3
+LABEL_SOURCES = ("auto", "pred", "gold")
+
+
+def render_mode2(paper: Paper, labels: str = "auto") -> bytes:
+    """The paper as mode2 XML (UTF-8 bytes with an XML declaration).
+
+    ``labels``: ``"pred"`` writes ``Sentence.pred``, ``"gold"`` writes ``Sentence.gold``,
+    ``"auto"`` writes predictions when any sentence of the paper has some, else gold.
+    """
+    tree = mode2_tree(paper, labels)
+    return etree.tostring(tree, xml_declaration=True, encoding="UTF-8") + b"\n"
+
+
+def mode2_tree(paper: Paper, labels: str = "auto") -> etree._ElementTree:
+    """A new mode2 document for ``paper`` (the paper itself is left untouched)."""
+    if labels not in LABEL_SOURCES:
+        raise ValueError(f"labels must be one of {LABEL_SOURCES}, not {labels!r}")
+    use_pred = labels == "pred" or (
+        labels == "auto" and any(s.pred for s in paper.sentences()))
+    attrs = label_attributes(paper.sentences(), use_pred)
+    if paper.tree is None:
+        return _fresh_tree(paper, attrs)
+    return _annotated_copy(paper, attrs)
+
+
+def label_attributes(sentences: Iterable[Sentence], use_pred: bool) -> list[list[dict]]:
+    """Per sentence, the attribute dicts of its ``CoreSc1``..``CoreSc3`` (ranked).
+
+    Gold labels keep their own attributes (missing ones stay missing, so a gold paper
+    reads back exactly). Predictions get SAPIENTA's attributes: ``conceptID`` is the
+    label plus a running count over the paper, ``novelty`` and ``advantage`` are
+    ``"None"``, plus the model's ``score``.
+    """
+    counts: Counter[str] = Counter()
+    out = []
+    for sent in sentences:
+        ranked = sent.pred if use_pred else sent.gold
+        out.append([_pred_attrs(x, counts) if use_pred else _gold_attrs(x)
+                    for x in ranked[:MAX_LABELS]])
+    return out
+
+
+def _gold_attrs(label: Label) -> dict:
+    pairs = (("type", label.code), ("conceptID", label.concept_id),
+             ("novelty", label.novelty), ("advantage", label.advantage))
+    return {k: v for k, v in pairs if v is not None}
+
+
+def _pred_attrs(pred: Prediction, counts: Counter[str]) -> dict:
+    counts[pred.label] += 1
+    return {"type": pred.label, "conceptID": f"{pred.label}{counts[pred.label]}",
+            "novelty": "None", "advantage": "None", "score": f"{pred.score:.3f}"}
+
+
+# ---------------------------------------------------------------- source tree kept
+
+
+def _annotated_copy(paper: Paper, attrs: list[list[dict]]) -> etree._ElementTree:
+    source_root = paper.tree.getroot()
+    tree = copy.deepcopy(paper.tree)
+    # Both trees have the same shape, so document order maps source to copy.
+    position = {el: i for i, el in enumerate(source_root.iter())}
+    copied = list(tree.getroot().iter())
+    for sent, sent_attrs in zip(paper.sentences(), attrs, strict=True):
+        if sent.element not in position:
+            raise ValueError(f"{paper.id}: sentence {sent.sid} has no element in the tree")
+        _annotate_sentence(copied[position[sent.element]], sent_attrs)
+    root = tree.getroot()
+    if localname(root) != "PAPER":
+        return etree.ElementTree(_wrap_in_paper(root, paper))
+    return tree
+
+
+def _annotate_sentence(s: etree._Element, attrs: list[dict]) -> None:
+    old_atype: dict[int, str] = {}
+    for el in list(s.iter(*ANNOTATION_TAGS)):
+        rank = ANNOTATION_TAGS[localname(el)]
+        if el.get("atype"):
+            old_atype.setdefault(rank, el.get("atype"))
+        if localname(el) == "annotationART":
+            _unwrap(el)
+        else:
+            _remove_keep_tail(el)
+    new = []
+    for rank, values in enumerate(attrs, start=1):
+        el = etree.Element(f"CoreSc{rank}")
+        # "GSC" (gold standard) stays only on the gold labels it came with.
+        if rank in old_atype and "score" not in values:
+            el.set("atype", old_atype[rank])
+        for key, value in values.items():
+            el.set(key, value)
+        new.append(el)
+    text_child = next((c for c in s if localname(c) == "text"), None)
+    if text_child is not None:
+        for el in reversed(new):
+            text_child.addprevious(el)
+    else:
+        s.extend(new)
+
+
+def _remove_keep_tail(el: etree._Element) -> None:
+    """Remove ``el`` but keep the text that follows it (lxml drops the tail with it)."""
+    if el.tail:
+        prev = el.getprevious()
+        if prev is not None:
+            prev.tail = (prev.tail or "") + el.tail
+        else:
+            parent = el.getparent()
+            parent.text = (parent.text or "") + el.tail
+    el.getparent().remove(el)
+
+
+def _unwrap(el: etree._Element) -> None:
+    """Replace ``el`` by its content (text and children), in place."""
+    if el.text:
+        prev = el.getprevious()
+        if prev is not None:
+            prev.tail = (prev.tail or "") + el.text
+        else:
+            parent = el.getparent()
+            parent.text = (parent.text or "") + el.text
+    for child in list(el):
+        el.addprevious(child)  # moves the child with its tail
+    _remove_keep_tail(el)
+
+
+def _wrap_in_paper(root: etree._Element, paper: Paper) -> etree._Element:
+    top = _paper_element(paper)
+    top[0].tail = "\n"
+    top.append(root)
+    return top
+
+
+def _paper_element(paper: Paper) -> etree._Element:
+    top = etree.Element("PAPER")
+    name = paper.meta.get("mode2_name") or paper.id
+    etree.SubElement(top, "mode2", name=name, hasDoc="yes", version=f"coresc-{__version__}")
+    return top
+
+
+# ---------------------------------------------------------------- fresh document
+
+
+def _fresh_tree(paper: Paper, attrs: list[list[dict]]) -> etree._ElementTree:
+    top = _paper_element(paper)
+    attrs_of = {id(sent): a for sent, a in zip(paper.sentences(), attrs, strict=True)}
+    title_secs = [sec for sec in paper.sections if sec.type == "title"]
+    if title_secs or paper.title:
+        title = etree.SubElement(top, "TITLE")
+        if title_secs:
+            for sec in title_secs:
+                for sent in sec.sentences():
+                    _add_sentence(title, sent, attrs_of[id(sent)])
+        else:
+            title.text = paper.title
+    body = None
+    abstract = None
+    divs: dict[int, etree._Element] = {}
+    for i, sec in enumerate(paper.sections):
+        if sec.type == "title":
+            continue
+        if sec.type == "abstract" and sec.depth == 0:
+            if abstract is None:
+                abstract = etree.SubElement(top, "ABSTRACT")
+            container = abstract
+        else:
+            if body is None:
+                body = etree.SubElement(top, "BODY")
+            parent = divs.get(sec.parent) if sec.parent is not None else None
+            container = etree.SubElement(body if parent is None else parent, "DIV",
+                                         DEPTH=str(max(sec.depth, 1)))
+            etree.SubElement(container, "HEADER").text = sec.heading
+            divs[i] = container
+        _add_paragraphs(container, sec, attrs_of)
+    etree.indent(top, space=" ")
+    for s in top.iter("s"):  # no layout whitespace inside a sentence
+        for child in s:
+            child.tail = None
+    return etree.ElementTree(top)
+
+
+def _add_paragraphs(container: etree._Element, sec: Section, attrs_of: dict) -> None:
+    for para in sec.paragraphs:
+        if not para.sentences:
+            continue
+        holder = container
+        if all(s.zone == "caption" for s in para.sentences):
+            holder = etree.SubElement(container, "CAPTION")
+        p = etree.SubElement(holder, "P")
+        for sent in para.sentences:
+            _add_sentence(p, sent, attrs_of[id(sent)])
+
+
+def _add_sentence(parent: etree._Element, sent: Sentence, attrs: list[dict]) -> None:
+    s = etree.SubElement(parent, "s", sid=sent.sid)
+    s.text = sent.text
+    for rank, values in enumerate(attrs, start=1):
+        etree.SubElement(s, f"CoreSc{rank}", values)

@@ -1,0 +1,152 @@
+"""Cross-validation of the CoreSC classifier on the gold corpora (interim runner).
+
+Setups (all labels gold):
+
+* ``cra3``    CRA, 3 folds by paper, balanced by sentence count (largest first, greedy);
+* ``art9``    ART, 9 folds = the release folders ann1..ann9;
+* ``art2cra`` train on all of ART, test on all of CRA.
+
+Prints coresc.metrics.format_report per setup, the per-label table next to the CRA
+paper's Table 8 for cra3, and with ``--json FILE`` writes all results.
+``--ablation`` runs cra3 once per feature group switched off (primary label only).
+
+    nice -n 10 python experiments/cv.py cra3 art9 art2cra --json /tmp/cv.json
+    nice -n 10 python experiments/cv.py --ablation --c1 0.05 --c2 0.01
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from coresc.config import data_dir
+from coresc.features import FEATURE_GROUPS
+from coresc.metrics import evaluate_papers, format_report, secondary_scores
+from coresc.model import CoreSCClassifier, balanced_folds, log
+from coresc.readers import read_corpus
+
+#: F1 per label of the CRA paper's CRF (3-fold CV on CRA, primary label), Table 8.
+TABLE8_F1 = {"Bac": 76.7, "Con": 53.9, "Exp": 83.4, "Goa": 54.2, "Hyp": 13.9, "Met": 58.3,
+             "Mod": 0.0, "Mot": 43.9, "Obj": 27.0, "Obs": 43.0, "Res": 68.3}
+
+
+def load(name: str):
+    root = data_dir()
+    folder = {"cra": "cra-corpus", "art": "art-corpus"}[name]
+    return read_corpus([root / folder])
+
+
+def cra_folds(papers) -> list[int]:
+    return balanced_folds([len(p) for p in papers], 3)
+
+
+def art_folds(papers) -> list[int]:
+    names = sorted({Path(p.source_path).parent.name for p in papers})
+    return [names.index(Path(p.source_path).parent.name) for p in papers]
+
+
+def crossval(papers, folds, params: dict, label: str) -> dict:
+    """Train on k-1 folds, annotate the held-out fold; score the pooled predictions.
+
+    Also scores the unthresholded top-3 ranking (``result["ranking"]``: top-2/top-3
+    recall of gold second labels).
+    """
+    k = max(folds) + 1
+    t0 = time.monotonic()
+    gold, ranked = [], []
+    for f in range(k):
+        train = [p for p, g in zip(papers, folds, strict=True) if g != f]
+        test = [p for p, g in zip(papers, folds, strict=True) if g == f]
+        model = CoreSCClassifier(**params).fit(train)
+        model.annotate(test)
+        for paper, ranks in zip(test, model.rank(test), strict=True):
+            for s, r in zip(paper.sentences(), ranks, strict=True):
+                if s.gold:
+                    gold.append(s.gold_codes)
+                    ranked.append([p.label for p in r])
+        left = (time.monotonic() - t0) / (f + 1) * (k - f - 1)
+        log(f"{label}: fold {f + 1}/{k} done, {int(left) // 60}m{int(left) % 60:02d}s left")
+    result = evaluate_papers(papers)
+    result["ranking"] = secondary_scores(gold, ranked)
+    return result
+
+
+def run_setup(setup: str, params: dict) -> dict:
+    t0 = time.monotonic()
+    if setup == "cra3":
+        papers = load("cra")
+        result = crossval(papers, cra_folds(papers), params, setup)
+    elif setup == "art9":
+        papers = load("art")
+        result = crossval(papers, art_folds(papers), params, setup)
+    elif setup == "art2cra":
+        train, test = load("art"), load("cra")
+        model = CoreSCClassifier(**params).fit(train)
+        model.annotate(test)
+        result = evaluate_papers(test)
+    else:
+        raise SystemExit(f"unknown setup {setup!r} (cra3, art9, art2cra)")
+    result["seconds"] = round(time.monotonic() - t0, 1)
+    return result
+
+
+def table8(result: dict) -> str:
+    lines = ["label    P      R      F1     F1 (paper's Table 8)"]
+    for lab, s in sorted(result["primary"]["per_label"].items()):
+        lines.append(f"{lab:<6} {s['precision']:.3f}  {s['recall']:.3f}  {s['f1']:.3f}  "
+                     f"{TABLE8_F1.get(lab, float('nan')) / 100:.3f}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("setups", nargs="*", default=["cra3"])
+    ap.add_argument("--c1", type=float)
+    ap.add_argument("--c2", type=float)
+    ap.add_argument("--max-iterations", type=int, default=150)
+    ap.add_argument("--features", default=",".join(FEATURE_GROUPS))
+    ap.add_argument("--no-secondary", action="store_true")
+    ap.add_argument("--ablation", action="store_true",
+                    help="cra3 with each feature group off in turn (and n-grams only)")
+    ap.add_argument("--json", help="write all results to this file")
+    args = ap.parse_args(argv)
+    params = {"c1": args.c1, "c2": args.c2, "max_iterations": args.max_iterations,
+              "features": tuple(args.features.split(",")),
+              "secondary": not args.no_secondary, "verbose": False}
+    results = {}
+    if args.ablation:
+        papers = load("cra")
+        folds = cra_folds(papers)
+        configs = [("all groups", params["features"]), ("ngrams only", ("ngrams",))]
+        configs += [(f"- {g}", tuple(x for x in params["features"] if x != g))
+                    for g in params["features"]]
+        print(f"{'features':<16}{'accuracy':>10}{'macro F1':>10}")
+        for name, groups in configs:
+            r = crossval(papers, folds, {**params, "features": groups, "secondary": False},
+                         name)
+            results[name] = {"accuracy": r["primary"]["accuracy"],
+                             "macro_f1": r["primary"]["macro_f1"]}
+            print(f"{name:<16}{r['primary']['accuracy']:>10.4f}"
+                  f"{r['primary']['macro_f1']:>10.4f}", flush=True)
+    else:
+        for setup in args.setups:
+            r = run_setup(setup, params)
+            results[setup] = r
+            print(f"== {setup} ({r['seconds']}s) params {json.dumps(params)}")
+            print(format_report(r))
+            if setup == "cra3":
+                print(table8(r))
+                rk = r["ranking"]
+                print(f"ranking (no thresholds): top-2 recall {rk['top2_recall']:.3f}, "
+                      f"top-3 recall {rk['top3_recall']:.3f} of {rk['n_gold_second']}")
+            sys.stdout.flush()
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

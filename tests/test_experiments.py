@@ -1,0 +1,257 @@
+"""The experiment runner: config validation, folds, metric naming, MLflow run states."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from coresc import experiments as ex
+from coresc.cli import main
+from coresc.document import Label, Paper, Paragraph, Section, Sentence
+from coresc.errors import UsageError
+from coresc.tracking import TrackingSettings
+
+CONFIGS = sorted((Path(__file__).parent.parent / "experiments").glob("*.yaml"))
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _paper(pid: str, n: int, source: str | None = None, labels=("Bac",)) -> Paper:
+    sents = [Sentence(sid=str(i + 1), text=f"Sentence {i} of {pid}.",
+                      gold=[Label(labels[i % len(labels)])]) for i in range(n)]
+    return Paper(id=pid, source_path=source,
+                 sections=[Section("Intro", "introduction", paragraphs=[Paragraph(sents)])])
+
+
+@pytest.fixture()
+def data(tmp_path: Path) -> Path:
+    """A fake data folder: the corpora need only exist for config validation."""
+    for d in ("art-corpus/ann1", "art-corpus/ann2", "cra-corpus", "oa-stm/coresc-auto"):
+        (tmp_path / d).mkdir(parents=True)
+    (tmp_path / "oa-stm" / "categories.tsv").write_text("P1\tBiology\nP2\tChemistry\n")
+    return tmp_path
+
+
+def _cfg(**over):
+    base = {"name": "t", "corpora": {"cra": "cra-corpus"},
+            "folds": {"kind": "kfold", "corpus": "cra", "k": 3}}
+    base.update(over)
+    return base
+
+
+# --------------------------------------------------------------------------- validation
+
+def test_shipped_configs_validate(shared_data: Path) -> None:
+    names = {p.stem for p in CONFIGS}
+    assert {"art-9fold", "cra-3fold", "art-to-cra", "cra-to-art", "art+cra-to-oa-stm",
+            "oa-stm-leave-one-domain-out", "csabstruct"} <= names
+    for path in CONFIGS:
+        cfg = ex.load_config(path)
+        assert cfg.name == path.stem
+        silver = any(c.labels == "silver" for c in cfg.corpora.values())
+        assert silver == ("oa" in path.stem), path  # the OA-STM labels are SAPIENTA's
+
+
+def test_valid_config_defaults(data: Path) -> None:
+    cfg = ex.load_config(_cfg(), data=data)
+    from coresc.features import FEATURE_GROUPS
+    assert cfg.features == tuple(FEATURE_GROUPS)
+    assert cfg.corpora["cra"].labels == "gold" and cfg.seed == 0
+    oa = ex.load_config(_cfg(corpora={"oa": "oa-stm/coresc-auto"},
+                             folds={"kind": "kfold", "corpus": "oa", "k": 2}), data=data)
+    assert oa.corpora["oa"].labels == "silver"  # SAPIENTA's output is never gold
+    ex_cfg = ex.load_config(_cfg(features={"exclude": ["ngrams"]}), data=data)
+    assert "ngrams" not in ex_cfg.features and "location" in ex_cfg.features
+
+
+@pytest.mark.parametrize("over, message", [
+    ({"corpora": {"cra": "no-such-corpus"}}, "corpus 'cra' not found"),
+    ({"features": ["ngrams", "telepathy"]}, "unknown feature group(s) telepathy"),
+    ({"folds": {"kind": "kfold", "corpus": "cra", "k": 1}}, "bad fold count"),
+    ({"folds": {"kind": "kfold", "corpus": "cra", "k": "three"}}, "bad fold count"),
+    ({"folds": {"kind": "dirs", "corpus": "cra", "dirs": ["ann1"]}}, "bad fold count"),
+    ({"folds": {"kind": "random", "corpus": "cra"}}, "needs a kind"),
+    ({"folds": {"kind": "kfold", "corpus": "art", "k": 3}}, "does not define"),
+    ({"model": {"c3": 1.0}}, "unknown model hyper-parameter(s) c3"),
+    ({"seed": "x"}, "'seed' must be an integer"),
+    ({"epochs": 3}, "unknown key(s) epochs"),
+])
+def test_bad_configs_fail_with_one_line(data: Path, over, message) -> None:
+    with pytest.raises(UsageError) as err:
+        ex.load_config(_cfg(**over), data=data)
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_cli_bad_config_exits_nonzero_before_training(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("CORESC_DATA", str(tmp_path))
+    (tmp_path / "cra-corpus").mkdir()
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text("corpora: {cra: cra-corpus}\nfolds: {kind: kfold, corpus: cra, k: 3}\n"
+                   "features: [ngrams, nonsense]\n")
+    assert main(["experiment", str(cfg)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "nonsense" in err and str(cfg) in err
+    assert main(["experiment", "no-such-experiment"]) == 2
+
+
+# --------------------------------------------------------------------------- folds
+
+def test_balanced_kfold_largest_first_greedy() -> None:
+    sizes = {"a": 10, "b": 9, "c": 5, "d": 4, "e": 1, "f": 1}
+    # a->0, b->1, c->1 (9<10), d->0 (10<14), e->0? totals 14,14 -> fold 0; f->1
+    assert ex.balanced_kfold(sizes, 2) == [["a", "d", "e"], ["b", "c", "f"]]
+    with pytest.raises(UsageError, match="bad fold count"):
+        ex.balanced_kfold(sizes, 7)
+
+
+def test_make_folds_all_kinds(data: Path, monkeypatch) -> None:
+    monkeypatch.setenv("CORESC_DATA", str(data))
+    papers = {}
+    for i, n in enumerate([30, 20, 10, 5]):
+        p = _paper(f"A{i}", n, source=str(data / "art-corpus" / f"ann{i % 2 + 1}" / "x.xml"))
+        p.meta["corpus"] = "art"
+        papers[f"art/A{i}"] = p
+    for pid in ("P1", "P2", "P3"):
+        p = _paper(pid, 4)
+        p.meta["corpus"] = "oa"
+        papers[f"oa/{pid}"] = p
+    corpora = {"art": "art-corpus", "oa": "oa-stm/coresc-auto"}
+
+    dirs = ex.load_config(_cfg(corpora=corpora, folds={
+        "kind": "dirs", "corpus": "art", "dirs": ["ann1", "ann2"]}), data=data)
+    folds = ex.make_folds(dirs, papers)
+    assert [(f.name, f.test) for f in folds] == [("ann1", ["art/A0", "art/A2"]),
+                                                  ("ann2", ["art/A1", "art/A3"])]
+    assert folds[0].train == ["art/A1", "art/A3"]
+
+    kf = ex.make_folds(ex.load_config(_cfg(corpora=corpora, folds={
+        "kind": "kfold", "corpus": "art", "k": 2}), data=data), papers)
+    assert [f.test for f in kf] == [["art/A0", "art/A3"], ["art/A1", "art/A2"]]
+    for f in kf:  # every paper is tested exactly once and never trained on in its fold
+        assert not set(f.train) & set(f.test)
+
+    tt = ex.make_folds(ex.load_config(_cfg(corpora=corpora, folds={
+        "kind": "train-test", "train": ["art"], "test": "oa"}), data=data), papers)
+    assert len(tt) == 1 and len(tt[0].train) == 4 and len(tt[0].test) == 3
+
+    lodo = ex.load_config(_cfg(corpora=corpora, folds={
+        "kind": "leave-one-domain-out", "corpus": "oa"}), data=data)
+    folds = ex.make_folds(lodo, papers)  # P3 has no domain: left out of every fold
+    assert [(f.name, f.train, f.test) for f in folds] == [
+        ("Biology", ["oa/P2"], ["oa/P1"]), ("Chemistry", ["oa/P1"], ["oa/P2"])]
+
+    k9 = ex.load_config(_cfg(corpora=corpora, folds={"kind": "kfold", "corpus": "oa", "k": 9}),
+                        data=data)
+    with pytest.raises(UsageError, match="bad fold count"):
+        ex.make_folds(k9, papers)
+
+
+# --------------------------------------------------------------------------- metrics
+
+def test_silver_metrics_are_agreement_not_accuracy() -> None:
+    gold = {"p": [["Bac"], ["Met"], ["Res", "Con"], []]}
+    pred = {"p": [["Bac"], ["Bac"], ["Res"], ["Bac"]]}
+    scores = ex.score_predictions(gold, pred)
+    assert scores["n_sentences"] == 3  # the unlabelled sentence is left out
+    gold_m = ex.flat_metrics(scores, silver=False)
+    silver_m = ex.flat_metrics(scores, silver=True)
+    assert gold_m["accuracy"] == pytest.approx(2 / 3)
+    assert silver_m["silver_agreement"] == pytest.approx(2 / 3)
+    assert not any("accuracy" in k for k in silver_m)
+    assert gold_m["f1_Bac"] == pytest.approx(2 / 3)
+    assert {"kappa_weighted_micro", "kappa_coresc1_macro", "top2_recall"} <= set(gold_m)
+
+
+def test_other_label_sets_score() -> None:
+    # CSAbstruct-style labels: no CoreSC label, no second labels.
+    gold = {"a": [["background"], ["method"], ["result"]]}
+    pred = {"a": [["background"], ["result"], ["result"]]}
+    m = ex.flat_metrics(ex.score_predictions(gold, pred), silver=False)
+    assert m["accuracy"] == pytest.approx(2 / 3) and "f1_background" in m
+    assert "top2_recall" not in m  # undefined without gold second labels, not 0
+
+
+# --------------------------------------------------------------------------- MLflow states
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> TrackingSettings:
+    d = tmp_path_factory.mktemp("mlflow")
+    return TrackingSettings(f"sqlite:///{d}/mlflow.db", "tests", (d / "artifacts").as_uri())
+
+
+def _runs(store: TrackingSettings, config: str):
+    from mlflow.tracking import MlflowClient
+    client = MlflowClient(store.tracking_uri)
+    exp = client.get_experiment_by_name(store.experiment_name)
+    return client.search_runs([exp.experiment_id], f"tags.`coresc.config` = '{config}'")
+
+
+def _tiny(name: str) -> dict:
+    return {"name": name, "corpora": {"cra": "cra-corpus"},
+            "folds": {"kind": "kfold", "corpus": "cra", "k": 2},
+            "features": ["location", "section", "ngrams", "zone"],
+            "model": {"c1": 0.05, "c2": 0.01, "max_iterations": 5, "secondary": False,
+                      "verbose": False}}
+
+
+@pytest.mark.parametrize("exc, status", [(RuntimeError("boom"), "FAILED"),
+                                          (KeyboardInterrupt(), "KILLED")])
+def test_failing_or_interrupted_training_never_leaves_runs_running(
+        shared_data, store, monkeypatch, exc, status) -> None:
+    from coresc.model import CoreSCClassifier
+
+    def fit(self, papers):
+        raise exc
+
+    monkeypatch.setattr(CoreSCClassifier, "fit", fit)
+    name = f"broken-{status}"
+    with pytest.raises(type(exc)):
+        ex.run_experiment(_tiny(name), jobs=1, settings=store, max_papers=4)
+    runs = _runs(store, name)
+    assert len(runs) == 3  # parent + 2 folds
+    statuses = {r.data.tags["coresc.kind"] + ":" + r.info.status for r in runs}
+    assert statuses == {f"experiment:{status}", f"fold:{status}"}
+
+
+def test_tiny_experiment_logs_everything_and_reproduces(shared_data, store) -> None:
+    import mlflow
+    from mlflow.tracking import MlflowClient
+
+    t0 = time.time()
+    first = ex.run_experiment(_tiny("tiny"), jobs=2, settings=store, max_papers=4)
+    second = ex.run_experiment(_tiny("tiny"), jobs=1, settings=store, max_papers=4,
+                               log_models=False)
+    assert time.time() - t0 < 120
+    for key in ("accuracy", "macro_f1", "kappa_coresc1_micro", "f1_Bac"):
+        assert first.metrics[key] == second.metrics[key]  # same seed, same folds
+    client = MlflowClient(store.tracking_uri)
+    parent = client.get_run(first.run_id)
+    assert parent.info.status == "FINISHED"
+    assert parent.data.params["fold_kind"] == "kfold" and "code_version" in parent.data.params
+    top = {a.path for a in client.list_artifacts(first.run_id)}
+    assert {"folds.json", "confusion.png", "per_label.csv", "report.md",
+            "predictions.jsonl"} <= top
+    folds = json.loads(Path(client.download_artifacts(first.run_id, "folds.json")).read_text())
+    assert sorted(k for f in folds["folds"] for k in f["test"]) == sorted(
+        k for f in folds["folds"] for k in f["train"])  # 2 folds: each paper once per side
+    children = _runs(store, "tiny")
+    fold_runs = [r for r in children if r.data.tags.get("mlflow.parentRunId") == first.run_id]
+    assert len(fold_runs) == 2 and all(r.info.status == "FINISHED" for r in fold_runs)
+    fr = fold_runs[0]
+    assert {"accuracy", "train_time_s", "predict_time_s", "kappa_strict_macro"} <= set(
+        fr.data.metrics)
+    model = mlflow.pyfunc.load_model(f"runs:/{fr.info.run_id}/model")
+    out = model.predict([{"paper": "x", "text": "We measured the weight of the rats."},
+                         {"paper": "x", "text": "These results suggest a risk."}])
+    assert list(out.columns[:3]) == ["paper", "sid", "label"] and len(out) == 2
+    assert set(out["label"]) <= set(_meta_labels(client, fr.info.run_id))
+
+
+def _meta_labels(client, run_id: str) -> list[str]:
+    """The label list the logged model was trained with (from its meta.json)."""
+    local = Path(client.download_artifacts(run_id, "model"))
+    meta = next(local.rglob("meta.json"))
+    return json.loads(meta.read_text())["labels"]

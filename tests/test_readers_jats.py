@@ -1,0 +1,83 @@
+"""The JATS reader: structure, captions, skipped parts, <s> insertion, the 10 real files."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from lxml import etree
+
+from coresc.readers import read_file
+from coresc.readers.presplit import read_presplit
+from coresc.xmlsafe import parse_xml
+
+
+def _read_back(paper):
+    """Serialise the tree with its new <s> elements and read it as a pre-split file."""
+    data = etree.tostring(paper.tree, encoding="utf-8")
+    tree = parse_xml(paper.source_path, data)
+    return read_presplit(paper.source_path, tree)
+
+
+def test_small_jats_structure(fixtures):
+    [paper] = read_file(fixtures / "jats_small.xml")
+    assert paper.id == "jats_small" and paper.source_format == "jats"
+    assert paper.title == "Soap films template E. coli growth"
+    assert paper.meta["skipped_abstracts"] == ["executive-summary"]
+    heads = [(s.heading, s.type, s.depth, s.parent) for s in paper.sections]
+    assert heads == [("Title", "title", 0, None), ("Abstract", "abstract", 0, None),
+                     ("Introduction", "introduction", 1, None),
+                     ("Materials and methods", "methods", 1, None),
+                     ("Strains", "methods", 2, 3)]
+    sents = paper.sentences()
+    assert [s.sid for s in sents] == [str(i) for i in range(1, len(sents) + 1)]
+    texts = [s.text for s in sents]
+    assert texts[:5] == ["Soap films template E. coli growth", "We grew E. coli on soap films.",
+                         "Growth was fast.", "Films can template growth [1,2].",
+                         "Little is known (see Fig. 1)."]
+    # The display formula ends a run; "Note. This" is inside <bold>, so no cut there.
+    assert texts[5:9] == ["Cells were grown at 37 °C in 0.1 M buffer", "where x is the dose.",
+                          "Note. This was cited.3", "Next we counted."]
+    assert [(s.zone, s.text) for s in sents[9:]] == [
+        ("caption", "Growth on films."), ("caption", "Cells grew."),
+        ("caption", "Bars show s.d.")]
+    assert sents[3].n_citations == 2
+    assert [s.zone for s in sents[:4]] == ["title", "abstract", "abstract", "body"]
+    joined = " ".join(texts)
+    for skipped in ("Bacteria like soap", "thank the soap", "reviewers", "A ref", "x=1"):
+        assert skipped not in joined
+
+
+def test_small_jats_s_elements_in_tree(fixtures):
+    [paper] = read_file(fixtures / "jats_small.xml")
+    for s in paper.sentences():
+        assert s.element.tag == "s" and s.element.get("sid") == s.sid
+        assert s.element.getroottree().getroot() is paper.tree.getroot()
+    # Inline markup is kept inside the sentence that holds it.
+    s4 = paper.sentences()[3].element
+    assert [c.get("rid") for c in s4.iter("xref")] == ["b1", "b2"]
+    back = _read_back(paper)
+    assert [(s.sid, s.text, s.zone) for s in back.sentences()] == [
+        (s.sid, s.text, s.zone) for s in paper.sentences()]
+
+
+@pytest.mark.slow
+def test_real_jats_files(shared_data):
+    files = sorted((shared_data / "jats").glob("*xml"))
+    assert len(files) == 10
+    for f in files:
+        [paper] = read_file(f)
+        sents = paper.sentences()
+        zones = Counter(s.zone for s in sents)
+        assert paper.title, f
+        assert zones["title"] == 1 and 3 <= zones["abstract"] <= 20, (f, zones)
+        assert zones["body"] > 60 and len(sents) > 75, (f, zones)  # elife06003 is short
+        assert sum(1 for s in paper.sections if s.depth >= 1) >= 4, f
+        assert sum(s.n_citations for s in sents) > 20, f
+        for s in sents:  # nothing from peer reviews or back matter
+            anc = {a.tag for a in s.element.iterancestors()}
+            assert not anc & {"sub-article", "back"}, (f, s.text)
+            assert s.text and "  " not in s.text
+        assert [s.text for s in _read_back(paper).sentences()] == [s.text for s in sents], f
+        types = {s.type for s in paper.sections}
+        assert {"title", "abstract"} <= types and types & {"methods", "results"}, (f, types)
