@@ -52,8 +52,9 @@ _NORMALISE = {
 _ROLES = 5  # offsets 0, -1, +1, -2, +2 in that order
 _PAD_LEFT = ("-START2-", "-START-")
 _PAD_RIGHT = ("-END-", "-END2-")
+_PRED_HISTORY = False
 _CACHE_LIMIT = 200_000  # word types kept in the per-word score cache
-_ROLE_STARTS = np.array([0, 11, 14, 17, 18])  # where each role's features start (below)
+_ROLE_STARTS = np.array([0, 13, 16, 19, 20])  # where each role's features start (below)
 
 
 def _shape(word: str) -> str:
@@ -86,6 +87,8 @@ def _word_features(word: str) -> tuple[list[str], ...]:
         "s4 " + k[-4:],
         "p1 " + k[:1],
         "p2 " + k[:2],
+        "p3 " + k[:3],
+        "s5 " + k[-5:],
         "sh " + shape,
         "cap " + str(word[:1].isupper()),
         "hy " + str("-" in word[1:]),
@@ -271,7 +274,7 @@ class PosTagger:
                             update(tr, tr_total, tr_stamp, [h], col, delta, now)
                     # gold history during training keeps updates local (the usual choice
                     # for a greedy tagger trained on little data)
-                    p2, p1 = p1, g
+                    p2, p1 = p1, (guess if _PRED_HISTORY else g)
         total += (now - stamp) * w
         tr_total += (now - tr_stamp) * tr
         self.weights = (total / now).astype(np.float32)

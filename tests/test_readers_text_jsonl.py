@@ -71,3 +71,23 @@ def test_csabstruct(shared_data):
     counts = Counter(s.gold_codes[0] for p in papers for s in p.sentences())
     assert set(counts) == {"background", "objective", "method", "result", "other"}
     assert papers[0].id == "train:1"
+
+
+def test_jsonl_sentence_records_written_by_coresc_read_back(tmp_path):
+    """`--to jsonl` output (one record per sentence) reads back with gold and pred."""
+    from coresc.document import Prediction
+    from coresc.writers import write_papers
+
+    src = tmp_path / "two.jsonl"
+    src.write_text('{"id": "a", "sentences": ["We did X.", "X works."], "labels": ["Met", "Res"]}\n'
+                   '{"id": "b", "sentences": ["Y is known."], "labels": ["Bac"]}\n')
+    papers = read_file(src)
+    papers[0].sentences()[1].pred = [Prediction("Res", 0.75), Prediction("Con", 0.2)]
+    out = tmp_path / "out.jsonl"
+    write_papers(papers, "jsonl", out, inputs=[src])
+    back = read_file(out)
+    assert [p.id for p in back] == ["a", "b"]
+    assert [s.text for s in back[0].sentences()] == ["We did X.", "X works."]
+    assert [s.gold_codes for p in back for s in p.sentences()] == [["Met"], ["Res"], ["Bac"]]
+    assert back[0].sentences()[1].pred_codes == ["Res", "Con"]
+    assert back[0].sentences()[1].pred[0].score == 0.75

@@ -8,6 +8,11 @@ Each line is a JSON object with ``sentences`` (a list of strings) and optionally
 is not an id). Documents keep the file's
 order. Each document is one section of type ``abstract`` holding one paragraph: the
 layout carries no structure. Labels become ``Sentence.gold`` (one :class:`Label` each).
+
+The per-sentence records that ``coresc convert/annotate --to jsonl`` write (``paper``,
+``sid``, ``section``, ``section_type``, ``zone``, ``text``, ``gold``, optional ``pred``)
+are read too, so that output can be viewed, evaluated or compared again: consecutive
+records of one paper make a paper, consecutive records of one section a section.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..citations import count_citations_text
-from ..document import Label, Paper, Paragraph, Section, Sentence, clean_text
+from ..document import Label, Paper, Paragraph, Prediction, Section, Sentence, clean_text
 from ..errors import InputError
 from . import paper_id_from_path
 
@@ -25,24 +30,72 @@ from . import paper_id_from_path
 def read_jsonl(path: str | Path, text: str) -> Iterator[Paper]:
     """Yield one :class:`Paper` per non-blank line; :class:`InputError` names the line."""
     stem = paper_id_from_path(path)
-    seen_any = False
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        seen_any = True
-        yield _document(path, stem, lineno, line)
-    if not seen_any:
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    if not lines:
         raise InputError(path, "no documents found")
+    first = _parse_line(path, *lines[0])
+    if "sentences" not in first and {"paper", "text"} <= first.keys():
+        yield from _sentence_records(path, lines)
+        return
+    for lineno, line in lines:
+        yield _document(path, stem, lineno, line)
+
+
+def _parse_line(path: str | Path, lineno: int, line: str) -> dict:
+    try:
+        doc = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"line {lineno}: invalid JSON ({exc.msg})") from None
+    if not isinstance(doc, dict):
+        raise InputError(path, f"line {lineno}: expected a JSON object, "
+                               f"got {type(doc).__name__}")
+    return doc
+
+
+def _record_sentence(path: str | Path, lineno: int, rec: dict) -> Sentence:
+    text, gold, pred = rec.get("text"), rec.get("gold", []), rec.get("pred", [])
+    if not isinstance(text, str) or not isinstance(gold, list) or not isinstance(pred, list):
+        raise InputError(path, f"line {lineno}: sentence record needs 'text' (string) "
+                               "and 'gold'/'pred' lists")
+    try:
+        preds = [Prediction(str(p["label"]), float(p["score"])) for p in pred]
+    except (KeyError, TypeError, ValueError):
+        raise InputError(path, f"line {lineno}: 'pred' entries need 'label' and a numeric "
+                               "'score'") from None
+    text = clean_text(text)
+    return Sentence(sid=str(rec.get("sid", lineno)), text=text, zone=str(rec.get("zone", "body")),
+                    n_citations=count_citations_text(text),
+                    gold=[Label(str(code)) for code in gold], pred=preds)
+
+
+def _sentence_records(path: str | Path, lines: list[tuple[int, str]]) -> Iterator[Paper]:
+    paper: Paper | None = None
+    section_key = None
+    for lineno, line in lines:
+        rec = _parse_line(path, lineno, line)
+        if "paper" not in rec:
+            raise InputError(path, f"line {lineno}: sentence record without 'paper'")
+        if paper is None or rec["paper"] != paper.id:
+            if paper is not None:
+                yield paper
+            paper = Paper(id=str(rec["paper"]), source_format="jsonl", source_path=str(path))
+            section_key = None
+        key = (rec.get("section", ""), rec.get("section_type", "other"))
+        if key != section_key:
+            depth = 0 if key[1] in ("title", "abstract") else 1
+            paper.sections.append(Section(str(key[0]), str(key[1]), depth, None, [Paragraph()]))
+            section_key = key
+        sent = _record_sentence(path, lineno, rec)
+        paper.sections[-1].paragraphs[0].sentences.append(sent)
+        if sent.zone == "title":
+            paper.title = f"{paper.title} {sent.text}".strip()
+    if paper is not None:
+        yield paper
 
 
 def _document(path: str | Path, stem: str, lineno: int, line: str) -> Paper:
     where = f"line {lineno}"
-    try:
-        doc = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"{where}: invalid JSON ({exc.msg})") from None
-    if not isinstance(doc, dict):
-        raise InputError(path, f"{where}: expected a JSON object, got {type(doc).__name__}")
+    doc = _parse_line(path, lineno, line)
     sentences = doc.get("sentences")
     if not isinstance(sentences, list) or not all(isinstance(s, str) for s in sentences):
         raise InputError(path, f"{where}: 'sentences' missing or not a list of strings")

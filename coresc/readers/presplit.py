@@ -39,11 +39,12 @@ from ..document import (
 from ..xmlsafe import localname
 from . import paper_id_from_path
 
-SECTION_TAGS = {"DIV", "SEC", "sec", "section"}
-HEADING_TAGS = {"HEADER", "TITLE", "title", "h1", "h2", "h3", "h4", "h5", "h6"}
+SECTION_TAGS = {"DIV", "SEC", "sec", "section", "abstract-sec"}
+HEADING_TAGS = {"HEADER", "TITLE", "title", "section-title", "h1", "h2", "h3", "h4", "h5",
+                "h6"}
 FLAT_HEADING_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 ABSTRACT_TAGS = {"ABSTRACT", "abstract", "AbstractText"}
-PARA_TAGS = {"P", "p", "region"}
+PARA_TAGS = {"P", "p", "region", "para", "simple-para"}
 CAPTION_TAGS = {"caption", "CAPTION", "fig", "table-wrap", "TABLE", "FIGURE"}
 BARE_HEADING_PARENTS = {"BODY", "body", "OTHER"}
 LABEL_TAGS = {"CoreSc1": 1, "CoreSc2": 2, "CoreSc3": 3}
@@ -151,8 +152,9 @@ def _is_paper_title(el: etree._Element) -> bool:
     name = localname(el)
     parent = el.getparent()
     pname = localname(parent) if parent is not None else ""
-    return (name == "TITLE" and pname in ("PAPER", "")) or (
-        name == "article-title" and pname == "title-group")
+    return ((name == "TITLE" and pname in ("PAPER", ""))
+            or (name == "article-title" and pname == "title-group")
+            or (name == "title" and pname == "head"))  # Elsevier ce:title in head
 
 
 def _zone(ancestors: list[str]) -> str:
@@ -245,7 +247,9 @@ def _open_structure(builder: _Builder, el, name: str, container_of, markers) -> 
     elif name in SECTION_TAGS:
         heading, _ = _heading_of(el)
         depth = 1 + sum(1 for i in builder.stack if builder.sections[i].depth > 0)
-        idx = builder.open(heading, None, depth, parent)
+        # Parts of a structured abstract are still abstract, whatever their heading.
+        stype = "abstract" if "abstract" in markers else None
+        idx = builder.open(heading, stype, depth, parent)
         builder.stack.append(idx)
         container_of[el] = idx
     elif name in FLAT_HEADING_TAGS and builder.stack:
