@@ -14,7 +14,8 @@ A config (``experiments/*.yaml``) names
   - ``{kind: train-test, train: [art, cra], test: oa}``: one fold;
   - ``{kind: leave-one-domain-out, corpus: oa, categories: oa-stm/categories.tsv}``;
 
-* ``features``: ``all``, a list of :data:`coresc.features.FEATURE_GROUPS`, or
+* ``features``: ``default`` (:data:`coresc.features.DEFAULT_FEATURES`, also when the key
+  is absent), ``all``, a list of :data:`coresc.features.FEATURE_GROUPS`, or
   ``{exclude: [...]}``;
 * ``model``: keyword arguments of :class:`coresc.model.CoreSCClassifier`;
 * ``seed``.
@@ -217,9 +218,11 @@ def _check_folds(spec: Any, corpora: dict[str, Corpus], base: Path, fail) -> dic
 
 
 def _check_features(spec: Any, fail) -> tuple[str, ...]:
-    from .features import FEATURE_GROUPS
+    from .features import DEFAULT_FEATURES, FEATURE_GROUPS
 
-    if spec in (None, "all"):
+    if spec in (None, "default"):
+        return tuple(DEFAULT_FEATURES)
+    if spec == "all":
         return tuple(FEATURE_GROUPS)
     if isinstance(spec, dict) and set(spec) == {"exclude"}:
         excluded = spec["exclude"] or []
@@ -229,7 +232,7 @@ def _check_features(spec: Any, fail) -> tuple[str, ...]:
         unknown = sorted(set(map(str, spec)) - set(FEATURE_GROUPS))
         chosen = tuple(g for g in FEATURE_GROUPS if g in spec)
     else:
-        raise fail("'features' must be 'all', a list of groups, or {exclude: [...]}")
+        raise fail("'features' must be 'default', 'all', a list of groups, or {exclude: [...]}")
     if unknown:
         raise fail(f"unknown feature group(s) {', '.join(unknown)} "
                    f"(known: {', '.join(FEATURE_GROUPS)})")
@@ -417,6 +420,19 @@ def run_fold(index: int) -> FoldResult:
                      for k, sent_preds in zip(fold.test, preds, strict=True)},
         train_time=train_time, predict_time=predict_time, model_dir=model_dir,
     )
+
+
+def _warm_feature_cache(cfg: ExperimentConfig, papers: Mapping[str, Any]) -> None:
+    """Tokenise and POS-tag every paper once, before the workers fork.
+
+    The model caches these analyses per paper object, so forked workers inherit them
+    instead of redoing them in every fold (ART's papers are each in 8 training folds).
+    """
+    from .model import CoreSCClassifier
+
+    t0 = time.perf_counter()
+    CoreSCClassifier(features=cfg.features, verbose=False).featurize(list(papers.values()))
+    _progress(f"analysed {len(papers)} papers ({time.perf_counter() - t0:.0f}s)")
 
 
 def choose_jobs(requested: int | None, folds: Sequence[Fold], papers) -> int:
@@ -687,6 +703,7 @@ def run_experiment(config: str | Path | Mapping[str, Any] | ExperimentConfig, *,
     fold_ids: dict[str, str] = {}
     params = cfg.params()
     params.update({"code_version": tracking.code_version(), "jobs": str(jobs),
+                   "source_hash": tracking.source_hash(),
                    "reference_labels": "silver (SAPIENTA)" if silver else "gold",
                    "n_folds": str(len(folds)), "test_corpora": ",".join(sorted(test_corpora)),
                    "train_corpora": ",".join(sorted({papers[k].meta["corpus"]
@@ -713,11 +730,12 @@ def run_experiment(config: str | Path | Mapping[str, Any] | ExperimentConfig, *,
                     "n_train_papers": str(len(f.train)), "n_test_papers": str(len(f.test)),
                     "train_sentences": str(assignment["folds"][i]["train_sentences"]),
                     "test_sentences": str(assignment["folds"][i]["test_sentences"])})
+            _warm_feature_cache(cfg, papers)
             _STATE.update(papers=papers, folds=folds, config=cfg,
                           workdir=str(work_path) if log_models else None)
             results: dict[str, FoldResult] = {}
             fold_metrics: dict[str, dict[str, float]] = {}
-            for res in _execute(folds, jobs, open_runs, fold_ids, t0):
+            for res in _execute(folds, jobs, open_runs, fold_ids):
                 run_id = fold_ids[res.name]
                 fold = next(f for f in folds if f.name == res.name)
                 fold_metrics[res.name] = _log_fold(client, run_id, cfg, fold, res, papers,
@@ -735,6 +753,9 @@ def run_experiment(config: str | Path | Mapping[str, Any] | ExperimentConfig, *,
         raise
     finally:
         _STATE.clear()
+        from .model import clear_cache
+
+        clear_cache()  # the analyses hold references to every paper
         # Never leave a run RUNNING: a fold that raised is FAILED, the others share the
         # experiment's fate (KILLED on interrupt, FAILED on error).
         for run_id, run_status in list(open_runs.items()):
@@ -766,20 +787,21 @@ def _log_metrics(client, run_id: str, metrics: Mapping[str, float]) -> None:
 
 
 def _execute(folds: Sequence[Fold], jobs: int, open_runs: dict[str, str],
-             fold_ids: Mapping[str, str], t0: float) -> Iterator[FoldResult]:
+             fold_ids: Mapping[str, str]) -> Iterator[FoldResult]:
     """Run the folds (in a fork pool when ``jobs > 1``), yielding results as they finish.
 
     A fold that raises marks its run FAILED before the error propagates.
     """
     done = 0
-    durations: list[float] = []
-    started = time.perf_counter()
+    fold_seconds: list[float] = []
 
     def report(res: FoldResult) -> None:
         nonlocal done
         done += 1
-        durations.append(time.perf_counter() - started)
-        left = (len(folds) - done) * (durations[-1] / done) if done else 0
+        fold_seconds.append(res.train_time + res.predict_time)
+        # Remaining folds share the jobs; folds already under way make this an upper bound.
+        mean = sum(fold_seconds) / len(fold_seconds)
+        left = mean * (len(folds) - done) / jobs
         _progress(f"fold {done}/{len(folds)} done ({res.name}, train {res.train_time:.0f}s), "
                   f"{_fmt_duration(left)} left")
 

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +38,17 @@ import numpy as np
 from . import __version__
 from .document import Paper, Prediction
 from .errors import CorescError
-from .features import FEATURE_GROUPS, analyse, check_groups, paper_features, paper_labels
+from .features import (
+    DEFAULT_FEATURES,
+    analyse,
+    check_groups,
+    paper_features,
+    paper_labels,
+)
 from .labels import LABELS, MAX_LABELS, sort_key
 
 MODEL_FORMAT = 1
-DEFAULT_GRID: tuple[tuple[float, float], ...] = ((0.05, 0.01), (0.2, 0.01), (0.05, 0.1))
+DEFAULT_GRID: tuple[tuple[float, float], ...] = ((0.02, 0.1), (0.05, 0.3), (0.1, 1.0))
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent / "models" / "default"
 
 _FILES = ("crf.crfsuite", "config.json", "meta.json")
@@ -96,15 +104,17 @@ class CoreSCClassifier:
     max_secondary_rate : upper bound on the share of training sentences given a 2nd label.
     ovr_c : inverse regularisation strength of the logistic regressions.
     min_freq : features seen fewer times in training are left out (both layers).
+    balance : decode the primary label from the CRF marginals with per-label biases tuned
+        on inner-fold marginals (raises recall of rare labels); ``False`` = Viterbi.
     verbose : print progress lines on stderr.
     """
 
-    def __init__(self, features: Sequence[str] = FEATURE_GROUPS, c1: float | None = None,
+    def __init__(self, features: Sequence[str] = DEFAULT_FEATURES, c1: float | None = None,
                  c2: float | None = None, max_iterations: int = 150, secondary: bool = True,
                  seed: int = 0, inner_folds: int = 3,
                  c_grid: Sequence[Sequence[float]] = DEFAULT_GRID,
-                 max_secondary_rate: float = 0.08, ovr_c: float = 0.5, min_freq: int = 2,
-                 verbose: bool = True) -> None:
+                 max_secondary_rate: float = 0.05, ovr_c: float = 0.5, min_freq: int = 2,
+                 balance: bool = True, verbose: bool = True) -> None:
         self.features = tuple(features)
         self.c1 = c1
         self.c2 = c2
@@ -116,7 +126,9 @@ class CoreSCClassifier:
         self.max_secondary_rate = max_secondary_rate
         self.ovr_c = ovr_c
         self.min_freq = min_freq
+        self.balance = balance
         self.verbose = verbose
+        self.label_bias_: dict[str, float] = {}
         self._tagger = None
         self._crf_bytes: bytes | None = None
         self._ovr: dict[str, Any] | None = None
@@ -132,7 +144,7 @@ class CoreSCClassifier:
             "seed": self.seed, "inner_folds": self.inner_folds,
             "c_grid": [list(p) for p in self.c_grid],
             "max_secondary_rate": self.max_secondary_rate, "ovr_c": self.ovr_c,
-            "min_freq": self.min_freq, "verbose": self.verbose,
+            "min_freq": self.min_freq, "balance": self.balance, "verbose": self.verbose,
         }
 
     def set_params(self, **params: Any) -> CoreSCClassifier:
@@ -192,7 +204,7 @@ class CoreSCClassifier:
         cv_scores: dict[str, float] = {}
         oof_marg: list[tuple | None] = [None] * len(papers)
         folds = None
-        if (choose and len(grid) > 1) or want_secondary:
+        if (choose and len(grid) > 1) or want_secondary or self.balance:
             k = min(self.inner_folds, len(papers))
             if k >= 2:
                 folds = balanced_folds([len(x) for x in X], k)
@@ -206,6 +218,10 @@ class CoreSCClassifier:
                                                 self.max_iterations, self.min_freq)
         self._open_tagger()
         self.labels_ = label_set
+        self.label_bias_ = {}
+        if self.balance and folds is not None:
+            self.label_bias_ = _tune_bias(oof_marg, labels, list(label_set))
+            self._log(f"label biases: {self.label_bias_}")
         self._ovr = None
         if want_secondary and folds is not None:
             self._fit_secondary(X, papers, multi, folds, oof_marg)
@@ -217,7 +233,7 @@ class CoreSCClassifier:
             "n_papers": len(papers),
             "n_sentences": sum(len(x) for x in X),
             "n_labelled": sum(1 for seq in labels for lab in seq if lab),
-            "c1": best[0], "c2": best[1],
+            "c1": best[0], "c2": best[1], "label_bias": self.label_bias_,
             "inner_cv_accuracy": cv_scores,
             "secondary": self._ovr["meta"] if self._ovr else None,
             "train_seconds": round(time.monotonic() - t0, 1),
@@ -274,7 +290,9 @@ class CoreSCClassifier:
             tr, te = groups != f, groups == f
             W, b = _fit_ovr(Xs[tr], Y[tr], self.ovr_c, self.seed)
             oof_prob[te] = _sigmoid(Xs[te] @ W.T + b)
-        primary = [oof_marg[i][0][j] for i, j in rows]
+        decoded = {i: (_biased_decode(oof_marg[i][1], self.label_bias_) if self.label_bias_
+                       else oof_marg[i][0]) for i in multi}
+        primary = [decoded[i][j] for i, j in rows]
         t2, t3, tune = _tune_thresholds(oof_prob, labels, primary, gold, self.max_secondary_rate)
         W, b = _fit_ovr(Xs, Y, self.ovr_c, self.seed)
         keep = np.flatnonzero(np.abs(W[:, : len(vocab)]).max(axis=0) > 1e-6)
@@ -314,11 +332,12 @@ class CoreSCClassifier:
         if not x:
             return []
         pred, marg = _tag(self._tagger, x, self.labels_)
+        if self.label_bias_:
+            pred = _biased_decode(marg, self.label_bias_)
         labels = list(self.labels_)
         if self._ovr is not None:
             full = np.vstack([_full_marginals(m, labels) for m in marg])
-            probs = _sigmoid(_design(x, self._ovr["vocab"], full) @ self._ovr["coef"].T
-                             + self._ovr["intercept"])
+            probs = _sigmoid(_ovr_scores(x, self._ovr, full))
         else:
             probs = None
         ranked = []
@@ -425,6 +444,11 @@ class CoreSCClassifier:
             raise ModelError(d / "meta.json", "missing or bad label list")
         model.labels_ = tuple(labels)
         model.c1_, model.c2_ = meta.get("c1"), meta.get("c2")
+        bias = meta.get("label_bias") or {}
+        if not isinstance(bias, dict) or not all(
+                k in labels and isinstance(v, (int, float)) for k, v in bias.items()):
+            raise ModelError(d / "meta.json", "bad label_bias")
+        model.label_bias_ = {k: float(v) for k, v in bias.items()}
         model.meta_ = meta
         model._crf_bytes = (d / "crf.crfsuite").read_bytes()
         try:
@@ -517,6 +541,60 @@ def _tag(tagger, x: list[dict[str, float]], label_set) -> tuple[list[str], list[
     return pred, marg
 
 
+def _biased_decode(marg: list[dict[str, float]], bias: dict[str, float]) -> list[str]:
+    """Per sentence, the label maximising log marginal + bias (ties: priority order)."""
+    out = []
+    for m in marg:
+        best = max(m, key=lambda lab: (math.log(max(m[lab], 1e-12)) + bias.get(lab, 0.0),
+                                       -sort_key(lab)[0]))
+        out.append(best)
+    return out
+
+
+def _tune_bias(oof, labels, label_set: list[str]) -> dict[str, float]:
+    """Per-label log-biases maximising accuracy + macro-F1 on out-of-fold marginals.
+
+    Coordinate ascent over a small grid, two passes; labels never seen in the
+    out-of-fold marginals keep bias 0.
+    """
+    rows, gold = [], []
+    for i, item in enumerate(oof):
+        if item is None:
+            continue
+        for j, lab in enumerate(labels[i]):
+            if lab:
+                rows.append(np.log(np.maximum(_full_marginals(item[1][j], label_set), 1e-12)))
+                gold.append(label_set.index(lab) if lab in label_set else -1)
+    if not rows:
+        return {}
+    L = np.vstack(rows)
+    y = np.array(gold)
+    k = len(label_set)
+
+    def score(b: np.ndarray) -> float:
+        p = np.argmax(L + b, axis=1)
+        acc = float(np.mean(p == y))
+        f1s = []
+        for c in range(k):
+            tp = np.sum((p == c) & (y == c))
+            denom = np.sum(p == c) + np.sum(y == c)
+            if np.sum(y == c):
+                f1s.append(2 * tp / denom if denom else 0.0)
+        return acc + float(np.mean(f1s))
+
+    b = np.zeros(k)
+    best = score(b)
+    for _ in range(2):
+        for c in range(k):
+            for v in np.arange(-1.0, 2.01, 0.25):
+                trial = b.copy()
+                trial[c] = v
+                sc = score(trial)
+                if sc > best + 1e-9:
+                    best, b = sc, trial
+    return {lab: round(float(v), 3) for lab, v in zip(label_set, b, strict=True) if v}
+
+
 def _full_marginals(m: dict[str, float], labels: Sequence[str]) -> np.ndarray:
     return np.array([m.get(lab, 0.0) for lab in labels])
 
@@ -546,6 +624,27 @@ def _design(feats: Sequence[dict[str, float]], vocab: dict[str, int], marg: np.n
         indptr.append(len(indices))
     X = sparse.csr_matrix((data, indices, indptr), shape=(len(feats), len(vocab)))
     return sparse.hstack([X, sparse.csr_matrix(marg * 3.0)], format="csr")
+
+
+def _ovr_scores(feats: Sequence[dict[str, float]], ovr: dict[str, Any],
+                marg: np.ndarray) -> np.ndarray:
+    """Decision values (sentences x labels) of the one-vs-rest layer; like
+    ``_design(...) @ coef.T + intercept`` without building the stacked matrix."""
+    from scipy import sparse
+
+    vocab = ovr["vocab"]
+    if "coef_feat_t" not in ovr:  # split once: feature columns, marginal columns
+        ovr["coef_feat_t"] = np.ascontiguousarray(ovr["coef"][:, : len(vocab)].T)
+        ovr["coef_marg_t"] = np.ascontiguousarray(ovr["coef"][:, len(vocab):].T) * 3.0
+    # Look-ups run through map() so the per-feature loop stays in C (hot path).
+    cols = np.fromiter(map(vocab.get, chain.from_iterable(feats), repeat(-1)), dtype=np.int64)
+    vals = np.fromiter(chain.from_iterable(f.values() for f in feats), dtype=np.float32,
+                       count=len(cols))
+    rows = np.repeat(np.arange(len(feats)), [len(f) for f in feats])
+    keep = cols >= 0
+    X = sparse.csr_matrix((vals[keep], (rows[keep], cols[keep])),
+                          shape=(len(feats), len(vocab)))
+    return X @ ovr["coef_feat_t"] + marg @ ovr["coef_marg_t"] + ovr["intercept"]
 
 
 def _fit_ovr(X, Y: np.ndarray, c: float, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -31,11 +31,14 @@ from pathlib import Path
 
 import numpy as np
 
+from coresc.errors import InputError
+
 __all__ = [
     "PosTagger",
     "load_default",
     "read_treebank",
     "join_hyphens",
+    "learn_word_clusters",
     "DEFAULT_MODEL",
 ]
 
@@ -52,9 +55,8 @@ _NORMALISE = {
 _ROLES = 5  # offsets 0, -1, +1, -2, +2 in that order
 _PAD_LEFT = ("-START2-", "-START-")
 _PAD_RIGHT = ("-END-", "-END2-")
-_PRED_HISTORY = False
 _CACHE_LIMIT = 200_000  # word types kept in the per-word score cache
-_ROLE_STARTS = np.array([0, 13, 16, 19, 20])  # where each role's features start (below)
+_ROLE_STARTS = np.array([0, 14, 18, 22, 23])  # where each role's features start (below)
 
 
 def _shape(word: str) -> str:
@@ -74,10 +76,16 @@ def _key(word: str) -> str:
     return low
 
 
-def _word_features(word: str) -> tuple[list[str], ...]:
-    """Feature names of ``word`` for each role (current, prev, next, prev2, next2)."""
+def _word_features(word: str, clusters: dict[str, int]) -> tuple[list[str], ...]:
+    """Feature names of ``word`` for each role (current, prev, next, prev2, next2).
+
+    ``clusters`` maps a word key (:func:`_key`) to its distributional cluster, learnt from
+    unlabelled text (:func:`learn_word_clusters`); it lets words never seen in the small
+    treebank borrow evidence from words with similar contexts.
+    """
     k = _key(word)
     shape = _shape(word)
+    cl = str(clusters.get(k, "?"))
     cur = [
         "b",
         "w " + k,
@@ -92,11 +100,12 @@ def _word_features(word: str) -> tuple[list[str], ...]:
         "sh " + shape,
         "cap " + str(word[:1].isupper()),
         "hy " + str("-" in word[1:]),
+        "c " + cl,
     ]
     return (
         cur,
-        ["w-1 " + k, "s3-1 " + k[-3:], "sh-1 " + shape],
-        ["w+1 " + k, "s3+1 " + k[-3:], "sh+1 " + shape],
+        ["w-1 " + k, "s3-1 " + k[-3:], "sh-1 " + shape, "c-1 " + cl],
+        ["w+1 " + k, "s3+1 " + k[-3:], "sh+1 " + shape, "c+1 " + cl],
         ["w-2 " + k],
         ["w+2 " + k],
     )
@@ -111,6 +120,8 @@ class PosTagger:
     seed : shuffling seed (training is deterministic for a given seed).
     dict_min_count, dict_min_share : a word seen at least ``dict_min_count`` times whose
         most frequent tag has at least this share is tagged by look-up, without scoring.
+    clusters : word key -> cluster id from unlabelled text (:func:`learn_word_clusters`);
+        empty means no cluster features.
     """
 
     def __init__(
@@ -119,11 +130,13 @@ class PosTagger:
         seed: int = 0,
         dict_min_count: int = 10,
         dict_min_share: float = 0.98,
+        clusters: dict[str, int] | None = None,
     ) -> None:
         self.n_iter = n_iter
         self.seed = seed
         self.dict_min_count = dict_min_count
         self.dict_min_share = dict_min_share
+        self.clusters: dict[str, int] = dict(clusters or {})
         self.tags: list[str] = []
         self.features: dict[str, int] = {}
         self.weights = np.zeros((0, 0), dtype=np.float32)  # (n_features, n_tags)
@@ -149,7 +162,8 @@ class PosTagger:
             # every role has a fixed number of features; unknown ones point at the zero
             # row at the end of ``_padded``, so one gather + reduceat scores all roles
             index, zero = self.features, len(self.features)
-            ids = [index.get(n, zero) for role in _word_features(word) for n in role]
+            feats = _word_features(word, self.clusters)
+            ids = [index.get(n, zero) for role in feats for n in role]
             vec = np.add.reduceat(self._padded[ids], _ROLE_STARTS, axis=0)
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
@@ -225,7 +239,7 @@ class PosTagger:
                 if w not in word_ids:
                     word_ids[w] = [
                         [names.setdefault(n, len(names)) for n in role]
-                        for role in _word_features(w)
+                        for role in _word_features(w, self.clusters)
                     ]
         self.features = names
         n_feat = len(names)
@@ -264,7 +278,7 @@ class PosTagger:
             for k in order:
                 pos_ids, gold = examples[k]
                 p2 = p1 = start
-                for ids, g in zip(pos_ids, gold):
+                for ids, g in zip(pos_ids, gold, strict=True):
                     now += 1
                     h = p2 * (n_tags + 1) + p1
                     guess = int((w[ids].sum(axis=0) + tr[h]).argmax())
@@ -274,7 +288,7 @@ class PosTagger:
                             update(tr, tr_total, tr_stamp, [h], col, delta, now)
                     # gold history during training keeps updates local (the usual choice
                     # for a greedy tagger trained on little data)
-                    p2, p1 = p1, (guess if _PRED_HISTORY else g)
+                    p2, p1 = p1, g
         total += (now - stamp) * w
         tr_total += (now - tr_stamp) * tr
         self.weights = (total / now).astype(np.float32)
@@ -286,7 +300,7 @@ class PosTagger:
     def _make_tagdict(self, data) -> dict[str, str]:
         counts: dict[str, Counter] = defaultdict(Counter)
         for words, tags in data:
-            for word, tag in zip(words, tags):
+            for word, tag in zip(words, tags, strict=True):
                 counts[word][tag] += 1
         out = {}
         for word, c in counts.items():
@@ -327,23 +341,39 @@ class PosTagger:
                 trans=self.trans.astype(np.float32),
                 dict_words=np.array(list(self.tagdict), dtype=str),
                 dict_tags=np.array(list(self.tagdict.values()), dtype=str),
+                cluster_words=np.array(list(self.clusters), dtype=str),
+                cluster_ids=np.array(list(self.clusters.values()), dtype=np.int32),
                 meta=np.array(json.dumps(meta)),
             )
 
     @classmethod
     def load(cls, path: str | Path) -> PosTagger:
-        """Read a model written by :meth:`save` (never unpickles)."""
-        with np.load(Path(path), allow_pickle=False) as z:
-            meta = json.loads(str(z["meta"]))
-            self = cls(**meta.get("params", {}))
-            self.meta = {k: v for k, v in meta.items() if k not in ("params", "format")}
-            self.tags = [str(t) for t in z["tags"]]
-            names = [str(n) for n in z["features"]]
-            self.features = {n: i for i, n in enumerate(names)}
-            self.weights = np.zeros((len(names), len(self.tags)), dtype=np.float32)
-            self.weights[z["rows"], z["cols"]] = z["vals"]
-            self.trans = z["trans"].astype(np.float32)
-            self.tagdict = dict(zip(map(str, z["dict_words"]), map(str, z["dict_tags"])))
+        """Read a model written by :meth:`save` (never unpickles).
+
+        Raises :class:`coresc.errors.InputError` naming the file if it is missing or is
+        not such a model (including any file that would need unpickling).
+        """
+        try:
+            with np.load(Path(path), allow_pickle=False) as z:
+                return cls._from_arrays(z)
+        except (OSError, KeyError, ValueError, TypeError) as exc:
+            raise InputError(path, f"not a readable POS tagger model ({exc})") from exc
+
+    @classmethod
+    def _from_arrays(cls, z) -> PosTagger:
+        meta = json.loads(str(z["meta"]))
+        self = cls(**meta.get("params", {}))
+        self.meta = {k: v for k, v in meta.items() if k not in ("params", "format")}
+        self.tags = [str(t) for t in z["tags"]]
+        names = [str(n) for n in z["features"]]
+        self.features = {n: i for i, n in enumerate(names)}
+        self.weights = np.zeros((len(names), len(self.tags)), dtype=np.float32)
+        self.weights[z["rows"], z["cols"]] = z["vals"]
+        self.trans = z["trans"].astype(np.float32)
+        self.tagdict = dict(zip(map(str, z["dict_words"]), map(str, z["dict_tags"]),
+                                strict=True))
+        self.clusters = dict(zip(map(str, z["cluster_words"]), map(int, z["cluster_ids"]),
+                                 strict=True))
         self._reset()
         return self
 
@@ -362,6 +392,53 @@ _DEFAULT: PosTagger | None = None
 def load_default() -> PosTagger:
     """Same as :meth:`PosTagger.load_default`."""
     return PosTagger.load_default()
+
+
+def learn_word_clusters(
+    sentences: Iterable[Sequence[str]],
+    n_clusters: int = 256,
+    min_count: int = 3,
+    n_context: int = 1000,
+    n_components: int = 100,
+    seed: int = 0,
+) -> dict[str, int]:
+    """Cluster words by their neighbours in unlabelled tokenised text.
+
+    Each word key seen ``min_count`` times is described by counts of its left and right
+    neighbours among the ``n_context`` most frequent keys (log-scaled, reduced to
+    ``n_components`` dimensions by truncated SVD, unit length), then grouped by k-means.
+    Returns ``{word key: cluster id}``.
+    """
+    from scipy.sparse import coo_matrix
+    from sklearn.cluster import MiniBatchKMeans
+    from sklearn.decomposition import TruncatedSVD
+    from sklearn.preprocessing import normalize
+
+    keyed = [[_key(_NORMALISE.get(t, t)) for t in s] for s in sentences]
+    counts = Counter(k for s in keyed for k in s)
+    vocab = {k: i for i, (k, c) in enumerate(counts.most_common()) if c >= min_count}
+    context = {k: i for i, (k, _) in enumerate(counts.most_common(n_context))}
+    pairs: Counter = Counter()
+    for s in keyed:
+        padded = ["-START-", *s, "-END-"]
+        for i in range(1, len(padded) - 1):
+            row = vocab.get(padded[i])
+            if row is None:
+                continue
+            left = context.get(padded[i - 1], -1)
+            right = context.get(padded[i + 1], -1)
+            if left >= 0:
+                pairs[row, left] += 1
+            if right >= 0:
+                pairs[row, n_context + right] += 1
+    if len(vocab) < n_clusters:
+        raise ValueError(f"too little text to learn {n_clusters} clusters ({len(vocab)} words)")
+    rows, cols = zip(*pairs, strict=True)
+    x = coo_matrix((np.log1p(list(pairs.values())), (rows, cols)),
+                   shape=(len(vocab), 2 * n_context)).tocsr()
+    x = normalize(TruncatedSVD(n_components, random_state=seed).fit_transform(normalize(x)))
+    km = MiniBatchKMeans(n_clusters, random_state=seed, n_init=3, batch_size=4096).fit(x)
+    return {k: int(c) for k, c in zip(vocab, km.labels_, strict=True)}
 
 
 # --------------------------------------------------------------------- treebank reading

@@ -34,6 +34,7 @@ _TOKEN = re.compile(
     \s*(
     \w+(?![\w'\u2032.,:\-\u2010(])                # fast path: a plain word or number
   | [,;()\[\]{}%=<>+]                           # fast path: common punctuation
+  | °[CFK]?(?!\w)                                # degrees: °C
   | https?://[^\s<>"]*[^\s<>".,;:)\]]           # URL (no trailing punctuation)
   | (?:[A-Za-z]\.){2,}(?![A-Za-z])              # e.g.  i.e.  r.m.s.  U.S.
   | \b(?i:""" + _ABBREVIATIONS + r""")\.(?!\w)   # Fig.  et al.  vs.

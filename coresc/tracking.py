@@ -190,6 +190,18 @@ def code_version() -> str:
     return __version__
 
 
+def source_hash() -> str:
+    """Short SHA-256 of the package's Python sources: tells apart runs of uncommitted code."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 # --------------------------------------------------------------------------- pyfunc model
 
 #: Columns a pyfunc input may carry (the JSONL writer's record fields); only ``text`` is needed.

@@ -4,14 +4,15 @@ Setups (all labels gold):
 
 * ``cra3``    CRA, 3 folds by paper, balanced by sentence count (largest first, greedy);
 * ``art9``    ART, 9 folds = the release folders ann1..ann9;
-* ``art2cra`` train on all of ART, test on all of CRA.
+* ``art2cra`` train on all of ART, test on all of CRA;
+* ``cra3+art`` as cra3, with all of ART added to every training fold.
 
 Prints coresc.metrics.format_report per setup, the per-label table next to the CRA
 paper's Table 8 for cra3, and with ``--json FILE`` writes all results.
 ``--ablation`` runs cra3 once per feature group switched off (primary label only).
 
     nice -n 10 python experiments/cv.py cra3 art9 art2cra --json /tmp/cv.json
-    nice -n 10 python experiments/cv.py --ablation --c1 0.05 --c2 0.01
+    nice -n 10 python experiments/cv.py --ablation --c1 0.05 --c2 0.3
 """
 
 from __future__ import annotations
@@ -48,11 +49,11 @@ def art_folds(papers) -> list[int]:
     return [names.index(Path(p.source_path).parent.name) for p in papers]
 
 
-def crossval(papers, folds, params: dict, label: str) -> dict:
+def crossval(papers, folds, params: dict, label: str, extra=()) -> dict:
     """Train on k-1 folds, annotate the held-out fold; score the pooled predictions.
 
     Also scores the unthresholded top-3 ranking (``result["ranking"]``: top-2/top-3
-    recall of gold second labels).
+    recall of gold second labels). ``extra`` papers are added to every training fold.
     """
     k = max(folds) + 1
     t0 = time.monotonic()
@@ -60,7 +61,7 @@ def crossval(papers, folds, params: dict, label: str) -> dict:
     for f in range(k):
         train = [p for p, g in zip(papers, folds, strict=True) if g != f]
         test = [p for p, g in zip(papers, folds, strict=True) if g == f]
-        model = CoreSCClassifier(**params).fit(train)
+        model = CoreSCClassifier(**params).fit(train + list(extra))
         model.annotate(test)
         for paper, ranks in zip(test, model.rank(test), strict=True):
             for s, r in zip(paper.sentences(), ranks, strict=True):
@@ -79,6 +80,9 @@ def run_setup(setup: str, params: dict) -> dict:
     if setup == "cra3":
         papers = load("cra")
         result = crossval(papers, cra_folds(papers), params, setup)
+    elif setup == "cra3+art":
+        papers = load("cra")
+        result = crossval(papers, cra_folds(papers), params, setup, extra=load("art"))
     elif setup == "art9":
         papers = load("art")
         result = crossval(papers, art_folds(papers), params, setup)
@@ -88,7 +92,7 @@ def run_setup(setup: str, params: dict) -> dict:
         model.annotate(test)
         result = evaluate_papers(test)
     else:
-        raise SystemExit(f"unknown setup {setup!r} (cra3, art9, art2cra)")
+        raise SystemExit(f"unknown setup {setup!r} (cra3, cra3+art, art9, art2cra)")
     result["seconds"] = round(time.monotonic() - t0, 1)
     return result
 
@@ -109,27 +113,39 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-iterations", type=int, default=150)
     ap.add_argument("--features", default=",".join(FEATURE_GROUPS))
     ap.add_argument("--no-secondary", action="store_true")
+    ap.add_argument("--no-balance", action="store_true",
+                    help="Viterbi decoding, no per-label biases (no inner CV needed)")
+    ap.add_argument("--inner-folds", type=int, default=3)
     ap.add_argument("--ablation", action="store_true",
                     help="cra3 with each feature group off in turn (and n-grams only)")
+    ap.add_argument("--drop", help="with --ablation: only these bundles off, e.g. "
+                                   "'verbs+verbclass+syntax,context' (default: each group, "
+                                   "plus the all / ngrams-only rows)")
     ap.add_argument("--json", help="write all results to this file")
     args = ap.parse_args(argv)
     params = {"c1": args.c1, "c2": args.c2, "max_iterations": args.max_iterations,
               "features": tuple(args.features.split(",")),
-              "secondary": not args.no_secondary, "verbose": False}
+              "secondary": not args.no_secondary, "balance": not args.no_balance,
+              "inner_folds": args.inner_folds, "verbose": False}
     results = {}
     if args.ablation:
         papers = load("cra")
         folds = cra_folds(papers)
-        configs = [("all groups", params["features"]), ("ngrams only", ("ngrams",))]
-        configs += [(f"- {g}", tuple(x for x in params["features"] if x != g))
-                    for g in params["features"]]
-        print(f"{'features':<16}{'accuracy':>10}{'macro F1':>10}")
+        if args.drop:
+            bundles = [b.split("+") for b in args.drop.split(",")]
+            configs = [("- " + "+".join(b), tuple(x for x in params["features"] if x not in b))
+                       for b in bundles]
+        else:
+            configs = [("all groups", params["features"]), ("ngrams only", ("ngrams",))]
+            configs += [(f"- {g}", tuple(x for x in params["features"] if x != g))
+                        for g in params["features"]]
+        print(f"{'features':<28}{'accuracy':>10}{'macro F1':>10}")
         for name, groups in configs:
-            r = crossval(papers, folds, {**params, "features": groups, "secondary": False},
-                         name)
+            r = crossval(papers, folds, {**params, "features": groups, "secondary": False,
+                                         "balance": False}, name)
             results[name] = {"accuracy": r["primary"]["accuracy"],
                              "macro_f1": r["primary"]["macro_f1"]}
-            print(f"{name:<16}{r['primary']['accuracy']:>10.4f}"
+            print(f"{name:<28}{r['primary']['accuracy']:>10.4f}"
                   f"{r['primary']['macro_f1']:>10.4f}", flush=True)
     else:
         for setup in args.setups:
@@ -137,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
             results[setup] = r
             print(f"== {setup} ({r['seconds']}s) params {json.dumps(params)}")
             print(format_report(r))
-            if setup == "cra3":
+            if setup.startswith("cra3"):
                 print(table8(r))
                 rk = r["ranking"]
                 print(f"ranking (no thresholds): top-2 recall {rk['top2_recall']:.3f}, "

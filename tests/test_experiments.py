@@ -230,7 +230,8 @@ def test_tiny_experiment_logs_everything_and_reproduces(shared_data, store) -> N
     client = MlflowClient(store.tracking_uri)
     parent = client.get_run(first.run_id)
     assert parent.info.status == "FINISHED"
-    assert parent.data.params["fold_kind"] == "kfold" and "code_version" in parent.data.params
+    assert parent.data.params["fold_kind"] == "kfold"
+    assert {"code_version", "source_hash", "features", "corpora"} <= set(parent.data.params)
     top = {a.path for a in client.list_artifacts(first.run_id)}
     assert {"folds.json", "confusion.png", "per_label.csv", "report.md",
             "predictions.jsonl"} <= top
@@ -255,3 +256,74 @@ def _meta_labels(client, run_id: str) -> list[str]:
     local = Path(client.download_artifacts(run_id, "model"))
     meta = next(local.rglob("meta.json"))
     return json.loads(meta.read_text())["labels"]
+
+
+# --------------------------------------------------------------------------- reports
+
+def test_published_numbers_match_the_scheme_doc() -> None:
+    from coresc.report import PUBLISHED_CRA_CRF_F1, parse_published_f1
+
+    doc = Path(__file__).resolve().parents[2] / "shared" / "docs" / "coresc-scheme.md"
+    if not doc.is_file():
+        pytest.skip("coresc-scheme.md not found")
+    assert parse_published_f1(doc.read_text(encoding="utf-8")) == PUBLISHED_CRA_CRF_F1
+
+
+def _fake_run(client, exp_id, config, test, train, metrics, silver=False, kind="experiment",
+              parent=None, fold=None, lodo=False):
+    tags = {"coresc.config": config, "coresc.kind": kind,
+            "coresc.reference_labels": "silver" if silver else "gold"}
+    if parent:
+        tags.update({"mlflow.parentRunId": parent, "coresc.fold": fold})
+    run = client.create_run(exp_id, run_name=config, tags=tags)
+    from mlflow.entities import Metric, Param
+    params = {"test_corpora": test, "train_corpora": train,
+              "fold_kind": "leave-one-domain-out" if lodo else "kfold"}
+    client.log_batch(run.info.run_id, metrics=[Metric(k, v, 0, 0) for k, v in metrics.items()],
+                     params=[Param(k, v) for k, v in params.items()])
+    client.set_terminated(run.info.run_id, "FINISHED")
+    return run.info.run_id
+
+
+def test_report_side_by_side_published_and_domains(store, tmp_path) -> None:
+    from mlflow.tracking import MlflowClient
+
+    from coresc.report import write_report
+
+    client = MlflowClient(store.tracking_uri)
+    exp = client.get_experiment_by_name(store.experiment_name)
+    eid = exp.experiment_id if exp else client.create_experiment(store.experiment_name)
+    _fake_run(client, eid, "art-to-cra", "cra", "art",
+              {"accuracy": 0.61, "macro_f1": 0.4, "precision_Bac": 0.5, "recall_Bac": 0.9,
+               "f1_Bac": 0.643, "f1_Hyp": 0.1})
+    cra = _fake_run(client, eid, "cra-3fold", "cra", "cra",
+                    {"accuracy": 0.72, "macro_f1": 0.56, "f1_Bac": 0.8, "f1_Hyp": 0.2})
+    lodo = _fake_run(client, eid, "lodo", "oa", "oa", {"silver_agreement": 0.5}, silver=True,
+                     lodo=True)
+    for dom, f in (("Biology", 0.7), ("Chemistry", 0.4)):
+        _fake_run(client, eid, "lodo", "oa", "oa", {"silver_f1_Bac": f, "silver_f1_Met": 0.3},
+                  silver=True, kind="fold", parent=lodo, fold=dom)
+    files = write_report(["art-to-cra", cra, "lodo"], tmp_path / "r.md",
+                         tracking_uri=store.tracking_uri, experiment_name=store.experiment_name)
+    text = (tmp_path / "r.md").read_text()
+    assert all(f.exists() for f in files) and len(files) == 3  # md, cra plot, domain plot
+    # Table 8 layout: both models on CRA in one row per label, published F1 alongside.
+    assert "| Bac | 50.0 | 90.0 | 64.3 | - | - | 80.0 | 76.7 |" in text  # P R F1 x 2, published
+    assert "| Hyp | - | - | 10.0 | - | - | 20.0 | 13.9 |" in text
+    assert "| published: SAPIENTA trained on ART, run on CRA | | | gold: accuracy | 51.9 |" in text
+    assert "| Biology | 30.0 | 70.0 |" in text and "| Chemistry | 30.0 | 40.0 |" in text  # Met, Bac
+    assert "silver: agreement with SAPIENTA | 50.0" in text
+    with pytest.raises(UsageError, match="no finished experiment run"):
+        write_report(["never-ran"], tmp_path / "x.md", tracking_uri=store.tracking_uri,
+                     experiment_name=store.experiment_name)
+
+
+def test_sigterm_becomes_an_interrupt_inside_the_runner() -> None:
+    import os
+    import signal
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt), ex._sigterm_raises():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler interrupts this
+    assert signal.getsignal(signal.SIGTERM) == before

@@ -50,7 +50,8 @@ def server(tmp_path: Path):
         deadline = time.monotonic() + START_TIMEOUT
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"mlflow server exited: {(tmp_path / 'server.log').read_text()[-2000:]}")
+                log_text = (tmp_path / "server.log").read_text()[-2000:]
+                pytest.fail(f"mlflow server exited: {log_text}")
             try:
                 with urllib.request.urlopen(uri + "/health", timeout=2) as resp:
                     if resp.status == 200:
@@ -66,7 +67,7 @@ def server(tmp_path: Path):
         with _suppress():
             os.killpg(proc.pid, signal.SIGTERM)
         try:
-            proc.wait(timeout=15)
+            proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             with _suppress():
                 os.killpg(proc.pid, signal.SIGKILL)

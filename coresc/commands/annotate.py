@@ -20,8 +20,6 @@ import argparse
 import sys
 import time
 
-from ..errors import UsageError
-
 WRITE_FORMATS = ("xml", "jsonl", "tsv", "html")
 
 
@@ -39,36 +37,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..writers import write_papers
-    from .convert import read_papers
+    from .convert import read_for_command, report_errors, wants_directory
     from .evaluate import load_model
 
     model = load_model(args.model)  # fail on a bad model before reading anything
     t0 = time.monotonic()
-    papers, errors, files = read_papers(args.inputs, args.format)
-    if not files:
-        raise UsageError(f"{', '.join(args.inputs)}: no readable files found "
-                         f"(looked for .xml .nxml .txt .jsonl)")
-    if not papers:
-        if len(errors) == 1:
-            raise errors[0]
-        _report(errors, len(files))
-        return 2
+    papers, errors, files = read_for_command("annotate", args.inputs, args.format)
     model.annotate(papers)
     n = sum(len(p) for p in papers)
-    written = write_papers(papers, args.to, args.output, inputs=files)
+    written = write_papers(papers, args.to, args.output, inputs=files,
+                           as_directory=wants_directory(args.inputs))
     secs = time.monotonic() - t0
     where = "stdout" if not written else (
         str(written[0]) if len(written) == 1 else f"{len(written)} files in {args.output}")
     print(f"[coresc] annotated {n} sentences of {len(papers)} paper(s) in {secs:.1f}s "
           f"-> {where}", file=sys.stderr)
-    if errors:
-        _report(errors, len(files))
-        return 1
-    return 0
-
-
-def _report(errors, n_files: int) -> None:
-    for exc in errors:
-        print(f"coresc annotate: error: {exc}", file=sys.stderr)
-    print(f"coresc annotate: {len(errors)} of {n_files} file(s) could not be read",
-          file=sys.stderr)
+    return report_errors("annotate", errors, len(files))

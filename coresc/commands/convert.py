@@ -40,25 +40,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    papers, errors, files = read_papers(args.inputs, args.format)
+    papers, errors, files = read_for_command("convert", args.inputs, args.format)
+    written = write_papers(papers, args.to, args.output, inputs=files,
+                           as_directory=wants_directory(args.inputs))
+    if written:
+        where = written[0] if written[0] == Path(args.output) else f"{args.output}/"
+        print(f"[coresc] wrote {len(papers)} paper(s) as {args.to} to {where}", file=sys.stderr)
+    return report_errors("convert", errors, len(files))
+
+
+def wants_directory(inputs: Sequence[str | Path]) -> bool:
+    """A directory (or several files) in means a directory out, however many papers."""
+    return len(inputs) > 1 or any(Path(p).is_dir() for p in inputs)
+
+
+def read_for_command(command: str, inputs: Sequence[str | Path], fmt: str = "auto",
+                     ) -> tuple[list[Paper], list[InputError], list[Path]]:
+    """:func:`read_papers` with the command line's policy on failure.
+
+    No input file at all, or no file readable, is an error (the unreadable files are
+    listed first); otherwise the errors are returned to be reported after the output.
+    """
+    papers, errors, files = read_papers(inputs, fmt)
     if not files:
-        raise UsageError(f"{', '.join(args.inputs)}: no readable files found "
+        raise UsageError(f"{', '.join(map(str, inputs))}: no readable files found "
                          f"(looked for .xml .nxml .txt .jsonl)")
     if not papers:
         if len(errors) == 1:
             raise errors[0]
-        _report_errors(errors, len(files))
-        return 2
-    # A directory (or several files) in means a directory out, however many papers.
-    many_in = len(args.inputs) > 1 or any(Path(p).is_dir() for p in args.inputs)
-    written = write_papers(papers, args.to, args.output, inputs=files, as_directory=many_in)
-    if written:
-        where = written[0] if written[0] == Path(args.output) else f"{args.output}/"
-        print(f"[coresc] wrote {len(papers)} paper(s) as {args.to} to {where}", file=sys.stderr)
-    if errors:
-        _report_errors(errors, len(files))
-        return 1
-    return 0
+        report_errors(command, errors, len(files))
+        raise UsageError(f"none of the {len(files)} input file(s) could be read")
+    return papers, errors, files
 
 
 def read_papers(inputs: Sequence[str | Path], fmt: str = "auto",
@@ -93,8 +105,11 @@ def read_papers(inputs: Sequence[str | Path], fmt: str = "auto",
     return papers, errors, files
 
 
-def _report_errors(errors: list[InputError], n_files: int) -> None:
+def report_errors(command: str, errors: list[InputError], n_files: int) -> int:
+    """List the files that could not be read on stderr; return the exit code (0 or 1)."""
     for exc in errors:
-        print(f"coresc convert: error: {exc}", file=sys.stderr)
-    print(f"coresc convert: {len(errors)} of {n_files} file(s) could not be read",
-          file=sys.stderr)
+        print(f"coresc {command}: error: {exc}", file=sys.stderr)
+    if errors:
+        print(f"coresc {command}: {len(errors)} of {n_files} file(s) could not be read",
+              file=sys.stderr)
+    return 1 if errors else 0

@@ -1,0 +1,305 @@
+"""Comparison reports from logged MLflow runs: Markdown tables and PNG plots.
+
+:func:`write_report` takes experiment runs (run ids, or config names meaning the latest
+finished run of that config) and writes
+
+* a headline table of every run (accuracy on gold labels, *agreement with SAPIENTA* on
+  silver ones, macro-F1, kappas, wall time);
+* per test set, the per-label precision / recall / F1 of every model tested on it side by
+  side, in the layout of the CRA paper's Table 8 (ART-trained vs CRA-trained on CRA, and
+  the reverse direction on ART), with the published numbers alongside and a bar chart;
+* for a leave-one-domain-out run, per-label F1 in each OA-STM domain (table and plot).
+
+Everything is read from the runs' metrics and parameters; nothing is recomputed here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import UsageError
+from .labels import sort_key
+
+#: Published reference values (not our results). Source: the Multi-CoreSC CRA corpus paper,
+#: section 4 and Table 8, as summarised in ../shared/docs/coresc-scheme.md
+#: ("Reference results"). F1 in percent per label of a CRF trained and tested on CRA
+#: (3-fold cross-validation, primary label only).
+PUBLISHED_CRA_CRF_F1: dict[str, float] = {
+    "Bac": 76.7, "Con": 53.9, "Exp": 83.4, "Goa": 54.2, "Hyp": 13.9, "Met": 58.3,
+    "Mod": 0.0, "Mot": 43.9, "Obj": 27.0, "Obs": 43.0, "Res": 68.3,
+}
+#: Published accuracies (percent), same source.
+PUBLISHED_ACCURACY: dict[str, tuple[float, str]] = {
+    "art-9fold": (50.4, "SAPIENTA CRF, 9-fold CV on ART (265 papers)"),
+    "art-to-cra": (51.9, "SAPIENTA trained on ART, run on CRA"),
+}
+PUBLISHED_SOURCE = ("Multi-CoreSC CRA corpus paper, section 4 / Table 8 "
+                    "(../shared/docs/coresc-scheme.md)")
+
+
+def parse_published_f1(doc_text: str) -> dict[str, float]:
+    """The per-label F1 list of the scheme doc ("F1 per label: Bac 76.7, Con 53.9, ...")."""
+    m = re.search(r"F1 per\s+label:\s*(.+?)\.\s*(?:\n\s*\n|\n-|$)", doc_text, re.S)
+    if not m:
+        return {}
+    return {lab: float(v) for lab, v in re.findall(r"([A-Z][a-z]{2})\s+(\d+(?:\.\d+)?)",
+                                                    m.group(1))}
+
+
+@dataclass
+class RunInfo:
+    """What a report needs of one experiment run."""
+
+    run_id: str
+    config: str
+    silver: bool
+    test: str
+    train: str
+    metrics: dict[str, float]
+    params: dict[str, str]
+
+    @property
+    def prefix(self) -> str:
+        return "silver_" if self.silver else ""
+
+    @property
+    def headline(self) -> float | None:
+        return self.metrics.get("silver_agreement" if self.silver else "accuracy")
+
+    def per_label(self) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        pat = re.compile(rf"^{self.prefix}(precision|recall|f1)_(.+)$")
+        for k, v in self.metrics.items():
+            m = pat.match(k)
+            if m and not (not self.silver and k.startswith("silver_")):
+                out.setdefault(m.group(2), {})[m.group(1)] = v
+        return out
+
+
+def _client(tracking_uri: str | None):
+    from mlflow.tracking import MlflowClient
+
+    return MlflowClient(tracking_uri)
+
+
+def resolve_runs(refs: Sequence[str], client, experiment_id: str) -> list[RunInfo]:
+    """Run ids, or config names (latest FINISHED parent run of that config)."""
+    from mlflow.exceptions import MlflowException
+
+    out = []
+    for ref in refs:
+        run = None
+        if re.fullmatch(r"[0-9a-f]{32}", ref):
+            try:
+                run = client.get_run(ref)
+            except MlflowException:
+                raise UsageError(f"{ref}: no such MLflow run") from None
+        else:
+            found = client.search_runs(
+                [experiment_id],
+                f"tags.`coresc.config` = '{ref}' and tags.`coresc.kind` = 'experiment' "
+                f"and attributes.status = 'FINISHED'",
+                order_by=["attributes.start_time DESC"], max_results=1)
+            if not found:
+                raise UsageError(f"{ref}: no finished experiment run of that name "
+                                 f"(run `coresc experiment {ref}` first)")
+            run = found[0]
+        tags, params = run.data.tags, run.data.params
+        out.append(RunInfo(
+            run_id=run.info.run_id, config=tags.get("coresc.config", ref),
+            silver=tags.get("coresc.reference_labels") == "silver",
+            test=params.get("test_corpora", "?"), train=params.get("train_corpora", "?"),
+            metrics=dict(run.data.metrics), params=dict(params)))
+    return out
+
+
+def _fmt(v: float | None, pct: bool = True) -> str:
+    if v is None:
+        return "-"
+    return f"{100 * v:.1f}" if pct else f"{v:.3f}"
+
+
+def headline_table(runs: Sequence[RunInfo]) -> list[str]:
+    lines = ["| experiment | trained on | tested on | labels | accuracy / agreement % | "
+             "macro-F1 | CoreSC1 kappa | weighted kappa | wall time | run |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in runs:
+        kind = "silver: agreement with SAPIENTA" if r.silver else "gold: accuracy"
+        wall = r.metrics.get("wall_time_s")
+        lines.append(
+            f"| {r.config} | {r.train} | {r.test} | {kind} | {_fmt(r.headline)} | "
+            f"{_fmt(r.metrics.get(r.prefix + 'macro_f1'), False)} | "
+            f"{_fmt(r.metrics.get(r.prefix + 'kappa_coresc1_micro'), False)} | "
+            f"{_fmt(r.metrics.get(r.prefix + 'kappa_weighted_micro'), False)} | "
+            f"{'-' if wall is None else f'{wall / 60:.1f} min'} | `{r.run_id[:8]}` |")
+    for r in runs:
+        if r.config in PUBLISHED_ACCURACY:
+            acc, what = PUBLISHED_ACCURACY[r.config]
+            lines.append(f"| published: {what} | | | gold: accuracy | {acc:.1f} | | | | | |")
+    return lines
+
+
+def side_by_side(test: str, runs: Sequence[RunInfo]) -> list[str]:
+    """Table 8 layout: one row per label, P / R / F1 of each model on the same test set."""
+    labels = sorted({lab for r in runs for lab in r.per_label()}, key=sort_key)
+    published = test == "cra"
+    head = "| label | " + " | ".join(f"{r.config} P | {r.config} R | {r.config} F1"
+                                     for r in runs)
+    sep = "| --- | " + " | ".join("--- | --- | ---" for _ in runs)
+    if published:
+        head += " | published CRF (CRA 3-fold) F1"
+        sep += " | ---"
+    lines = [head + " |", sep + " |"]
+    for lab in labels:
+        cells = []
+        for r in runs:
+            s = r.per_label().get(lab, {})
+            cells += [_fmt(s.get("precision")), _fmt(s.get("recall")), _fmt(s.get("f1"))]
+        row = f"| {lab} | " + " | ".join(cells)
+        if published:
+            pub = PUBLISHED_CRA_CRF_F1.get(lab)
+            row += f" | {'-' if pub is None else f'{pub:.1f}'}"
+        lines.append(row + " |")
+    return lines
+
+
+def plot_side_by_side(test: str, runs: Sequence[RunInfo], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = sorted({lab for r in runs for lab in r.per_label()}, key=sort_key)
+    series = [(f"{r.config}", [100 * r.per_label().get(lab, {}).get("f1", 0.0)
+                               for lab in labels]) for r in runs]
+    if test == "cra":
+        series.append(("published CRF (CRA 3-fold)",
+                       [PUBLISHED_CRA_CRF_F1.get(lab, float("nan")) for lab in labels]))
+    width = 0.8 / len(series)
+    fig, ax = plt.subplots(figsize=(max(6, 0.8 * len(labels) + 2), 3.8))
+    for i, (name, ys) in enumerate(series):
+        ax.bar([x + i * width for x in range(len(labels))], ys, width, label=name)
+    ax.set_xticks([x + 0.4 - width / 2 for x in range(len(labels))], labels)
+    ax.set_ylabel("F1 (%)")
+    silver = any(r.silver for r in runs)
+    ax.set_title(f"Per-label F1 on {test}" + (" (silver: agreement with SAPIENTA)"
+                                              if silver else " (gold)"), fontsize=10)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def domain_f1(client, run: RunInfo) -> dict[str, dict[str, float]]:
+    """Per fold (domain) of a run: label -> F1, from its nested fold runs."""
+    exp_id = client.get_run(run.run_id).info.experiment_id
+    children = client.search_runs([exp_id], f"tags.`mlflow.parentRunId` = '{run.run_id}'")
+    out = {}
+    for c in children:
+        info = RunInfo(c.info.run_id, run.config, run.silver, run.test, run.train,
+                       dict(c.data.metrics), {})
+        out[c.data.tags.get("coresc.fold", c.info.run_id)] = {
+            lab: s.get("f1", 0.0) for lab, s in info.per_label().items()}
+    return dict(sorted(out.items()))
+
+
+def plot_domains(per_domain: Mapping[str, Mapping[str, float]], path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    domains = list(per_domain)
+    labels = sorted({lab for d in per_domain.values() for lab in d}, key=sort_key)
+    grid = [[100 * per_domain[d].get(lab, float("nan")) for lab in labels] for d in domains]
+    fig, ax = plt.subplots(figsize=(1.5 + 0.65 * len(labels), 1 + 0.42 * len(domains)))
+    im = ax.imshow(grid, cmap="viridis", vmin=0, vmax=100, aspect="auto")
+    ax.set_xticks(range(len(labels)), labels)
+    ax.set_yticks(range(len(domains)), domains)
+    for i, row in enumerate(grid):
+        for j, v in enumerate(row):
+            if v == v:  # not NaN
+                ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=7,
+                        color="white" if v < 55 else "black")
+    fig.colorbar(im, ax=ax, label="F1 (%)")
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _atomic_write(path: Path, data: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(data)
+    os.replace(tmp, path)
+
+
+def write_report(refs: Sequence[str], out: str | Path, tracking_uri: str | None = None,
+                 experiment_name: str | None = None) -> list[Path]:
+    """Write the Markdown report ``out`` and its PNGs beside it; return the files written."""
+    from .tracking import load_settings
+
+    settings = load_settings()
+    uri = tracking_uri or settings.tracking_uri
+    from .tracking import check_reachable
+
+    check_reachable(uri)
+    client = _client(uri)
+    name = experiment_name or settings.experiment_name
+    exp = client.get_experiment_by_name(name)
+    if exp is None:
+        raise UsageError(f"no MLflow experiment {name!r} at {uri}")
+    runs = resolve_runs(refs, client, exp.experiment_id)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stem = out.with_suffix("")
+    written: list[Path] = []
+    md = ["# coresc experiment report", "",
+          "Gold labels are human annotation; silver labels are SAPIENTA's automatic output, "
+          "so scores against them are *agreement with SAPIENTA (silver)*, not accuracy. "
+          f"Published numbers are reference values from the {PUBLISHED_SOURCE}, "
+          "not results of this project.", "", "## Headline numbers", ""]
+    md += headline_table(runs)
+    by_test: dict[str, list[RunInfo]] = {}
+    for r in runs:
+        by_test.setdefault(r.test, []).append(r)
+    for test, group in by_test.items():
+        if not any(r.per_label() for r in group):
+            continue
+        png = Path(f"{stem}-{_slug(test)}.png")
+        plot_side_by_side(test, group, png)
+        written.append(png)
+        kind = "silver (agreement with SAPIENTA)" if any(r.silver for r in group) else "gold"
+        md += ["", f"## Per-label precision / recall / F1 on {test} ({kind})", "",
+               "Models tested on the same set side by side (layout of the CRA paper's "
+               "Table 8), in percent.", ""]
+        md += side_by_side(test, group)
+        md += ["", f"![per-label F1 on {test}]({png.name})"]
+    for r in runs:
+        if r.params.get("fold_kind") == "leave-one-domain-out":
+            per_domain = domain_f1(client, r)
+            png = Path(f"{stem}-domains-{_slug(r.config)}.png")
+            plot_domains(per_domain, png, f"{r.config}: per-label F1 per held-out domain"
+                         + (" (silver)" if r.silver else ""))
+            written.append(png)
+            labels = sorted({lab for d in per_domain.values() for lab in d}, key=sort_key)
+            md += ["", f"## Per-label F1 across domains: {r.config}"
+                   + (" (silver: agreement with SAPIENTA)" if r.silver else ""), "",
+                   "| domain | " + " | ".join(labels) + " |",
+                   "| --- | " + " | ".join("---" for _ in labels) + " |"]
+            for dom, f1s in per_domain.items():
+                md.append(f"| {dom} | " + " | ".join(_fmt(f1s.get(lab)) for lab in labels)
+                          + " |")
+            md += ["", f"![per-label F1 per domain]({png.name})"]
+    _atomic_write(out, "\n".join(md) + "\n")
+    return [out, *written]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9+.-]+", "_", text).strip("_") or "x"

@@ -1,0 +1,164 @@
+"""CoreSCClassifier: fit / predict / save / load on small invented papers."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from coresc.document import Label, Paper, Paragraph, Section, Sentence
+from coresc.errors import CorescError
+from coresc.model import CoreSCClassifier, ModelError, _tune_thresholds, balanced_folds
+
+GROUPS = ("location", "section", "ngrams", "cues", "zone", "context")
+
+TEMPLATES = {
+    "Bac": ["Previous studies have shown that {x} is common [1].",
+            "It is well known that {x} affects growth (Smith et al., 2001)."],
+    "Goa": ["To determine whether {x} matters, we used mice."],
+    "Exp": ["Cells were incubated with {x} for 2 h.", "Samples were washed and {x} added."],
+    "Res": ["The level of {x} increased by 20%.", "Treatment with {x} reduced tumours."],
+    "Con": ["These results suggest that {x} may be important."],
+}
+WORDS = ["oestradiol", "tamoxifen", "insulin", "cyanide", "nafenopin", "testosterone"]
+
+
+def make_paper(i: int, rng: random.Random) -> Paper:
+    def sent(k, code, extra=()):
+        text = rng.choice(TEMPLATES[code]).format(x=rng.choice(WORDS))
+        return Sentence(sid=str(k), text=text, gold=[Label(code)] + [Label(e) for e in extra])
+
+    k = iter(range(1, 100))
+    intro = [sent(next(k), "Bac") for _ in range(3)] + [sent(next(k), "Goa", ["Exp"])]
+    methods = [sent(next(k), "Exp") for _ in range(4)]
+    results = [sent(next(k), "Res") for _ in range(3)] + [sent(next(k), "Con", ["Res"])]
+    unlabelled = Sentence(sid=str(next(k)), text="We thank the funders.")
+    return Paper(id=f"p{i}", sections=[
+        Section("Introduction", "introduction", 1, None, [Paragraph(intro)]),
+        Section("Methods", "methods", 1, None, [Paragraph(methods)]),
+        Section("Results", "results", 1, None, [Paragraph(results)]),
+        Section("Acknowledgements", "acknowledgements", 1, None, [Paragraph([unlabelled])]),
+    ])
+
+
+@pytest.fixture(scope="module")
+def papers() -> list[Paper]:
+    rng = random.Random(7)
+    return [make_paper(i, rng) for i in range(6)]
+
+
+@pytest.fixture(scope="module")
+def model(papers) -> CoreSCClassifier:
+    return CoreSCClassifier(features=GROUPS, c1=0.01, c2=0.01, max_iterations=30,
+                            max_secondary_rate=0.3, verbose=False).fit(papers)
+
+
+def test_balanced_folds_largest_first():
+    # 50->0, 40->1, 30->1 (40<50), 20->0 (50<70), 10->0 (tie 70/70: lower fold)
+    assert balanced_folds([10, 50, 30, 20, 40], 2) == [0, 0, 1, 0, 1]
+    folds = balanced_folds([5] * 9, 3)
+    assert sorted(folds) == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+
+
+def test_fit_predict(model, papers):
+    assert set(model.labels_) == {"Bac", "Goa", "Exp", "Res", "Con"}  # never ""
+    preds = model.predict(papers)
+    assert len(preds) == len(papers)
+    first = [s[0].label for p, ps in zip(papers, preds, strict=True)
+             for s, g in zip(ps, p.sentences(), strict=True) if g.gold]
+    gold = [s.gold_codes[0] for p in papers for s in p.sentences() if s.gold]
+    assert np.mean([a == b for a, b in zip(first, gold, strict=True)]) > 0.9
+    for ps in preds:
+        for ranking in ps:
+            assert 1 <= len(ranking) <= 3
+            assert all(0.0 <= r.score <= 1.0 for r in ranking)
+            assert len({r.label for r in ranking}) == len(ranking)
+    full = model.rank(papers[:1])[0]
+    assert all(len(r) == 3 for r in full)
+    marg = model.marginals(papers[:1])[0]
+    assert marg.shape == (len(papers[0]), len(model.labels_))
+    assert np.allclose(marg.sum(axis=1), 1.0, atol=1e-6)
+
+
+def test_secondary_layer_trained_and_bounded(model, papers):
+    meta = model.meta_["secondary"]
+    assert meta is not None and 0.0 < meta["threshold2"] <= 1.01
+    preds = model.predict(papers)
+    rate = np.mean([len(r) > 1 for ps in preds for r in ps])
+    assert rate <= 0.35
+
+
+def test_annotate_sets_pred(model, papers):
+    model.annotate(papers[:2])
+    assert all(s.pred for p in papers[:2] for s in p.sentences())
+
+
+def test_save_load_round_trip(model, papers, tmp_path):
+    model.save(tmp_path / "m")
+    names = sorted(f.name for f in (tmp_path / "m").iterdir())
+    assert names == ["config.json", "crf.crfsuite", "meta.json", "ovr.npz", "ovr_vocab.json"]
+    loaded = CoreSCClassifier.load(tmp_path / "m")
+    assert loaded.get_params() == model.get_params()
+    a, b = model.predict(papers), loaded.predict(papers)
+    assert [[[(p.label, round(p.score, 6)) for p in r] for r in x] for x in a] == \
+           [[[(p.label, round(p.score, 6)) for p in r] for r in x] for x in b]
+    # npz loads without pickle
+    with np.load(tmp_path / "m" / "ovr.npz", allow_pickle=False) as z:
+        assert z["coef"].dtype == np.float32
+
+
+def test_load_errors(model, tmp_path):
+    with pytest.raises(ModelError, match="model directory not found"):
+        CoreSCClassifier.load(tmp_path / "nope")
+    d = model.save(tmp_path / "m2")
+    (d / "meta.json").write_text("{not json")
+    with pytest.raises(ModelError, match="corrupt JSON"):
+        CoreSCClassifier.load(d)
+    model.save(d)
+    (d / "crf.crfsuite").write_bytes(b"garbage")
+    with pytest.raises(ModelError, match="cannot open CRF model"):
+        CoreSCClassifier.load(d)
+    model.save(d)
+    cfg = json.loads((d / "config.json").read_text())
+    cfg["features"] = ["sid"]
+    (d / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(ModelError, match="unknown feature group"):
+        CoreSCClassifier.load(d)
+
+
+def test_validation_and_unfitted(papers):
+    with pytest.raises(ValueError, match="unknown feature group"):
+        CoreSCClassifier(features=("nope",)).fit(papers)
+    with pytest.raises(ValueError, match="c1"):
+        CoreSCClassifier(c1=-1, c2=0.1).fit(papers)
+    with pytest.raises(CorescError, match="not trained"):
+        CoreSCClassifier().predict(papers)
+    empty = [Paper(id="x", sections=[Section("Intro", "introduction", 1, None,
+                                              [Paragraph([Sentence("1", "Text.")])])])]
+    with pytest.raises(CorescError, match="no sentence with a gold label"):
+        CoreSCClassifier(verbose=False).fit(empty)
+
+
+def test_cv_chooses_from_grid(papers):
+    m = CoreSCClassifier(features=GROUPS, c_grid=((0.01, 0.01), (1.0, 1.0)),
+                         max_iterations=15, secondary=False, verbose=False).fit(papers)
+    assert (m.c1_, m.c2_) in ((0.01, 0.01), (1.0, 1.0))
+    assert set(m.meta_["inner_cv_accuracy"]) == {"c1=0.01,c2=0.01", "c1=1.0,c2=1.0"}
+    assert m.meta_["secondary"] is None
+
+
+def test_threshold_tuning_respects_rate():
+    labels = ["A", "B", "C"]
+    rng = np.random.default_rng(0)
+    n = 200
+    gold = [["A", "B"] if i < 30 else ["A"] for i in range(n)]
+    prob = rng.uniform(0, 0.3, size=(n, 3))
+    prob[:30, 1] = 0.9  # the true second labels score high
+    prob[30:60, 2] = 0.8  # a decoy that is never right
+    t2, t3, tune = _tune_thresholds(prob, labels, ["A"] * n, gold, max_rate=0.2)
+    assert 0.8 < t2 <= 0.9
+    assert tune["precision_2"] == 1.0 and tune["rate_2"] == 0.15
+    t2, _, tune = _tune_thresholds(prob, labels, ["A"] * n, gold, max_rate=0.1)
+    assert tune["rate_2"] <= 0.1
