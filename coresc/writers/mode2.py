@@ -131,27 +131,27 @@ def _annotate_sentence(s: etree._Element, attrs: list[dict]) -> None:
         s.extend(new)
 
 
+def _append_before(el: etree._Element, text: str | None) -> None:
+    """Append ``text`` to what precedes ``el``: its previous sibling's tail or parent's text."""
+    if not text:
+        return
+    prev = el.getprevious()
+    if prev is not None:
+        prev.tail = (prev.tail or "") + text
+    else:
+        parent = el.getparent()
+        parent.text = (parent.text or "") + text
+
+
 def _remove_keep_tail(el: etree._Element) -> None:
     """Remove ``el`` but keep the text that follows it (lxml drops the tail with it)."""
-    if el.tail:
-        prev = el.getprevious()
-        if prev is not None:
-            prev.tail = (prev.tail or "") + el.tail
-        else:
-            parent = el.getparent()
-            parent.text = (parent.text or "") + el.tail
+    _append_before(el, el.tail)
     el.getparent().remove(el)
 
 
 def _unwrap(el: etree._Element) -> None:
     """Replace ``el`` by its content (text and children), in place."""
-    if el.text:
-        prev = el.getprevious()
-        if prev is not None:
-            prev.tail = (prev.tail or "") + el.text
-        else:
-            parent = el.getparent()
-            parent.text = (parent.text or "") + el.text
+    _append_before(el, el.text)
     for child in list(el):
         el.addprevious(child)  # moves the child with its tail
     _remove_keep_tail(el)
