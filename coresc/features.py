@@ -416,12 +416,14 @@ def analyse(paper: Paper, tokenize=None, tagger=None) -> list[_Analysis]:
     if tokenize is None:
         from .tokenize import tokenize
     tok = tokenize
-    out = []
-    for s in paper.sentences():
-        tokens = tok(s.text)
-        tags = tagger.tag(tokens) if tagger is not None and tokens else None
-        out.append(_Analysis(tokens, tags))
-    return out
+    token_lists = [tok(s.text) for s in paper.sentences()]
+    if tagger is None:
+        return [_Analysis(tokens, None) for tokens in token_lists]
+    many = getattr(tagger, "tag_many", None)  # one batched call when the tagger has it
+    tag_lists = many(token_lists) if many is not None else [
+        tagger.tag(tokens) if tokens else None for tokens in token_lists]
+    return [_Analysis(tokens, tags if tokens else None)
+            for tokens, tags in zip(token_lists, tag_lists, strict=True)]
 
 
 def paper_features(paper: Paper, groups: Sequence[str] = FEATURE_GROUPS,

@@ -341,11 +341,14 @@ class CoreSCClassifier:
         else:
             probs = None
         ranked = []
+        if probs is not None:  # one row-wise argsort, same order as per row
+            orders = np.argsort(-probs, axis=1, kind="stable").tolist()
+            prob_rows = probs.tolist()
         for i, first in enumerate(pred):
             entry = [Prediction(first, float(marg[i][first]))]
             if probs is not None:
-                order = np.argsort(-probs[i], kind="stable")
-                others = [(labels[j], float(probs[i][j])) for j in order if labels[j] != first]
+                row = prob_rows[i]
+                others = [(labels[j], row[j]) for j in orders[i] if labels[j] != first]
             else:
                 others = sorted(((lab, float(p)) for lab, p in marg[i].items() if lab != first),
                                 key=lambda lp: (-lp[1], sort_key(lp[0])))
@@ -459,6 +462,9 @@ class CoreSCClassifier:
             raise ModelError(d, "CRF labels do not match meta.json")
         if (d / "ovr.npz").is_file():
             model._ovr = _load_ovr(d, labels)
+            # the layer scores with scipy.sparse: import it with the model (a one-time
+            # ~0.2 s), not inside the first paper's annotation
+            import scipy.sparse  # noqa: F401
         return model
 
     def __repr__(self) -> str:
@@ -544,9 +550,19 @@ def _tag(tagger, x: list[dict[str, float]], label_set) -> tuple[list[str], list[
 def _biased_decode(marg: list[dict[str, float]], bias: dict[str, float]) -> list[str]:
     """Per sentence, the label maximising log marginal + bias (ties: priority order)."""
     out = []
+    log = math.log
+    extra: dict[str, tuple[float, int]] = {}  # label -> (bias, -priority), computed once
     for m in marg:
-        best = max(m, key=lambda lab: (math.log(max(m[lab], 1e-12)) + bias.get(lab, 0.0),
-                                       -sort_key(lab)[0]))
+        # max() by (log marginal + bias, -priority): the first label with the largest key
+        best = None
+        best_key = None
+        for lab, p in m.items():
+            e = extra.get(lab)
+            if e is None:
+                e = extra[lab] = (bias.get(lab, 0.0), -sort_key(lab)[0])
+            key = (log(max(p, 1e-12)) + e[0], e[1])
+            if best_key is None or key > best_key:
+                best, best_key = lab, key
         out.append(best)
     return out
 

@@ -27,6 +27,7 @@ import random
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
@@ -60,18 +61,30 @@ _ROLE_STARTS = np.array([0, 14, 18, 22, 23])  # where each role's features start
 
 
 def _shape(word: str) -> str:
-    """Compressed word shape: ``Fig.`` -> ``Xx.``, ``0.05`` -> ``d.d``, ``CO2`` -> ``Xd``."""
-    s = re.sub(r"[A-Z]+", "X", word)
-    s = re.sub(r"[a-z]+", "x", s)
-    s = re.sub(r"\d+", "d", s)
-    s = re.sub(r"[^\W\d_]+", "u", s)  # other letters (Greek ...)
+    """Compressed word shape: every run of letters or digits becomes ``u``, the rest stays.
+
+    ``Fig.`` -> ``u.``, ``0.05`` -> ``u.u``, ``well-known`` -> ``u-u``. The last pass also
+    rewrites the ``X``/``x``/``d`` marks of the earlier ones, so case and digits are lost;
+    the shipped model was trained with this shape, so it is kept as it is.
+    """
+    s = _UPPER("X", word)
+    s = _LOWER("x", s)
+    s = _DIGIT("d", s)
+    s = _OTHER("u", s)  # other letters (Greek ...)
     return s[:6]
+
+
+_UPPER = re.compile(r"[A-Z]+").sub
+_LOWER = re.compile(r"[a-z]+").sub
+_DIGIT = re.compile(r"\d+").sub
+_OTHER = re.compile(r"[^\W\d_]+").sub
 
 
 def _key(word: str) -> str:
     """The word as features see it: lower case, numbers collapsed."""
     low = word.lower()
-    if any(c.isdigit() for c in low) and not any(c.isalpha() for c in low):
+    # (the letter test first: most words fail it at their first character)
+    if not any(c.isalpha() for c in low) and any(c.isdigit() for c in low):
         return "!NUM"
     return low
 
@@ -83,15 +96,22 @@ def _word_features(word: str, clusters: dict[str, int]) -> tuple[list[str], ...]
     unlabelled text (:func:`learn_word_clusters`); it lets words never seen in the small
     treebank borrow evidence from words with similar contexts.
     """
+    f = _flat_features(word, clusters)
+    return f[:14], f[14:18], f[18:22], f[22:23], f[23:]
+
+
+def _flat_features(word: str, clusters: dict[str, int]) -> list[str]:
+    """The feature names of :func:`_word_features`, all roles in one list (24 names)."""
     k = _key(word)
     shape = _shape(word)
     cl = str(clusters.get(k, "?"))
-    cur = [
+    s3 = k[-3:]
+    return [
         "b",
         "w " + k,
         "s1 " + k[-1:],
         "s2 " + k[-2:],
-        "s3 " + k[-3:],
+        "s3 " + s3,
         "s4 " + k[-4:],
         "p1 " + k[:1],
         "p2 " + k[:2],
@@ -101,14 +121,11 @@ def _word_features(word: str, clusters: dict[str, int]) -> tuple[list[str], ...]
         "cap " + str(word[:1].isupper()),
         "hy " + str("-" in word[1:]),
         "c " + cl,
+        "w-1 " + k, "s3-1 " + s3, "sh-1 " + shape, "c-1 " + cl,
+        "w+1 " + k, "s3+1 " + s3, "sh+1 " + shape, "c+1 " + cl,
+        "w-2 " + k,
+        "w+2 " + k,
     ]
-    return (
-        cur,
-        ["w-1 " + k, "s3-1 " + k[-3:], "sh-1 " + shape, "c-1 " + cl],
-        ["w+1 " + k, "s3+1 " + k[-3:], "sh+1 " + shape, "c+1 " + cl],
-        ["w-2 " + k],
-        ["w+2 " + k],
-    )
 
 
 class PosTagger:
@@ -211,8 +228,94 @@ class PosTagger:
         return out
 
     def tag_many(self, sentences: Iterable[Sequence[str]]) -> list[list[str]]:
-        """``tag`` applied to each sentence."""
-        return [self.tag(s) for s in sentences]
+        """``tag`` applied to each sentence (same result), batched for speed.
+
+        The uncached words of all sentences are scored with one gather, and the static
+        scores of all sentences come from one vectorised sum over their concatenation
+        (each sentence padded on its own, so windows never cross sentences).
+        """
+        if not self.tags:
+            raise RuntimeError("PosTagger is not trained: call train() or load()")
+        norm = _NORMALISE
+        tagdict = self.tagdict
+        tags = self.tags
+        start = len(tags)
+        index = self._tag_index
+        out: list[list[str] | None] = []
+        todo: list[tuple[int, int]] = []  # (sentence index, its first row in ``padded``)
+        padded: list[str] = []
+        ids: list[int] = []  # tag id per padded position: -1 = to decide, pads = start
+        pads = [start, start]
+        for tokens in sentences:
+            if not tokens:
+                out.append([])
+                continue
+            words = [norm.get(t, t) for t in tokens]
+            known = [tagdict.get(w) for w in words]
+            if all(known):
+                out.append(known)  # type: ignore[arg-type]
+                continue
+            todo.append((len(out), len(padded) + 2))
+            out.append(None)
+            padded += _PAD_LEFT
+            padded += words
+            padded += _PAD_RIGHT
+            ids += pads
+            ids += [index[t] if t is not None else -1 for t in known]
+            ids += pads
+        if not todo:
+            return out  # type: ignore[return-value]
+        # unique words of the batch -> rows of one (n_unique, 5, n_tags) array
+        slot: dict[str, int] = {}
+        setdef = slot.setdefault
+        pos = [setdef(w, len(slot)) for w in padded]
+        uniq = list(slot)
+        cache = self._cache
+        vecs = [cache.get(w) for w in uniq]
+        missing = [i for i, v in enumerate(vecs) if v is None]
+        if missing:
+            self._score_words([uniq[i] for i in missing], vecs, missing)
+        u = np.stack(vecs)
+        p = np.array(pos, dtype=np.intp)
+        # static scores of padded position i + 2 (the greedy pass adds the history)
+        static = (u[p[2:-2], 0] + u[p[1:-3], 1] + u[p[3:-1], 2] + u[p[:-4], 3]
+                  + u[p[4:], 4])
+        # Greedy left-to-right decoding, done in waves: a word's best tag depends only on
+        # the tags of the two words before it, so every undecided word whose two
+        # predecessors are decided is scored at once (exactly the greedy pass's result).
+        t = np.array(ids, dtype=np.intp)
+        trans = self.trans
+        pending = np.flatnonzero(t < 0)  # never 0 or 1: those are padding
+        while len(pending):
+            ready = (t[pending - 1] >= 0) & (t[pending - 2] >= 0)
+            at = pending[ready]
+            t[at] = (static[at - 2] + trans[t[at - 2], t[at - 1]]).argmax(axis=1)
+            pending = pending[~ready]
+        names = [tags[i] if i < start else "" for i in t.tolist()]
+        for j, (k, first) in enumerate(todo):
+            end = todo[j + 1][1] - 4 if j + 1 < len(todo) else len(names) - 2
+            out[k] = names[first:end]
+        return out  # type: ignore[return-value]
+
+    def _score_words(self, words: list[str], vecs: list, where: list[int]) -> None:
+        """Score uncached ``words`` in one gather + reduceat; store in cache and ``vecs``."""
+        index, zero = self.features, len(self.features)
+        get = index.get
+        clusters = self.clusters
+        ids: list[int] = []
+        for w in words:
+            ids += map(get, _flat_features(w, clusters), repeat(zero))
+        per = int(_ROLE_STARTS[-1]) + 1  # features per word (the last role has one)
+        starts = (np.arange(len(words))[:, None] * per + _ROLE_STARTS).ravel()
+        allv = np.add.reduceat(self._padded[ids], starts, axis=0).reshape(
+            len(words), _ROLES, -1)
+        cache = self._cache
+        for j, (w, i) in enumerate(zip(words, where, strict=True)):
+            v = allv[j]
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            cache[w] = v
+            vecs[i] = v
 
     # ----------------------------------------------------------------- training
     def train(self, sentences: Sequence[Sequence[tuple[str, str]]]) -> PosTagger:

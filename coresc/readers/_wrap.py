@@ -18,6 +18,7 @@ character data inside each new ``<s>`` equals the sentence text returned for it.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -131,9 +132,18 @@ def _skip_space(flat: str, a: int, b: int, inlines: list[_Piece]) -> int:
     return a
 
 
-def _emit(pieces: list[_Piece], lo: int, hi: int, out: _Appender, last: bool) -> None:
-    """Move the content in ``[lo, hi)`` of a run to ``out`` (``last``: run's final range)."""
-    for p in pieces:
+def _emit(pieces: list[_Piece], lo: int, hi: int, out: _Appender, last: bool,
+          ends: list[int] | None = None) -> None:
+    """Move the content in ``[lo, hi)`` of a run to ``out`` (``last``: run's final range).
+
+    ``ends`` (the pieces' end offsets, non-decreasing) lets the scan skip the pieces
+    that end before ``lo``: they contribute nothing to the range.
+    """
+    first = bisect_left(ends, lo) if ends is not None else 0
+    for i in range(first, len(pieces)):
+        p = pieces[i]
+        if p.start > hi:
+            break  # pieces are in order: nothing later starts inside [lo, hi]
         if p.kind == "text":
             a, b = max(lo, p.start), min(hi, p.end)
             if a < b:
@@ -167,15 +177,16 @@ def wrap_sentences(container: etree._Element, is_block: Callable[[etree._Element
             continue
         flat = "".join(p.text for p in run)
         spans = _spans(flat, run, split)
+        ends = [p.end for p in run]
         pos = 0
         for a, b in spans:
-            _emit(run, pos, a, out, False)
+            _emit(run, pos, a, out, False, ends)
             s = etree.Element(s_tag)
-            _emit(run, a, b, _Appender(s), False)
+            _emit(run, a, b, _Appender(s), False, ends)
             out.element(s)
             items.append(("s", s))
             pos = b
-        _emit(run, pos, len(flat), out, True)
+        _emit(run, pos, len(flat), out, True, ends)
     return items
 
 
