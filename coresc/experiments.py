@@ -296,15 +296,15 @@ def balanced_kfold(sizes: Mapping[str, int], k: int) -> list[list[str]]:
     Largest item first (ties by key, so the result is deterministic), each into the fold
     with the smallest total so far (ties: lowest fold index). Returns sorted key lists.
     """
+    from .model import balanced_folds
+
     if not 2 <= k <= len(sizes):
         raise UsageError(f"bad fold count: k={k} needs 2 <= k <= {len(sizes)} (the papers)")
-    totals = [0] * k
+    keys = sorted(sizes)  # balanced_folds breaks ties by position: here, by key
     folds: list[list[str]] = [[] for _ in range(k)]
-    for key in sorted(sizes, key=lambda x: (-sizes[x], x)):
-        i = min(range(k), key=lambda j: (totals[j], j))
+    for key, i in zip(keys, balanced_folds([sizes[x] for x in keys], k), strict=True):
         folds[i].append(key)
-        totals[i] += sizes[key]
-    return [sorted(f) for f in folds]
+    return folds
 
 
 def make_folds(cfg: ExperimentConfig, papers: Mapping[str, Any]) -> list[Fold]:
@@ -470,23 +470,17 @@ def score_predictions(gold_by: Mapping[str, list[list[str]]],
     ``gold_by`` / ``pred_by``: paper key -> ranked label list per sentence. Sentences
     without gold are left out (as :func:`coresc.metrics.evaluate_papers` does).
     """
-    from .metrics import agreement, classification_scores, secondary_scores
+    from .metrics import NO_PREDICTION, score_label_lists
 
     g_by, p_by = {}, {}
     for key, golds in gold_by.items():
         keep = [(g, p) for g, p in zip(golds, pred_by[key], strict=True) if g]
         g_by[key] = [g for g, _ in keep]
-        p_by[key] = [p if p else ["-"] for _, p in keep]
-    gold = [g for v in g_by.values() for g in v]
-    pred = [p for v in p_by.values() for p in v]
-    if not gold:
-        raise CorescError("no sentence with a gold label in the test set")
-    return {
-        "n_sentences": len(gold),
-        "primary": classification_scores([g[0] for g in gold], [p[0] for p in pred]),
-        "agreement": agreement(g_by, p_by),
-        "secondary": secondary_scores(gold, pred),
-    }
+        p_by[key] = [p or [NO_PREDICTION] for _, p in keep]
+    try:
+        return score_label_lists(g_by, p_by)
+    except ValueError:
+        raise CorescError("no sentence with a gold label in the test set") from None
 
 
 def flat_metrics(scores: Mapping[str, Any], silver: bool) -> dict[str, float]:

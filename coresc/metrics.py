@@ -333,6 +333,17 @@ def evaluate_papers(papers: Sequence[Any]) -> dict[str, Any]:
                 continue
             gold_by[key].append(s.gold_codes)
             pred_by[key].append(s.pred_codes or [NO_PREDICTION])
+    return score_label_lists(gold_by, pred_by)
+
+
+def score_label_lists(gold_by: Mapping[str, Sequence[Sequence[str]]],
+                      pred_by: Mapping[str, Sequence[Sequence[str]]]) -> dict[str, Any]:
+    """The scores of :func:`evaluate_papers` for aligned ranked label lists by paper.
+
+    ``gold_by[paper][i]`` and ``pred_by[paper][i]`` are sentence ``i``'s gold and predicted
+    labels; every gold list must be non-empty (callers leave unlabelled sentences out).
+    Raises ``ValueError`` when there is no sentence at all.
+    """
     gold = [g for lists in gold_by.values() for g in lists]
     pred = [p for lists in pred_by.values() for p in lists]
     if not gold:

@@ -283,30 +283,15 @@ def _as_frame(model_input):
 
 
 def records_to_papers(records: list[dict]) -> list:
-    """Group sentence records (JSONL-writer fields) into :class:`~coresc.document.Paper`."""
-    from .document import Paper, Paragraph, Section, Sentence, clean_text, heading_type
+    """Group sentence records (JSONL-writer fields) into :class:`~coresc.document.Paper`.
 
-    papers: list[Paper] = []
-    for i, rec in enumerate(records):
-        pid = str(rec.get("paper") if rec.get("paper") is not None else "input")
-        heading = str(rec.get("section") or "")
-        zone = str(rec.get("zone") or "body")
-        if not papers or papers[-1].id != pid:
-            papers.append(Paper(id=pid, source_format="records"))
-        paper = papers[-1]
-        stype = rec.get("section_type") or (zone if zone in ("title", "abstract")
-                                            else heading_type(heading))
-        if not paper.sections or paper.sections[-1].heading != heading \
-                or paper.sections[-1].type != stype:
-            depth = 0 if stype in ("title", "abstract") else 1
-            paper.sections.append(Section(heading=heading, type=str(stype), depth=depth,
-                                          paragraphs=[Paragraph()]))
-        sid = rec.get("sid")
-        paper.sections[-1].paragraphs[-1].sentences.append(Sentence(
-            sid=str(sid if sid is not None else i + 1),
-            text=clean_text(str(rec["text"])), zone=zone,
-        ))
-    return papers
+    The JSONL reader's grouping, for records that come as model input rather than a file;
+    records without ``paper`` form one paper called ``input``.
+    """
+    from .readers.jsonl import records_to_papers as group
+
+    return list(group(enumerate(records, start=1), "model input", source_format="records",
+                      default_paper="input"))
 
 
 def jsonl_to_request(jsonl_path: str | Path) -> str:

@@ -83,17 +83,8 @@ class _Reader:
     def container(self, el: etree._Element, zone: str) -> None:
         """Read the block content of ``el`` (body, sec, list, boxed-text ...)."""
         for child in el:
-            if not isinstance(child.tag, str):
-                continue
-            name = localname(child)
-            if name == "sec":
-                self.section(child, zone)
-            elif name == "p":
-                self.paragraph(child, zone)
-            elif name in CAPTIONED or name == "boxed-text":
-                self.captioned(child, zone)
-            elif name not in SKIPPED:
-                self.container(child, zone)  # list, list-item, disp-quote, def-list ...
+            if isinstance(child.tag, str):
+                self.block(child, zone)
 
     def section(self, sec: etree._Element, zone: str) -> None:
         st = self.state
@@ -112,7 +103,8 @@ class _Reader:
         self.state.paragraph(p, zone, _is_block, lambda block: self.block(block, zone))
 
     def block(self, el: etree._Element, zone: str) -> None:
-        """A block inside a paragraph: nested paragraphs, lists and floats are read."""
+        """One block element: a section, paragraph or float, or a container of them
+        (list, list-item, disp-quote, def-list ...); skipped matter is left out."""
         name = localname(el)
         if name == "p":
             self.paragraph(el, zone)

@@ -18,11 +18,20 @@ records of one paper make a paper, consecutive records of one section a section.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ..citations import count_citations_text
-from ..document import Label, Paper, Paragraph, Prediction, Section, Sentence, clean_text
+from ..document import (
+    Label,
+    Paper,
+    Paragraph,
+    Prediction,
+    Section,
+    Sentence,
+    clean_text,
+    heading_type,
+)
 from ..errors import InputError
 from . import paper_id_from_path
 
@@ -63,28 +72,44 @@ def _record_sentence(path: str | Path, lineno: int, rec: dict) -> Sentence:
         raise InputError(path, f"line {lineno}: 'pred' entries need 'label' and a numeric "
                                "'score'") from None
     text = clean_text(text)
-    return Sentence(sid=str(rec.get("sid", lineno)), text=text, zone=str(rec.get("zone", "body")),
+    return Sentence(sid=str(rec.get("sid", lineno)), text=text, zone=str(rec.get("zone") or "body"),
                     n_citations=count_citations_text(text),
                     gold=[Label(str(code)) for code in gold], pred=preds)
 
 
 def _sentence_records(path: str | Path, lines: list[tuple[int, str]]) -> Iterator[Paper]:
+    numbered = ((lineno, _parse_line(path, lineno, line)) for lineno, line in lines)
+    yield from records_to_papers(numbered, path)
+
+
+def records_to_papers(numbered: Iterable[tuple[int, dict]], path: str | Path,
+                      source_format: str = "jsonl",
+                      default_paper: str | None = None) -> Iterator[Paper]:
+    """Group numbered sentence records (the JSONL writer's fields) into papers.
+
+    Consecutive records of one ``paper`` make a paper, consecutive records of one
+    section a section; a missing ``section_type`` is derived from the zone or heading.
+    A record without ``paper`` belongs to ``default_paper``, or is an error naming
+    ``path`` and the record's number when there is none.
+    """
     paper: Paper | None = None
     section_key = None
-    for lineno, line in lines:
-        rec = _parse_line(path, lineno, line)
-        if "paper" not in rec:
+    for lineno, rec in numbered:
+        pid = rec.get("paper", default_paper)
+        if pid is None:
             raise InputError(path, f"line {lineno}: sentence record without 'paper'")
-        if paper is None or rec["paper"] != paper.id:
+        if paper is None or str(pid) != paper.id:
             if paper is not None:
                 yield paper
-            paper = Paper(id=str(rec["paper"]), source_format="jsonl", source_path=str(path))
+            paper = Paper(id=str(pid), source_format=source_format, source_path=str(path))
             section_key = None
-        key = (rec.get("section", ""), rec.get("section_type", "other"))
-        if key != section_key:
-            depth = 0 if key[1] in ("title", "abstract") else 1
-            paper.sections.append(Section(str(key[0]), str(key[1]), depth, None, [Paragraph()]))
-            section_key = key
+        heading, zone = str(rec.get("section") or ""), str(rec.get("zone") or "body")
+        stype = str(rec.get("section_type") or (
+            zone if zone in ("title", "abstract") else heading_type(heading)))
+        if (heading, stype) != section_key:
+            depth = 0 if stype in ("title", "abstract") else 1
+            paper.sections.append(Section(heading, stype, depth, None, [Paragraph()]))
+            section_key = (heading, stype)
         sent = _record_sentence(path, lineno, rec)
         paper.sections[-1].paragraphs[0].sentences.append(sent)
         if sent.zone == "title":
