@@ -9,10 +9,12 @@ Setups (all labels gold):
 
 Prints coresc.metrics.format_report per setup, the per-label table next to the CRA
 paper's Table 8 for cra3, and with ``--json FILE`` writes all results.
-``--ablation`` runs cra3 once per feature group switched off (primary label only).
+``--ablation`` runs cra3 once per feature group switched off (primary label only);
+``--grid`` runs cra3 / art9 once per (c1, c2) pair (primary label only).
 
     nice -n 10 python experiments/cv.py cra3 art9 art2cra --json /tmp/cv.json
     nice -n 10 python experiments/cv.py --ablation --c1 0.05 --c2 0.3
+    nice -n 10 python experiments/cv.py cra3 art9 --grid 0.05:0.3,0.1:1,0.5:5,1:5
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import time
 from pathlib import Path
 
 from coresc.config import data_dir
-from coresc.features import FEATURE_GROUPS
+from coresc.features import DEFAULT_FEATURES
 from coresc.metrics import evaluate_papers, format_report, secondary_scores
 from coresc.model import CoreSCClassifier, balanced_folds, log
 from coresc.readers import read_corpus
@@ -97,6 +99,27 @@ def run_setup(setup: str, params: dict) -> dict:
     return result
 
 
+def sweep(setups: list[str], grid: str, params: dict) -> dict:
+    """Accuracy and macro-F1 per (c1, c2) pair, Viterbi decoding, primary label only."""
+    pairs = [tuple(float(v) for v in item.split(":")) for item in grid.split(",")]
+    results = {}
+    print(f"{'setup':<8}{'c1':>6}{'c2':>6}{'accuracy':>10}{'macro F1':>10}")
+    for setup in setups:
+        name = {"cra3": "cra", "art9": "art"}.get(setup)
+        if name is None:
+            raise SystemExit(f"--grid runs cra3 and art9, not {setup!r}")
+        papers = load(name)
+        folds = cra_folds(papers) if name == "cra" else art_folds(papers)
+        for c1, c2 in pairs:
+            r = crossval(papers, folds, {**params, "c1": c1, "c2": c2, "secondary": False,
+                                         "balance": False}, f"{setup} c1={c1} c2={c2}")
+            results[f"{setup} c1={c1} c2={c2}"] = {"accuracy": r["primary"]["accuracy"],
+                                                   "macro_f1": r["primary"]["macro_f1"]}
+            print(f"{setup:<8}{c1:>6}{c2:>6}{r['primary']['accuracy']:>10.4f}"
+                  f"{r['primary']['macro_f1']:>10.4f}", flush=True)
+    return results
+
+
 def table8(result: dict) -> str:
     lines = ["label    P      R      F1     F1 (paper's Table 8)"]
     for lab, s in sorted(result["primary"]["per_label"].items()):
@@ -111,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--c1", type=float)
     ap.add_argument("--c2", type=float)
     ap.add_argument("--max-iterations", type=int, default=150)
-    ap.add_argument("--features", default=",".join(FEATURE_GROUPS))
+    ap.add_argument("--features", default=",".join(DEFAULT_FEATURES))
     ap.add_argument("--no-secondary", action="store_true")
     ap.add_argument("--no-balance", action="store_true",
                     help="Viterbi decoding, no per-label biases (no inner CV needed)")
@@ -121,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--drop", help="with --ablation: only these bundles off, e.g. "
                                    "'verbs+verbclass+syntax,context' (default: each group, "
                                    "plus the all / ngrams-only rows)")
+    ap.add_argument("--grid", help="regularisation sweep: the setups (cra3, art9) once per "
+                                   "c1:c2 pair, e.g. '0.1:1,0.5:5' (Viterbi, primary only)")
     ap.add_argument("--json", help="write all results to this file")
     args = ap.parse_args(argv)
     params = {"c1": args.c1, "c2": args.c2, "max_iterations": args.max_iterations,
@@ -147,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
                              "macro_f1": r["primary"]["macro_f1"]}
             print(f"{name:<28}{r['primary']['accuracy']:>10.4f}"
                   f"{r['primary']['macro_f1']:>10.4f}", flush=True)
+    elif args.grid:
+        results = sweep(args.setups, args.grid, params)
     else:
         for setup in args.setups:
             r = run_setup(setup, params)

@@ -162,3 +162,15 @@ def test_threshold_tuning_respects_rate():
     assert tune["precision_2"] == 1.0 and tune["rate_2"] == 0.15
     t2, _, tune = _tune_thresholds(prob, labels, ["A"] * n, gold, max_rate=0.1)
     assert tune["rate_2"] <= 0.1
+
+
+def test_train_command_uses_the_default_feature_groups():
+    import argparse
+
+    from coresc.commands import train
+    from coresc.features import DEFAULT_FEATURES
+
+    parser = argparse.ArgumentParser()
+    train.add_arguments(parser)
+    args = parser.parse_args(["corpus", "-o", "model"])
+    assert tuple(args.features.split(",")) == DEFAULT_FEATURES

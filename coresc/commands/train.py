@@ -20,7 +20,7 @@ from ..errors import UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..features import FEATURE_GROUPS
+    from ..features import DEFAULT_FEATURES, FEATURE_GROUPS
 
     parser.add_argument("corpora", nargs="+", metavar="CORPUS",
                         help="gold-labelled paper files or directories")
@@ -30,8 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--c2", type=float, help="CRF L2 penalty (default: chosen by CV)")
     parser.add_argument("--max-iterations", type=int, default=150,
                         help="L-BFGS iterations per CRF fit (default: 150)")
-    parser.add_argument("--features", default=",".join(FEATURE_GROUPS),
-                        help="comma-separated feature groups (default: all: "
+    parser.add_argument("--features", default=",".join(DEFAULT_FEATURES),
+                        help="comma-separated feature groups (default: "
+                             f"{','.join(DEFAULT_FEATURES)}; all: "
                              f"{','.join(FEATURE_GROUPS)})")
     parser.add_argument("--no-secondary", action="store_true",
                         help="train the primary CRF only")
