@@ -49,8 +49,8 @@ from .labels import LABELS, MAX_LABELS, sort_key
 
 MODEL_FORMAT = 1
 #: (c1, c2) pairs the inner CV chooses from. Weaker penalties lost on both gold corpora
-#: (``experiments/cv.py cra3 art9 --grid``, docs/benchmarks.md); ART's annotator-group
-#: folds favour the stronger one.
+#: (``experiments/cv.py cra3 art9 --grid``, docs/benchmarks.md); ART's release folders,
+#: whose label mixes differ, favour the stronger one.
 DEFAULT_GRID: tuple[tuple[float, float], ...] = ((0.1, 1.0), (0.5, 5.0))
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent / "models" / "default"
 

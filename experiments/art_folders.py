@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from coresc.config import data_dir
+from coresc.features import paper_labels
 from coresc.labels import LABELS
 from coresc.readers import read_corpus
 
@@ -35,22 +36,27 @@ def main(argv: list[str] | None = None) -> int:
     print("| --- " * (len(codes) + 2) + "|")
     for folder in sorted(counts):
         c = counts[folder]
-        n = sum(c.values())
-        print(f"| {folder} | {n} | " + " | ".join(f"{100 * c[k] / n:.1f}" for k in codes)
-              + " |")
+        print(f"| {folder} | {c.total()} | "
+              + " | ".join(f"{v:.1f}" for v in _shares(c, codes)) + " |")
     for name, groups in (("min-max", counts), ("random folds min-max", shuffled)):
-        shares = [[100 * c[k] / sum(c.values()) for c in groups.values()] for k in codes]
-        print(f"| {name} | | " + " | ".join(f"{min(v):.1f}-{max(v):.1f}" for v in shares)
+        per_label = zip(*(_shares(c, codes) for c in groups.values()), strict=True)
+        print(f"| {name} | | " + " | ".join(f"{min(v):.1f}-{max(v):.1f}" for v in per_label)
               + " |")
     return 0
 
 
 def _counts(papers, group_of) -> dict[str, Counter]:
+    """Primary gold labels counted per group (``group_of(index, paper)``)."""
     counts: dict[str, Counter] = {}
     for i, p in enumerate(papers):
         counts.setdefault(group_of(i, p), Counter()).update(
-            s.gold[0].code for s in p.sentences() if s.gold)
+            lab for lab in paper_labels(p) if lab)
     return counts
+
+
+def _shares(counts: Counter, codes: list[str]) -> list[float]:
+    n = counts.total()
+    return [100 * counts[k] / n for k in codes]
 
 
 if __name__ == "__main__":

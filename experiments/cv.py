@@ -111,13 +111,18 @@ def sweep(setups: list[str], grid: str, params: dict) -> dict:
         papers = load(name)
         folds = cra_folds(papers) if name == "cra" else art_folds(papers)
         for c1, c2 in pairs:
-            r = crossval(papers, folds, {**params, "c1": c1, "c2": c2, "secondary": False,
-                                         "balance": False}, f"{setup} c1={c1} c2={c2}")
-            results[f"{setup} c1={c1} c2={c2}"] = {"accuracy": r["primary"]["accuracy"],
-                                                   "macro_f1": r["primary"]["macro_f1"]}
-            print(f"{setup:<8}{c1:>6}{c2:>6}{r['primary']['accuracy']:>10.4f}"
-                  f"{r['primary']['macro_f1']:>10.4f}", flush=True)
+            name = f"{setup} c1={c1} c2={c2}"
+            r = results[name] = primary_only(papers, folds, {**params, "c1": c1, "c2": c2},
+                                             name)
+            print(f"{setup:<8}{c1:>6}{c2:>6}{r['accuracy']:>10.4f}{r['macro_f1']:>10.4f}",
+                  flush=True)
     return results
+
+
+def primary_only(papers, folds, params: dict, label: str) -> dict:
+    """Accuracy and macro-F1 of a cross-validation with Viterbi decoding, no secondary."""
+    r = crossval(papers, folds, {**params, "secondary": False, "balance": False}, label)
+    return {"accuracy": r["primary"]["accuracy"], "macro_f1": r["primary"]["macro_f1"]}
 
 
 def table8(result: dict) -> str:
@@ -166,12 +171,9 @@ def main(argv: list[str] | None = None) -> int:
                         for g in params["features"]]
         print(f"{'features':<28}{'accuracy':>10}{'macro F1':>10}")
         for name, groups in configs:
-            r = crossval(papers, folds, {**params, "features": groups, "secondary": False,
-                                         "balance": False}, name)
-            results[name] = {"accuracy": r["primary"]["accuracy"],
-                             "macro_f1": r["primary"]["macro_f1"]}
-            print(f"{name:<28}{r['primary']['accuracy']:>10.4f}"
-                  f"{r['primary']['macro_f1']:>10.4f}", flush=True)
+            r = results[name] = primary_only(papers, folds, {**params, "features": groups},
+                                             name)
+            print(f"{name:<28}{r['accuracy']:>10.4f}{r['macro_f1']:>10.4f}", flush=True)
     elif args.grid:
         results = sweep(args.setups, args.grid, params)
     else:

@@ -58,5 +58,10 @@ class SplitState:
             else:
                 on_block(item)
 
+    def title(self, el: etree._Element, is_block: Callable[[etree._Element], bool]) -> None:
+        """Open the paper's Title section with ``el`` as one unsplit sentence run."""
+        self.open("Title", "title", 0, None)
+        self.paragraph(el, "title", is_block, lambda block: None, split=False)
+
     def sections(self):
         return self.builder.pruned()

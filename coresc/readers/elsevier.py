@@ -124,8 +124,7 @@ class _Reader:
     def head(self, head: etree._Element, paper: Paper) -> None:
         title = _child(head, "title")
         if title is not None:
-            self.state.open("Title", "title", 0, None)
-            self.state.paragraph(title, "title", _is_block, lambda block: None, split=False)
+            self.state.title(title, _is_block)
         skipped = []
         for abstract in head.iter("{*}abstract"):
             kind = abstract.get("class")

@@ -136,8 +136,7 @@ class _Reader:
             return
         title = meta.find("title-group/article-title")
         if title is not None:
-            self.state.open("Title", "title", 0, None)
-            self.state.paragraph(title, "title", _is_block, lambda block: None, split=False)
+            self.state.title(title, _is_block)
         skipped = []
         for abstract in meta.findall("abstract"):
             kind = abstract.get("abstract-type")
