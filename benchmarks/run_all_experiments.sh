@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 JOBS=${JOBS:-2}
 OUT=${OUT:-runs/experiments}
-CONFIGS=${CONFIGS:-"cra-3fold art-to-cra cra-to-art art-9fold art+cra-to-oa-stm oa-stm-leave-one-domain-out csabstruct"}
+CONFIGS=${CONFIGS:-"cra-3fold cra-3fold-plus-art art-to-cra cra-to-art art-9fold art+cra-to-oa-stm oa-stm-leave-one-domain-out csabstruct"}
 mkdir -p "$OUT"
 echo "# $(date -u +%FT%TZ) jobs=$JOBS $(nproc) cores" >> "$OUT/times.txt"
 done_configs=()

@@ -14,6 +14,11 @@ A config (``experiments/*.yaml``) names
   - ``{kind: train-test, train: [art, cra], test: oa}``: one fold;
   - ``{kind: leave-one-domain-out, corpus: oa, categories: oa-stm/categories.tsv}``;
 
+  the ``dirs``, ``kfold`` and ``leave-one-domain-out`` kinds take ``also_train: [art]``:
+  corpora added whole to every fold's training papers (never tested on), e.g. ART as
+  auxiliary data for CRA folds, with ``model: {domains: [corpus]}`` so the two corpora
+  keep their own feature copies;
+
 * ``features``: ``default`` (:data:`coresc.features.DEFAULT_FEATURES`, also when the key
   is absent), ``all``, a list of :data:`coresc.features.FEATURE_GROUPS`, or
   ``{exclude: [...]}``;
@@ -197,6 +202,19 @@ def _check_folds(spec: Any, corpora: dict[str, Corpus], base: Path, fail) -> dic
         return {"kind": kind, "train": [corpus_ref(c) for c in train],
                 "test": [corpus_ref(c) for c in test]}
     corpus = corpus_ref(spec.get("corpus"))
+    extra = spec.get("also_train") or []
+    extra = [extra] if isinstance(extra, str) else extra
+    if not isinstance(extra, list) or corpus in extra:
+        raise fail("'also_train' must list corpora other than the one the folds split")
+    extra = [corpus_ref(c) for c in extra]
+    out = _check_fold_kind(spec, kind, corpus, corpora, base, fail)
+    if extra:
+        out["also_train"] = extra
+    return out
+
+
+def _check_fold_kind(spec, kind: str, corpus: str, corpora: dict[str, Corpus], base: Path,
+                     fail) -> dict[str, Any]:
     if kind == "dirs":
         dirs = spec.get("dirs")
         if not isinstance(dirs, list) or len(dirs) < 2:
@@ -252,6 +270,10 @@ def _check_model_params(model: dict[str, Any], fail) -> None:
     for reserved in ("features", "seed"):
         if reserved in model:
             raise fail(f"set {reserved!r} at the top level of the config, not under 'model'")
+    try:
+        CoreSCClassifier(**model)._validate()
+    except (TypeError, ValueError) as exc:
+        raise fail(f"bad model hyper-parameter: {exc}") from None
 
 
 # --------------------------------------------------------------------------- data and folds
@@ -337,7 +359,9 @@ def make_folds(cfg: ExperimentConfig, papers: Mapping[str, Any]) -> list[Fold]:
     if empty:
         raise UsageError(f"{cfg.source}: bad fold count: fold(s) {', '.join(empty)} hold no paper")
     keys_in_folds = {k for _, g in groups for k in g}
-    return [Fold(name, [k for k in keys if k in keys_in_folds and k not in set(g)], sorted(g))
+    extra = [k for c in spec.get("also_train", []) for k in of[c]]
+    return [Fold(name, [k for k in keys if k in keys_in_folds and k not in set(g)] + extra,
+                 sorted(g))
             for name, g in groups]
 
 

@@ -411,12 +411,37 @@ def _verbs(a: _Analysis, f: Features, classes: bool, verbs: bool, syntax: bool) 
 
 # ---------------------------------------------------------------- public API
 
+# A word with a citation number glued to it: "thiophene20", "catalytic1,2",
+# "clusters.7,8" (after the full stop). Readers
+# flatten <REF>/<xref> markup into the text, so superscript citation numbers end up
+# fused with the word before them and would make it a different n-gram.
+_GLUED_CITATION = re.compile(r"([A-Za-z]*[a-z]{3})(\.?)\d{1,3}(?:,\d{1,3})*")
+
+
+def unglue_citations(tokens: list[str]) -> list[str]:
+    """Drop citation numbers fused to a word (``"thiophene20"`` -> ``"thiophene"``).
+
+    Only for sentences known to cite (the citation count carries the number); names
+    such as ``p53`` or ``Cx43`` are untouched, as the word part must end in three
+    lower-case letters. A full stop before the numbers stays a token of its own.
+    """
+    out = []
+    for t in tokens:
+        m = _GLUED_CITATION.fullmatch(t) if t[-1:].isdigit() else None
+        if m is None:
+            out.append(t)
+        else:
+            out.extend(m.groups() if m.group(2) else m.groups()[:1])
+    return out
+
+
 def analyse(paper: Paper, tokenize=None, tagger=None) -> list[_Analysis]:
     """Tokenise (and POS-tag, when a tagger is given) every sentence of the paper."""
     if tokenize is None:
         from .tokenize import tokenize
     tok = tokenize
-    token_lists = [tok(s.text) for s in paper.sentences()]
+    token_lists = [unglue_citations(tok(s.text)) if s.n_citations else tok(s.text)
+                   for s in paper.sentences()]
     if tagger is None:
         return [_Analysis(tokens, None) for tokens in token_lists]
     many = getattr(tagger, "tag_many", None)  # one batched call when the tagger has it

@@ -10,6 +10,12 @@
   sparse sentence features plus the CRF's out-of-fold marginals. A second (third) label
   is emitted when its probability passes a threshold tuned on out-of-fold predictions of
   the training data, with the emission rate held under ``max_secondary_rate``.
+* **Domains** (optional, ``domains``). Feature augmentation after Daumé III (2007,
+  "Frustratingly easy domain adaptation"): every feature also gets a copy per domain of
+  the paper (its corpus, or its source folder), so what one corpus's annotators do
+  alone lands on that corpus's copies and the shared weights keep what holds across
+  corpora. A paper of a domain seen in training is tagged with its own copies too; any
+  other paper with the shared weights alone.
 
 A saved model is a directory (no pickle anywhere)::
 
@@ -109,6 +115,9 @@ class CoreSCClassifier:
     min_freq : features seen fewer times in training are left out (both layers).
     balance : decode the primary label from the CRF marginals with per-label biases tuned
         on inner-fold marginals (raises recall of rare labels); ``False`` = Viterbi.
+    domains : what makes a paper's domain for feature augmentation, any of
+        :data:`DOMAIN_KINDS`: ``"corpus"`` (``Paper.meta["corpus"]``), ``"folder"`` (the
+        source file's folder). Empty (the default): no augmentation.
     verbose : print progress lines on stderr.
     """
 
@@ -117,7 +126,8 @@ class CoreSCClassifier:
                  seed: int = 0, inner_folds: int = 3,
                  c_grid: Sequence[Sequence[float]] = DEFAULT_GRID,
                  max_secondary_rate: float = 0.05, ovr_c: float = 0.5, min_freq: int = 2,
-                 balance: bool = True, verbose: bool = True) -> None:
+                 balance: bool = True, domains: Sequence[str] = (),
+                 verbose: bool = True) -> None:
         self.features = tuple(features)
         self.c1 = c1
         self.c2 = c2
@@ -130,8 +140,11 @@ class CoreSCClassifier:
         self.ovr_c = ovr_c
         self.min_freq = min_freq
         self.balance = balance
+        self.domains = tuple(domains)
         self.verbose = verbose
         self.label_bias_: dict[str, float] = {}
+        self.domains_: tuple[str, ...] = ()
+        self.domain_bias_: dict[str, dict[str, float]] = {}
         self._tagger = None
         self._crf_bytes: bytes | None = None
         self._ovr: dict[str, Any] | None = None
@@ -147,7 +160,8 @@ class CoreSCClassifier:
             "seed": self.seed, "inner_folds": self.inner_folds,
             "c_grid": [list(p) for p in self.c_grid],
             "max_secondary_rate": self.max_secondary_rate, "ovr_c": self.ovr_c,
-            "min_freq": self.min_freq, "balance": self.balance, "verbose": self.verbose,
+            "min_freq": self.min_freq, "balance": self.balance,
+            "domains": list(self.domains), "verbose": self.verbose,
         }
 
     def set_params(self, **params: Any) -> CoreSCClassifier:
@@ -167,6 +181,12 @@ class CoreSCClassifier:
             raise ValueError("max_iterations must be >= 1")
         if not 0 <= self.max_secondary_rate <= 1:
             raise ValueError("max_secondary_rate must be in [0, 1]")
+        if isinstance(self.domains, str):
+            self.domains = (self.domains,)
+        bad = [d for d in self.domains if d not in DOMAIN_KINDS]
+        if bad:
+            raise ValueError(f"unknown domain kind(s) {', '.join(map(str, bad))}; "
+                             f"known: {', '.join(DOMAIN_KINDS)}")
 
     def _log(self, msg: str) -> None:
         if self.verbose:
@@ -177,13 +197,23 @@ class CoreSCClassifier:
     def _needs_tagger(self) -> bool:
         return bool(set(self.features) & {"verbs", "verbclass", "syntax"})
 
-    def featurize(self, papers: Sequence[Paper]) -> list[list[dict[str, float]]]:
-        """Feature dicts per paper, per sentence (cached per paper object within a run)."""
+    def featurize(self, papers: Sequence[Paper],
+                  known_domains: Sequence[str] | None = None) -> list[list[dict[str, float]]]:
+        """Feature dicts per paper, per sentence (cached per paper object within a run).
+
+        With ``domains`` set, features are augmented with the copies of each paper's
+        domains, only those in ``known_domains`` when it is given (at prediction time,
+        the domains seen in training).
+        """
         tagger = _pos_tagger() if self._needs_tagger() else None
         out = []
         for p in papers:
             analyses = _cached_analyses(p, tagger)
-            out.append(paper_features(p, self.features, analyses=analyses))
+            x = paper_features(p, self.features, analyses=analyses)
+            tags = paper_domains(p, self.domains)
+            if known_domains is not None:
+                tags = [t for t in tags if t in known_domains]
+            out.append(augment(x, tags) if tags else x)
         return out
 
     # ------------------------------------------------------------ training
@@ -197,6 +227,10 @@ class CoreSCClassifier:
             raise CorescError("no sentence with a gold label in the training data")
         t0 = time.monotonic()
         X = self.featurize(papers)
+        self.domains_ = tuple(sorted({t for p in papers
+                                      for t in paper_domains(p, self.domains)}))
+        if self.domains_:
+            self._log(f"domain feature copies for {', '.join(self.domains_)}")
         self._log(f"features for {len(papers)} papers, "
                   f"{sum(map(len, X))} sentences ({time.monotonic() - t0:.1f}s)")
         multi = [i for i, p in enumerate(papers)
@@ -225,6 +259,9 @@ class CoreSCClassifier:
         if self.balance and folds is not None:
             self.label_bias_ = _tune_bias(oof_marg, labels, list(label_set))
             self._log(f"label biases: {self.label_bias_}")
+        self.domain_bias_ = {}
+        if self.balance and folds is not None:
+            self._tune_domain_bias(papers, labels, oof_marg, list(label_set))
         self._ovr = None
         if want_secondary and folds is not None:
             self._fit_secondary(X, papers, multi, folds, oof_marg)
@@ -237,6 +274,7 @@ class CoreSCClassifier:
             "n_sentences": sum(len(x) for x in X),
             "n_labelled": sum(1 for seq in labels for lab in seq if lab),
             "c1": best[0], "c2": best[1], "label_bias": self.label_bias_,
+            "domains": list(self.domains_), "domain_bias": self.domain_bias_,
             "inner_cv_accuracy": cv_scores,
             "secondary": self._ovr["meta"] if self._ovr else None,
             "train_seconds": round(time.monotonic() - t0, 1),
@@ -278,6 +316,28 @@ class CoreSCClassifier:
         best = max(grid, key=lambda p: scores[f"c1={p[0]},c2={p[1]}"])
         return best, scores, margs[best]
 
+    def _tune_domain_bias(self, papers, labels, oof_marg, label_set: list[str]) -> None:
+        """Label biases per domain, tuned on that domain's papers' out-of-fold marginals.
+
+        The CRF's label priors follow the pooled training data, which a large auxiliary
+        corpus dominates; a paper of a known domain is decoded with its own biases.
+        """
+        tags_of = [paper_domains(p, self.domains) for p in papers]
+        for tag in self.domains_:
+            members = [i for i, tags in enumerate(tags_of) if tag in tags]
+            if len(members) < MIN_DOMAIN_PAPERS:
+                continue
+            sub = [oof_marg[i] if tag in tags_of[i] else None for i in range(len(papers))]
+            self.domain_bias_[tag] = _tune_bias(sub, labels, label_set)
+            self._log(f"label biases for {tag}: {self.domain_bias_[tag]}")
+
+    def _bias_for(self, paper: Paper) -> dict[str, float]:
+        """The label biases to decode ``paper`` with: its domain's, else the shared ones."""
+        for tag in paper_domains(paper, self.domains):
+            if tag in self.domain_bias_:
+                return self.domain_bias_[tag]
+        return self.label_bias_
+
     def _fit_secondary(self, X, papers, multi, folds, oof_marg) -> None:
         rows = [(i, j) for i in multi for j, s in enumerate(papers[i].sentences()) if s.gold]
         vocab = _vocabulary((X[i][j] for i, j in rows), self.min_freq)
@@ -293,7 +353,8 @@ class CoreSCClassifier:
             tr, te = groups != f, groups == f
             W, b = _fit_ovr(Xs[tr], Y[tr], self.ovr_c, self.seed)
             oof_prob[te] = _sigmoid(Xs[te] @ W.T + b)
-        decoded = {i: (_biased_decode(oof_marg[i][1], self.label_bias_) if self.label_bias_
+        biases = {i: self._bias_for(papers[i]) for i in multi}
+        decoded = {i: (_biased_decode(oof_marg[i][1], biases[i]) if biases[i]
                        else oof_marg[i][0]) for i in multi}
         primary = [decoded[i][j] for i, j in rows]
         t2, t3, tune = _tune_thresholds(oof_prob, labels, primary, gold, self.max_secondary_rate)
@@ -327,16 +388,17 @@ class CoreSCClassifier:
         """
         self._check_fitted()
         out = []
-        for x in self.featurize(papers):
-            out.append(self._rank_paper(x))
+        for paper, x in zip(papers, self.featurize(papers, self.domains_), strict=True):
+            out.append(self._rank_paper(x, self._bias_for(paper)))
         return out
 
-    def _rank_paper(self, x: list[dict[str, float]]) -> list[list[Prediction]]:
+    def _rank_paper(self, x: list[dict[str, float]],
+                    bias: dict[str, float]) -> list[list[Prediction]]:
         if not x:
             return []
         pred, marg = _tag(self._tagger, x, self.labels_)
-        if self.label_bias_:
-            pred = _biased_decode(marg, self.label_bias_)
+        if bias:
+            pred = _biased_decode(marg, bias)
         labels = list(self.labels_)
         if self._ovr is not None:
             full = np.vstack([_full_marginals(m, labels) for m in marg])
@@ -385,7 +447,7 @@ class CoreSCClassifier:
         """CRF marginals per paper: array (sentences x labels), columns = ``labels_``."""
         self._check_fitted()
         out = []
-        for x in self.featurize(papers):
+        for x in self.featurize(papers, self.domains_):
             if not x:
                 out.append(np.zeros((0, len(self.labels_))))
                 continue
@@ -455,6 +517,16 @@ class CoreSCClassifier:
                 k in labels and isinstance(v, (int, float)) for k, v in bias.items()):
             raise ModelError(d / "meta.json", "bad label_bias")
         model.label_bias_ = {k: float(v) for k, v in bias.items()}
+        domains = meta.get("domains") or []
+        if not isinstance(domains, list) or not all(isinstance(x, str) for x in domains):
+            raise ModelError(d / "meta.json", "bad domains list")
+        model.domains_ = tuple(domains)
+        model.domain_bias_ = {}
+        for tag, tag_bias in (meta.get("domain_bias") or {}).items():
+            if tag not in domains or not isinstance(tag_bias, dict) or not all(
+                    k in labels and isinstance(v, (int, float)) for k, v in tag_bias.items()):
+                raise ModelError(d / "meta.json", f"bad domain_bias for {tag!r}")
+            model.domain_bias_[tag] = {k: float(v) for k, v in tag_bias.items()}
         model.meta_ = meta
         model._crf_bytes = (d / "crf.crfsuite").read_bytes()
         try:
@@ -474,6 +546,37 @@ class CoreSCClassifier:
         params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items()
                            if k not in ("c_grid", "verbose"))
         return f"CoreSCClassifier({params})"
+
+
+#: What can make a paper's domain for feature augmentation (``CoreSCClassifier.domains``).
+DOMAIN_KINDS = ("corpus", "folder")
+#: Fewest training papers of a domain for it to get label biases of its own.
+MIN_DOMAIN_PAPERS = 5
+
+
+def paper_domains(paper: Paper, kinds: Sequence[str]) -> list[str]:
+    """The paper's domain tags for the given kinds: ``corpus=cra``, ``folder=ann3``."""
+    tags = []
+    for kind in kinds:
+        if kind == "corpus":
+            value = paper.meta.get("corpus")
+        else:
+            value = Path(paper.source_path).parent.name if paper.source_path else None
+        if value:
+            tags.append(f"{kind}={value}")
+    return tags
+
+
+def augment(x: list[dict[str, float]], tags: Sequence[str]) -> list[dict[str, float]]:
+    """Each sentence's features plus one copy per domain tag (``"corpus=cra:w=cell"``)."""
+    out = []
+    for f in x:
+        g = dict(f)
+        for tag in tags:
+            prefix = tag + ":"
+            g.update({prefix + k: v for k, v in f.items()})
+        out.append(g)
+    return out
 
 
 def load_default() -> CoreSCClassifier:

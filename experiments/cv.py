@@ -5,7 +5,13 @@ Setups (all labels gold):
 * ``cra3``    CRA, 3 folds by paper, balanced by sentence count (largest first, greedy);
 * ``art9``    ART, 9 folds = the release folders ann1..ann9;
 * ``art2cra`` train on all of ART, test on all of CRA;
-* ``cra3+art`` as cra3, with all of ART added to every training fold.
+* ``cra3+art`` as cra3, with all of ART added to every training fold;
+* ``art9+cra`` as art9, with all of CRA added to every training fold.
+
+``--domains corpus,folder`` turns on domain feature augmentation
+(``CoreSCClassifier.domains``): per-corpus copies for the ``+`` setups, per-release-folder
+copies for ART (a test folder is never among its training folders, so it is decoded
+with the shared weights).
 
 Prints coresc.metrics.format_report per setup, the per-label table next to the CRA
 paper's Table 8 for cra3, and with ``--json FILE`` writes all results.
@@ -15,6 +21,7 @@ paper's Table 8 for cra3, and with ``--json FILE`` writes all results.
     nice -n 10 python experiments/cv.py cra3 art9 art2cra --json /tmp/cv.json
     nice -n 10 python experiments/cv.py --ablation --c1 0.05 --c2 0.3
     nice -n 10 python experiments/cv.py cra3 art9 --grid 0.05:0.3,0.1:1,0.5:5,1:5
+    nice -n 10 python experiments/cv.py art9+cra --domains corpus,folder --c1 0.5 --c2 5
 """
 
 from __future__ import annotations
@@ -39,7 +46,10 @@ TABLE8_F1 = {"Bac": 76.7, "Con": 53.9, "Exp": 83.4, "Goa": 54.2, "Hyp": 13.9, "M
 def load(name: str):
     root = data_dir()
     folder = {"cra": "cra-corpus", "art": "art-corpus"}[name]
-    return read_corpus([root / folder])
+    papers = read_corpus([root / folder])
+    for p in papers:
+        p.meta["corpus"] = name
+    return papers
 
 
 def cra_folds(papers) -> list[int]:
@@ -88,13 +98,16 @@ def run_setup(setup: str, params: dict) -> dict:
     elif setup == "art9":
         papers = load("art")
         result = crossval(papers, art_folds(papers), params, setup)
+    elif setup == "art9+cra":
+        papers = load("art")
+        result = crossval(papers, art_folds(papers), params, setup, extra=load("cra"))
     elif setup == "art2cra":
         train, test = load("art"), load("cra")
         model = CoreSCClassifier(**params).fit(train)
         model.annotate(test)
         result = evaluate_papers(test)
     else:
-        raise SystemExit(f"unknown setup {setup!r} (cra3, cra3+art, art9, art2cra)")
+        raise SystemExit(f"unknown setup {setup!r} (cra3, cra3+art, art9, art9+cra, art2cra)")
     result["seconds"] = round(time.monotonic() - t0, 1)
     return result
 
@@ -144,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-balance", action="store_true",
                     help="Viterbi decoding, no per-label biases (no inner CV needed)")
     ap.add_argument("--inner-folds", type=int, default=3)
+    ap.add_argument("--domains", default="",
+                    help="domain feature augmentation by 'corpus' and/or 'folder'")
     ap.add_argument("--ablation", action="store_true",
                     help="cra3 with each feature group off in turn (and n-grams only)")
     ap.add_argument("--drop", help="with --ablation: only these bundles off, e.g. "
@@ -156,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     params = {"c1": args.c1, "c2": args.c2, "max_iterations": args.max_iterations,
               "features": tuple(args.features.split(",")),
               "secondary": not args.no_secondary, "balance": not args.no_balance,
-              "inner_folds": args.inner_folds, "verbose": False}
+              "inner_folds": args.inner_folds, "verbose": False,
+              "domains": tuple(d for d in args.domains.split(",") if d)}
     results = {}
     if args.ablation:
         papers = load("cra")

@@ -77,6 +77,11 @@ def test_valid_config_defaults(data: Path) -> None:
     ({"folds": {"kind": "kfold", "corpus": "art", "k": 3}}, "does not define"),
     ({"model": {"c3": 1.0}}, "unknown model hyper-parameter(s) c3"),
     ({"seed": "x"}, "'seed' must be an integer"),
+    ({"folds": {"kind": "kfold", "corpus": "cra", "k": 3, "also_train": ["cra"]}},
+     "'also_train' must list corpora other than"),
+    ({"folds": {"kind": "kfold", "corpus": "cra", "k": 3, "also_train": ["art"]}},
+     "does not define"),
+    ({"model": {"domains": ["annotator"]}}, "unknown domain kind"),
     ({"epochs": 3}, "unknown key(s) epochs"),
 ])
 def test_bad_configs_fail_with_one_line(data: Path, over, message) -> None:
@@ -142,6 +147,13 @@ def test_make_folds_all_kinds(data: Path, monkeypatch) -> None:
     folds = ex.make_folds(lodo, papers)  # P3 has no domain: left out of every fold
     assert [(f.name, f.train, f.test) for f in folds] == [
         ("Biology", ["oa/P2"], ["oa/P1"]), ("Chemistry", ["oa/P1"], ["oa/P2"])]
+
+    aux = ex.make_folds(ex.load_config(_cfg(corpora=corpora, folds={
+        "kind": "leave-one-domain-out", "corpus": "oa", "also_train": "art"}), data=data),
+        papers)  # ART joins every fold's training papers, never a test set
+    assert [(f.train, f.test) for f in aux] == [
+        (["oa/P2", "art/A0", "art/A1", "art/A2", "art/A3"], ["oa/P1"]),
+        (["oa/P1", "art/A0", "art/A1", "art/A2", "art/A3"], ["oa/P2"])]
 
     k9 = ex.load_config(_cfg(corpora=corpora, folds={"kind": "kfold", "corpus": "oa", "k": 9}),
                         data=data)

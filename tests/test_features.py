@@ -11,6 +11,7 @@ from coresc.features import (
     norm_word,
     paper_features,
     paper_labels,
+    unglue_citations,
     verb_lemma,
 )
 
@@ -116,6 +117,20 @@ def test_verb_features_from_pos_tags(paper):
     # without a tagger the POS groups yield nothing rather than wrong values
     bare = paper_features(paper, groups=("verbs", "verbclass", "syntax"))
     assert all(set(x) == {"bias"} for x in bare)
+
+
+def test_glued_citation_numbers_are_dropped_in_citing_sentences():
+    assert unglue_citations(["thiophene20", "catalytic1,2", "study", "p53", "Cx43",
+                             "2,4-dinitrophenol", "H2O", "12", "clusters.7,8"]) == [
+        "thiophene", "catalytic", "study", "p53", "Cx43", "2,4-dinitrophenol", "H2O", "12",
+        "clusters", "."]
+    cited = Paper(id="c", sections=[Section("Intro", "introduction", 1, None, [Paragraph([
+        s("1", "Free thiophene20 was studied.", cites=1),
+        s("2", "Free thiophene20 was studied.", cites=0),  # no citation: leave as written
+    ])])])
+    f = paper_features(cited, groups=("ngrams",))
+    assert "w=thiophene" in f[0] and "b=free|thiophene" in f[0]
+    assert "w=thiophene0" in f[1] and "w=thiophene" not in f[1]
 
 
 def test_all_groups_known():

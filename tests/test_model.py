@@ -174,3 +174,61 @@ def test_train_command_uses_the_default_feature_groups():
     train.add_arguments(parser)
     args = parser.parse_args(["corpus", "-o", "model"])
     assert tuple(args.features.split(",")) == DEFAULT_FEATURES
+
+
+def test_domain_feature_copies_separate_corpora(tmp_path):
+    # Two corpora with the same sentences, where corpus "b" calls results "Obs": only
+    # the per-domain feature copies can tell a reader which habit applies.
+    rng = random.Random(3)
+    papers = [make_paper(i, rng) for i in range(10)]
+    for i, p in enumerate(papers):
+        p.meta["corpus"] = "a" if i % 2 == 0 else "b"
+        for s in p.sentences():
+            if p.meta["corpus"] == "b" and s.gold and s.gold[0].code == "Res":
+                s.gold = [Label("Obs")]
+    model = CoreSCClassifier(features=GROUPS, c1=0.01, c2=0.01, max_iterations=40,
+                             secondary=False, inner_folds=2, domains=["corpus"],
+                             verbose=False).fit(papers)
+    assert model.domains_ == ("corpus=a", "corpus=b")
+    assert set(model.domain_bias_) == {"corpus=a", "corpus=b"}  # 5 papers each: tuned
+
+    def result_labels(m, paper):
+        pred = m.predict([paper])[0]
+        return {p[0].label for p, s in zip(pred, paper.sentences(), strict=True)
+                if s.gold and s.gold[0].code in ("Res", "Obs")}
+
+    assert result_labels(model, papers[0]) == {"Res"}
+    assert result_labels(model, papers[1]) == {"Obs"}
+    unknown = make_paper(99, rng)  # no corpus: shared weights only, still labels
+    assert len(model.predict([unknown])[0]) == len(unknown.sentences())
+    model.save(tmp_path / "m")
+    again = CoreSCClassifier.load(tmp_path / "m")
+    assert again.domains_ == model.domains_ and again.domains == ("corpus",)
+    assert again.domain_bias_ == model.domain_bias_
+    assert result_labels(again, papers[1]) == {"Obs"}
+    with pytest.raises(ValueError, match="unknown domain kind"):
+        CoreSCClassifier(domains=["annotator"])._validate()
+
+
+def test_train_with_corpus_domains_from_the_command_line(tmp_path, capsys):
+    from coresc.cli import main
+    from coresc.writers import write_papers
+
+    rng = random.Random(5)
+    for name in ("corpus-a", "corpus-b"):
+        (tmp_path / name).mkdir()
+        write_papers([make_paper(i, rng) for i in range(5)], "jsonl",
+                     tmp_path / name / "papers.jsonl")
+    model_dir = tmp_path / "m"
+    assert main(["train", str(tmp_path / "corpus-a"), str(tmp_path / "corpus-b"),
+                 "-o", str(model_dir), "--domains", "corpus", "--c1", "0.01", "--c2", "0.01",
+                 "--max-iterations", "20", "--no-secondary", "--features", ",".join(GROUPS)]) == 0
+    assert CoreSCClassifier.load(model_dir).domains_ == ("corpus=corpus-a", "corpus=corpus-b")
+    capsys.readouterr()
+    assert main(["evaluate", "--model", str(model_dir), "--domain", "corpus-b",
+                 str(tmp_path / "corpus-b")]) == 0
+    assert "accuracy" in capsys.readouterr().out.lower()
+    assert main(["evaluate", "--model", str(model_dir), "--domain", "cra",
+                 str(tmp_path / "corpus-b")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--domain cra" in err and "corpus-a, corpus-b" in err

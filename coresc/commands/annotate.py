@@ -33,16 +33,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="MODEL_DIR",
                         help="model directory (default: the bundled model)")
     parser.add_argument("--format", default="auto", help="input format (default: auto)")
+    parser.add_argument("--domain", metavar="NAME",
+                        help="decode as papers of this training corpus (models trained "
+                             "with --domains corpus); default: the shared weights")
 
 
 def run(args: argparse.Namespace) -> int:
     from ..writers import write_papers
     from .convert import read_for_command, report_errors, wants_directory
-    from .evaluate import load_model
+    from .evaluate import load_model, set_domain
 
     model = load_model(args.model)  # fail on a bad model before reading anything
     t0 = time.monotonic()
     papers, errors, files = read_for_command("annotate", args.inputs, args.format)
+    set_domain(model, papers, args.domain)
     model.annotate(papers)
     n = sum(len(p) for p in papers)
     written = write_papers(papers, args.to, args.output, inputs=files,

@@ -25,6 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="model directory (default: the bundled model)")
     parser.add_argument("--format", default="auto", help="input format (default: auto)")
     parser.add_argument("--json", metavar="FILE", help="also write the scores as JSON")
+    parser.add_argument("--domain", metavar="NAME",
+                        help="decode as papers of this training corpus (models trained "
+                             "with --domains corpus); default: the shared weights")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
 
     model = load_model(args.model)
     papers = read_corpus(args.corpora, args.format)
+    set_domain(model, papers, args.domain)
     model.annotate(papers)
     try:
         result = evaluate_papers(papers)
@@ -45,6 +49,18 @@ def run(args: argparse.Namespace) -> int:
         with atomic_output(args.json) as fh:
             json.dump(result, fh, indent=1)
     return 0
+
+
+def set_domain(model, papers, name: str | None) -> None:
+    """Mark ``papers`` as from training corpus ``name``; the model must know that corpus."""
+    if name is None:
+        return
+    known = [t.split("=", 1)[1] for t in model.domains_ if t.startswith("corpus=")]
+    if name not in known:
+        raise UsageError(f"--domain {name}: the model has no such corpus domain "
+                         f"(known: {', '.join(known) or 'none, it was trained without'})")
+    for paper in papers:
+        paper.meta["corpus"] = name
 
 
 def load_model(directory: str | None):

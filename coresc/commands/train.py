@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from ..errors import UsageError
 
@@ -37,6 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-secondary", action="store_true",
                         help="train the primary CRF only")
     parser.add_argument("--format", default="auto", help="input format (default: auto)")
+    parser.add_argument("--domains", default="", metavar="KIND[,KIND]",
+                        help="domain feature augmentation: 'corpus' (each CORPUS argument "
+                             "is a domain, named after its file or folder) and/or 'folder' "
+                             "(each paper's source folder); default: none")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,14 +54,19 @@ def run(args: argparse.Namespace) -> int:
     if args.max_iterations < 1:
         raise UsageError("--max-iterations must be at least 1")
     try:
+        domains = tuple(d.strip() for d in args.domains.split(",") if d.strip())
         model = CoreSCClassifier(features=features, c1=args.c1, c2=args.c2,
                                  max_iterations=args.max_iterations,
-                                 secondary=not args.no_secondary)
+                                 secondary=not args.no_secondary, domains=domains)
         model._validate()
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     t0 = time.monotonic()
-    papers = read_corpus(args.corpora, args.format)
+    papers = []
+    for corpus in args.corpora:  # one at a time, so each paper knows its corpus
+        for paper in read_corpus([corpus], args.format):
+            paper.meta["corpus"] = corpus_name(corpus)
+            papers.append(paper)
     print(f"[coresc] read {len(papers)} papers in {time.monotonic() - t0:.1f}s",
           file=sys.stderr)
     model.fit(papers)
@@ -65,3 +75,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"[coresc] saved model to {args.output} "
           f"({time.monotonic() - t0:.0f}s in all)", file=sys.stderr)
     return 0
+
+
+def corpus_name(path: str) -> str:
+    """A corpus argument's domain name: ``../data/cra-corpus/`` -> ``cra-corpus``."""
+    p = Path(path)
+    return p.name if p.is_dir() else p.stem
