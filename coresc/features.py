@@ -411,10 +411,10 @@ def _verbs(a: _Analysis, f: Features, classes: bool, verbs: bool, syntax: bool) 
 
 # ---------------------------------------------------------------- public API
 
-# A word with a citation number glued to it: "thiophene20", "catalytic1,2",
-# "clusters.7,8" (after the full stop). Readers
-# flatten <REF>/<xref> markup into the text, so superscript citation numbers end up
-# fused with the word before them and would make it a different n-gram.
+# A word with a citation number glued to it: "thiophene20", "catalytic1,2", "clusters.7,8".
+# Readers flatten <REF>/<xref> markup into the text (which must stay as written), so
+# superscript citation numbers end up fused with the word before them and would make it
+# a different n-gram.
 _GLUED_CITATION = re.compile(r"([A-Za-z]*[a-z]{3})(\.?)\d{1,3}(?:,\d{1,3})*")
 
 

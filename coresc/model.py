@@ -140,7 +140,7 @@ class CoreSCClassifier:
         self.ovr_c = ovr_c
         self.min_freq = min_freq
         self.balance = balance
-        self.domains = tuple(domains)
+        self.domains = _domain_kinds(domains)
         self.verbose = verbose
         self.label_bias_: dict[str, float] = {}
         self.domains_: tuple[str, ...] = ()
@@ -181,8 +181,7 @@ class CoreSCClassifier:
             raise ValueError("max_iterations must be >= 1")
         if not 0 <= self.max_secondary_rate <= 1:
             raise ValueError("max_secondary_rate must be in [0, 1]")
-        if isinstance(self.domains, str):
-            self.domains = (self.domains,)
+        self.domains = _domain_kinds(self.domains)  # set_params may have given a string
         bad = [d for d in self.domains if d not in DOMAIN_KINDS]
         if bad:
             raise ValueError(f"unknown domain kind(s) {', '.join(map(str, bad))}; "
@@ -330,6 +329,11 @@ class CoreSCClassifier:
             sub = [oof_marg[i] if tag in tags_of[i] else None for i in range(len(papers))]
             self.domain_bias_[tag] = _tune_bias(sub, labels, label_set)
             self._log(f"label biases for {tag}: {self.domain_bias_[tag]}")
+
+    def domain_names(self, kind: str = "corpus") -> list[str]:
+        """Names of the training domains of ``kind`` (``["art", "cra"]`` for corpora)."""
+        prefix = domain_tag(kind, "")
+        return [t[len(prefix):] for t in self.domains_ if t.startswith(prefix)]
 
     def _bias_for(self, paper: Paper) -> dict[str, float]:
         """The label biases to decode ``paper`` with: its domain's, else the shared ones."""
@@ -554,6 +558,15 @@ DOMAIN_KINDS = ("corpus", "folder")
 MIN_DOMAIN_PAPERS = 5
 
 
+def _domain_kinds(domains: str | Sequence[str]) -> tuple[str, ...]:
+    return (domains,) if isinstance(domains, str) else tuple(domains)
+
+
+def domain_tag(kind: str, value: str) -> str:
+    """The tag of one domain, as features and ``domains_`` spell it: ``corpus=cra``."""
+    return f"{kind}={value}"
+
+
 def paper_domains(paper: Paper, kinds: Sequence[str]) -> list[str]:
     """The paper's domain tags for the given kinds: ``corpus=cra``, ``folder=ann3``."""
     tags = []
@@ -563,7 +576,7 @@ def paper_domains(paper: Paper, kinds: Sequence[str]) -> list[str]:
         else:
             value = Path(paper.source_path).parent.name if paper.source_path else None
         if value:
-            tags.append(f"{kind}={value}")
+            tags.append(domain_tag(kind, value))
     return tags
 
 

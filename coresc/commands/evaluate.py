@@ -55,7 +55,7 @@ def set_domain(model, papers, name: str | None) -> None:
     """Mark ``papers`` as from training corpus ``name``; the model must know that corpus."""
     if name is None:
         return
-    known = [t.split("=", 1)[1] for t in model.domains_ if t.startswith("corpus=")]
+    known = model.domain_names("corpus")
     if name not in known:
         raise UsageError(f"--domain {name}: the model has no such corpus domain "
                          f"(known: {', '.join(known) or 'none, it was trained without'})")
