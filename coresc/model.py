@@ -17,9 +17,14 @@
   corpora. A paper of a domain seen in training is tagged with its own copies too; any
   other paper with the shared weights alone.
 
+* **Stacking** (optional, ``stack``). A second CRF sees each sentence's features plus
+  the first CRF's marginals for it, its neighbours, its paragraph, its section and the
+  paper, learnt from out-of-fold marginals so it learns how far to trust the first.
+
 A saved model is a directory (no pickle anywhere)::
 
     crf.crfsuite     the crfsuite model file
+    crf_stack.crfsuite  the second (stacked) CRF, when ``stack`` is on
     ovr.npz          one-vs-rest weights: coef (labels x features), intercept
     ovr_vocab.json   feature names of the coef columns
     config.json      constructor parameters (feature groups, c1, c2, ...)
@@ -48,8 +53,10 @@ from .features import (
     DEFAULT_FEATURES,
     analyse,
     check_groups,
+    marginal_features,
     paper_features,
     paper_labels,
+    sentence_blocks,
 )
 from .labels import LABELS, MAX_LABELS, sort_key
 
@@ -113,8 +120,16 @@ class CoreSCClassifier:
     max_secondary_rate : upper bound on the share of training sentences given a 2nd label.
     ovr_c : inverse regularisation strength of the logistic regressions.
     min_freq : features seen fewer times in training are left out (both layers).
-    balance : decode the primary label from the CRF marginals with per-label biases tuned
-        on inner-fold marginals (raises recall of rare labels); ``False`` = Viterbi.
+    decode : how the primary label is read off the CRF (:data:`DECODINGS`).
+        ``"balanced"``: the label maximising log marginal + a per-label bias tuned on
+        inner-fold marginals for accuracy + macro-F1 (raises recall of rare labels);
+        ``"posterior"``: the label with the largest marginal (the most accurate choice
+        per sentence); ``"viterbi"``: the single best label sequence.
+    stack : train a second CRF on the features plus the first CRF's out-of-fold marginals
+        of the sentence, its neighbours, paragraph, section and paper (stacked sequential
+        learning, Cohen & Carvalho 2005); prediction runs both. Costs the inner-fold fits
+        and one more CRF fit (twice the inner folds when biases or the secondary layer
+        need the stacked CRF's out-of-fold marginals too).
     domains : what makes a paper's domain for feature augmentation, any of
         :data:`DOMAIN_KINDS`: ``"corpus"`` (``Paper.meta["corpus"]``), ``"folder"`` (the
         source file's folder). Empty (the default): no augmentation.
@@ -126,7 +141,8 @@ class CoreSCClassifier:
                  seed: int = 0, inner_folds: int = 3,
                  c_grid: Sequence[Sequence[float]] = DEFAULT_GRID,
                  max_secondary_rate: float = 0.05, ovr_c: float = 0.5, min_freq: int = 2,
-                 balance: bool = True, domains: Sequence[str] = (),
+                 decode: str = "balanced", stack: bool = False,
+                 domains: Sequence[str] = (),
                  verbose: bool = True) -> None:
         self.features = tuple(features)
         self.c1 = c1
@@ -139,7 +155,8 @@ class CoreSCClassifier:
         self.max_secondary_rate = max_secondary_rate
         self.ovr_c = ovr_c
         self.min_freq = min_freq
-        self.balance = balance
+        self.decode = decode
+        self.stack = stack
         self.domains = _domain_kinds(domains)
         self.verbose = verbose
         self.label_bias_: dict[str, float] = {}
@@ -147,6 +164,8 @@ class CoreSCClassifier:
         self.domain_bias_: dict[str, dict[str, float]] = {}
         self._tagger = None
         self._crf_bytes: bytes | None = None
+        self._stack_tagger = None
+        self._stack_bytes: bytes | None = None
         self._ovr: dict[str, Any] | None = None
         self.meta_: dict[str, Any] = {}
 
@@ -160,7 +179,7 @@ class CoreSCClassifier:
             "seed": self.seed, "inner_folds": self.inner_folds,
             "c_grid": [list(p) for p in self.c_grid],
             "max_secondary_rate": self.max_secondary_rate, "ovr_c": self.ovr_c,
-            "min_freq": self.min_freq, "balance": self.balance,
+            "min_freq": self.min_freq, "decode": self.decode, "stack": bool(self.stack),
             "domains": list(self.domains), "verbose": self.verbose,
         }
 
@@ -177,6 +196,9 @@ class CoreSCClassifier:
             v = getattr(self, name)
             if v is not None and (not isinstance(v, (int, float)) or v < 0):
                 raise ValueError(f"{name} must be a number >= 0 or None, not {v!r}")
+        if self.decode not in DECODINGS:
+            raise ValueError(f"decode must be one of {', '.join(DECODINGS)}, "
+                             f"not {self.decode!r}")
         if int(self.max_iterations) < 1:
             raise ValueError("max_iterations must be >= 1")
         if not 0 <= self.max_secondary_rate <= 1:
@@ -240,10 +262,13 @@ class CoreSCClassifier:
         cv_scores: dict[str, float] = {}
         oof_marg: list[tuple | None] = [None] * len(papers)
         folds = None
-        if (choose and len(grid) > 1) or want_secondary or self.balance:
+        balanced = self.decode == "balanced"
+        if (choose and len(grid) > 1) or want_secondary or balanced or self.stack:
             k = min(self.inner_folds, len(papers))
             if k >= 2:
-                folds = balanced_folds([len(x) for x in X], k)
+                folds = self._inner_folds(papers, X, k)
+            elif self.stack:
+                raise CorescError("stack needs at least 2 training papers")
         if folds is not None:
             best, cv_scores, oof_marg = self._inner_cv(X, labels, folds, grid)
         else:
@@ -254,12 +279,17 @@ class CoreSCClassifier:
                                                 self.max_iterations, self.min_freq)
         self._open_tagger()
         self.labels_ = label_set
+        stack_scores: dict[str, float] = {}
+        self._stack_bytes = self._stack_tagger = None
+        if self.stack:
+            oof_marg, stack_scores = self._fit_stack(papers, X, labels, folds, oof_marg,
+                                                     best, balanced or want_secondary)
         self.label_bias_ = {}
-        if self.balance and folds is not None:
+        if balanced and folds is not None:
             self.label_bias_ = _tune_bias(oof_marg, labels, list(label_set))
             self._log(f"label biases: {self.label_bias_}")
         self.domain_bias_ = {}
-        if self.balance and folds is not None:
+        if balanced and folds is not None:
             self._tune_domain_bias(papers, labels, oof_marg, list(label_set))
         self._ovr = None
         if want_secondary and folds is not None:
@@ -275,10 +305,33 @@ class CoreSCClassifier:
             "c1": best[0], "c2": best[1], "label_bias": self.label_bias_,
             "domains": list(self.domains_), "domain_bias": self.domain_bias_,
             "inner_cv_accuracy": cv_scores,
+            "stack_inner_cv_accuracy": stack_scores,
             "secondary": self._ovr["meta"] if self._ovr else None,
             "train_seconds": round(time.monotonic() - t0, 1),
         }
         return self
+
+    def _inner_folds(self, papers, X, k: int) -> list[int]:
+        """Inner fold per paper: by paper, or by whole source folder with folder copies.
+
+        With per-folder feature copies a held-out paper whose folder-mates stay in
+        training is scored through its folder's copies, which a test folder never has;
+        holding out whole folders keeps out-of-fold marginals as good as test ones.
+        """
+        sizes = [len(x) for x in X]
+        if "folder" not in self.domains:
+            return balanced_folds(sizes, k)
+        names = [paper_domains(p, ("folder",)) for p in papers]
+        groups = sorted({n[0] if n else "" for n in names})
+        if len(groups) < k:
+            return balanced_folds(sizes, k)
+        index = {g: i for i, g in enumerate(groups)}
+        of_paper = [index[n[0] if n else ""] for n in names]
+        totals = [0] * len(groups)
+        for g, n in zip(of_paper, sizes, strict=True):
+            totals[g] += n
+        group_fold = balanced_folds(totals, k)
+        return [group_fold[g] for g in of_paper]
 
     def _inner_cv(self, X, labels, folds, grid):
         """Pick (c1, c2) by inner-fold accuracy; keep that point's out-of-fold marginals."""
@@ -315,6 +368,38 @@ class CoreSCClassifier:
         best = max(grid, key=lambda p: scores[f"c1={p[0]},c2={p[1]}"])
         return best, scores, margs[best]
 
+    def _fit_stack(self, papers, X, labels, folds, oof_marg, best, need_oof):
+        """Train the second CRF on first-pass out-of-fold marginals in context.
+
+        Returns the out-of-fold marginals that decoding biases and the secondary layer
+        are tuned on: the stacked CRF's own (one more inner CV) when ``need_oof``, else
+        the first pass's unchanged.
+        """
+        X2 = [marginal_features(x, self._full(m[1]), self.labels_, sentence_blocks(p))
+              for p, x, m in zip(papers, X, oof_marg, strict=True)]
+        self._log("stacked CRF on the first pass's out-of-fold marginals")
+        self._stack_bytes, _ = _train_crf(X2, labels, best[0], best[1],
+                                          self.max_iterations, self.min_freq)
+        self._stack_tagger = _open_tagger_bytes(self._stack_bytes)
+        if not need_oof:
+            return oof_marg, {}
+        _, scores, oof2 = self._inner_cv(X2, labels, folds, (best,))
+        return oof2, scores
+
+    def _full(self, marg: list[dict[str, float]]) -> np.ndarray:
+        """Marginal dicts of one paper as an array (sentences x ``labels_``)."""
+        if not marg:
+            return np.zeros((0, len(self.labels_)))
+        return np.vstack([_full_marginals(m, self.labels_) for m in marg])
+
+    def _tag_paper(self, paper: Paper, x: list[dict[str, float]]):
+        """Viterbi labels and marginals of one paper (through both CRFs when stacked)."""
+        pred, marg = _tag(self._tagger, x, self.labels_)
+        if self._stack_tagger is not None:
+            x2 = marginal_features(x, self._full(marg), self.labels_, sentence_blocks(paper))
+            pred, marg = _tag(self._stack_tagger, x2, self.labels_)
+        return pred, marg
+
     def _tune_domain_bias(self, papers, labels, oof_marg, label_set: list[str]) -> None:
         """Label biases per domain, tuned on that domain's papers' out-of-fold marginals.
 
@@ -334,6 +419,13 @@ class CoreSCClassifier:
         """Names of the training domains of ``kind`` (``["art", "cra"]`` for corpora)."""
         prefix = domain_tag(kind, "")
         return [t[len(prefix):] for t in self.domains_ if t.startswith(prefix)]
+
+    def _decode(self, viterbi: list[str], marg: list[dict[str, float]],
+                bias: dict[str, float]) -> list[str]:
+        """The primary labels of one paper from its Viterbi path and marginals."""
+        if self.decode == "viterbi":
+            return viterbi
+        return _biased_decode(marg, bias)
 
     def _bias_for(self, paper: Paper) -> dict[str, float]:
         """The label biases to decode ``paper`` with: its domain's, else the shared ones."""
@@ -357,9 +449,7 @@ class CoreSCClassifier:
             tr, te = groups != f, groups == f
             W, b = _fit_ovr(Xs[tr], Y[tr], self.ovr_c, self.seed)
             oof_prob[te] = _sigmoid(Xs[te] @ W.T + b)
-        biases = {i: self._bias_for(papers[i]) for i in multi}
-        decoded = {i: (_biased_decode(oof_marg[i][1], biases[i]) if biases[i]
-                       else oof_marg[i][0]) for i in multi}
+        decoded = {i: self._decode(*oof_marg[i], self._bias_for(papers[i])) for i in multi}
         primary = [decoded[i][j] for i, j in rows]
         t2, t3, tune = _tune_thresholds(oof_prob, labels, primary, gold, self.max_secondary_rate)
         W, b = _fit_ovr(Xs, Y, self.ovr_c, self.seed)
@@ -386,23 +476,22 @@ class CoreSCClassifier:
     def rank(self, papers: Sequence[Paper]) -> list[list[list[Prediction]]]:
         """Full ranking of the top three labels per sentence, thresholds not applied.
 
-        The primary (first) entry is the CRF's Viterbi label with its marginal; the
+        The primary (first) entry is the decoded label (``decode``) with its marginal; the
         next two are the other labels by one-vs-rest probability (by CRF marginal when
         there is no secondary layer).
         """
         self._check_fitted()
         out = []
         for paper, x in zip(papers, self.featurize(papers, self.domains_), strict=True):
-            out.append(self._rank_paper(x, self._bias_for(paper)))
+            out.append(self._rank_paper(paper, x, self._bias_for(paper)))
         return out
 
-    def _rank_paper(self, x: list[dict[str, float]],
+    def _rank_paper(self, paper: Paper, x: list[dict[str, float]],
                     bias: dict[str, float]) -> list[list[Prediction]]:
         if not x:
             return []
-        pred, marg = _tag(self._tagger, x, self.labels_)
-        if bias:
-            pred = _biased_decode(marg, bias)
+        pred, marg = self._tag_paper(paper, x)
+        pred = self._decode(pred, marg, bias)
         labels = list(self.labels_)
         if self._ovr is not None:
             full = np.vstack([_full_marginals(m, labels) for m in marg])
@@ -451,12 +540,8 @@ class CoreSCClassifier:
         """CRF marginals per paper: array (sentences x labels), columns = ``labels_``."""
         self._check_fitted()
         out = []
-        for x in self.featurize(papers, self.domains_):
-            if not x:
-                out.append(np.zeros((0, len(self.labels_))))
-                continue
-            _, marg = _tag(self._tagger, x, self.labels_)
-            out.append(np.vstack([_full_marginals(m, self.labels_) for m in marg]))
+        for paper, x in zip(papers, self.featurize(papers, self.domains_), strict=True):
+            out.append(self._full(self._tag_paper(paper, x)[1]) if x else self._full([]))
         return out
 
     # ------------------------------------------------------------ persistence
@@ -470,6 +555,10 @@ class CoreSCClassifier:
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         _write_bytes(d / "crf.crfsuite", self._crf_bytes)
+        if self._stack_bytes is not None:
+            _write_bytes(d / "crf_stack.crfsuite", self._stack_bytes)
+        else:
+            (d / "crf_stack.crfsuite").unlink(missing_ok=True)
         config = self.get_params()
         config["features"] = list(self.features)
         _write_bytes(d / "config.json", _json(config))
@@ -505,6 +594,8 @@ class CoreSCClassifier:
         if meta.get("format") != MODEL_FORMAT:
             raise ModelError(d, f"unsupported model format {meta.get('format')!r} "
                                 f"(this coresc reads format {MODEL_FORMAT})")
+        if "balance" in config:  # models saved before ``decode`` replaced ``balance``
+            config["decode"] = "balanced" if config.pop("balance") else "viterbi"
         try:
             model = cls(**config)
             model._validate()
@@ -539,6 +630,8 @@ class CoreSCClassifier:
             raise ModelError(d / "crf.crfsuite", f"cannot open CRF model ({exc})") from None
         if set(model._tagger.labels()) - set(labels):
             raise ModelError(d, "CRF labels do not match meta.json")
+        if model.stack:
+            model._load_stack(d, labels)
         if (d / "ovr.npz").is_file():
             model._ovr = _load_ovr(d, labels)
             # the layer scores with scipy.sparse: import it with the model (a one-time
@@ -546,12 +639,26 @@ class CoreSCClassifier:
             import scipy.sparse  # noqa: F401
         return model
 
+    def _load_stack(self, d: Path, labels: list[str]) -> None:
+        path = d / "crf_stack.crfsuite"
+        if not path.is_file():
+            raise ModelError(d, "config says stack but crf_stack.crfsuite is missing")
+        self._stack_bytes = path.read_bytes()
+        try:
+            self._stack_tagger = _open_tagger_bytes(self._stack_bytes)
+        except Exception as exc:  # crfsuite raises ValueError/OSError on bad files
+            raise ModelError(path, f"cannot open CRF model ({exc})") from None
+        if set(self._stack_tagger.labels()) - set(labels):
+            raise ModelError(d, "stacked CRF labels do not match meta.json")
+
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items()
                            if k not in ("c_grid", "verbose"))
         return f"CoreSCClassifier({params})"
 
 
+#: How the primary label is read off the CRF (``CoreSCClassifier.decode``).
+DECODINGS = ("balanced", "posterior", "viterbi")
 #: What can make a paper's domain for feature augmentation (``CoreSCClassifier.domains``).
 DOMAIN_KINDS = ("corpus", "folder")
 #: Fewest training papers of a domain for it to get label biases of its own.

@@ -35,7 +35,7 @@ from pathlib import Path
 from coresc.config import data_dir
 from coresc.features import DEFAULT_FEATURES
 from coresc.metrics import evaluate_papers, format_report, secondary_scores
-from coresc.model import CoreSCClassifier, balanced_folds, log
+from coresc.model import DECODINGS, CoreSCClassifier, balanced_folds, log
 from coresc.readers import read_corpus
 
 #: F1 per label of the CRA paper's CRF (3-fold CV on CRA, primary label), Table 8.
@@ -134,7 +134,7 @@ def sweep(setups: list[str], grid: str, params: dict) -> dict:
 
 def primary_only(papers, folds, params: dict, label: str) -> dict:
     """Accuracy and macro-F1 of a cross-validation with Viterbi decoding, no secondary."""
-    r = crossval(papers, folds, {**params, "secondary": False, "balance": False}, label)
+    r = crossval(papers, folds, {**params, "secondary": False, "decode": "viterbi"}, label)
     return {"accuracy": r["primary"]["accuracy"], "macro_f1": r["primary"]["macro_f1"]}
 
 
@@ -154,8 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-iterations", type=int, default=150)
     ap.add_argument("--features", default=",".join(DEFAULT_FEATURES))
     ap.add_argument("--no-secondary", action="store_true")
-    ap.add_argument("--no-balance", action="store_true",
-                    help="Viterbi decoding, no per-label biases (no inner CV needed)")
+    ap.add_argument("--decode", choices=DECODINGS, default="balanced",
+                    help="primary-label decoding; 'posterior' and 'viterbi' need no inner "
+                         "CV when c1/c2 are given and there is no secondary layer")
+    ap.add_argument("--stack", action="store_true",
+                    help="a second CRF on the first one's out-of-fold marginals in context")
     ap.add_argument("--inner-folds", type=int, default=3)
     ap.add_argument("--domains", default="",
                     help="domain feature augmentation by 'corpus' and/or 'folder'")
@@ -170,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     params = {"c1": args.c1, "c2": args.c2, "max_iterations": args.max_iterations,
               "features": tuple(args.features.split(",")),
-              "secondary": not args.no_secondary, "balance": not args.no_balance,
+              "secondary": not args.no_secondary, "decode": args.decode, "stack": args.stack,
               "inner_folds": args.inner_folds, "verbose": False,
               "domains": tuple(d for d in args.domains.split(",") if d)}
     results = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from coresc.document import Label, Paper, Paragraph, Section, Sentence
@@ -135,3 +136,17 @@ def test_glued_citation_numbers_are_dropped_in_citing_sentences():
 
 def test_all_groups_known():
     assert len(set(FEATURE_GROUPS)) == len(FEATURE_GROUPS) >= 12
+
+
+def test_marginal_features_context_means():
+    from coresc.features import marginal_features
+    x = [{"w=a": 1.0}, {"w=b": 1.0}, {"w=c": 1.0}]
+    marg = np.array([[0.9, 0.1], [0.2, 0.8], [0.5, 0.5]])
+    # sentences 0 and 1 share a paragraph, 2 is alone in its paragraph; one section
+    out = marginal_features(x, marg, ["Bac", "Res"], [(0, 0), (0, 0), (0, 1)], floor=0.15)
+    assert out[0]["w=a"] == 1.0 and out[0]["m=Bac"] == 0.9 and "m=Res" not in out[0]
+    assert out[0]["mpara=Res"] == 0.8 and out[0]["mn=Bac"] == 0.2 and "mp=Bac" not in out[0]
+    assert out[2]["mpara=alone"] == 1.0
+    assert out[2]["msec=Bac"] == pytest.approx(0.55) and out[2]["msec=Res"] == pytest.approx(0.45)
+    assert out[1]["mdoc=Res"] == pytest.approx(1.4 / 3)
+    assert marginal_features([], np.zeros((0, 2)), ["Bac", "Res"], []) == []

@@ -141,6 +141,71 @@ def test_validation_and_unfitted(papers):
         CoreSCClassifier(verbose=False).fit(empty)
 
 
+def test_decode_modes(papers, tmp_path):
+    """posterior = argmax of each sentence's marginal; viterbi = the tagger's path."""
+    m = CoreSCClassifier(features=GROUPS, c1=0.5, c2=5.0, max_iterations=10,
+                         secondary=False, decode="posterior", verbose=False).fit(papers)
+    assert m.label_bias_ == {} and m.meta_["inner_cv_accuracy"] == {}  # no inner CV
+    marg = m.marginals(papers)
+    got = [[r[0].label for r in paper] for paper in m.predict(papers)]
+    assert got == [[m.labels_[j] for j in np.argmax(a, axis=1)] for a in marg]
+    m.decode = "viterbi"
+    from coresc.model import _tag
+    x = m.featurize(papers[:1], m.domains_)[0]
+    assert [r[0].label for r in m.predict(papers[:1])[0]] == _tag(m._tagger, x, m.labels_)[0]
+    with pytest.raises(ValueError, match="decode must be one of"):
+        CoreSCClassifier(decode="greedy").fit(papers)
+    # a model saved before `decode` existed said `balance: false` for Viterbi
+    d = m.save(tmp_path / "legacy")
+    cfg = json.loads((d / "config.json").read_text())
+    del cfg["decode"]
+    cfg["balance"] = False
+    (d / "config.json").write_text(json.dumps(cfg))
+    assert CoreSCClassifier.load(d).decode == "viterbi"
+
+
+def test_stacked_model_round_trip(papers, tmp_path):
+    m = CoreSCClassifier(features=GROUPS, c1=0.1, c2=0.1, max_iterations=10,
+                         secondary=False, decode="posterior", stack=True, inner_folds=2,
+                         verbose=False).fit(papers)
+    assert m._stack_tagger is not None
+    d = m.save(tmp_path / "s")
+    assert (d / "crf_stack.crfsuite").is_file()
+    loaded = CoreSCClassifier.load(d)
+    assert loaded.stack and loaded.get_params() == m.get_params()
+    a = [[(r[0].label, round(r[0].score, 6)) for r in x] for x in m.predict(papers)]
+    assert a == [[(r[0].label, round(r[0].score, 6)) for r in x]
+                 for x in loaded.predict(papers)]
+    # the marginals are the second CRF's, not the first's
+    first = m._tagger
+    from coresc.model import _tag
+    x = m.featurize(papers[:1])[0]
+    assert not np.allclose(m.marginals(papers[:1])[0], m._full(_tag(first, x, m.labels_)[1]))
+    (d / "crf_stack.crfsuite").unlink()
+    with pytest.raises(ModelError, match="crf_stack.crfsuite is missing"):
+        CoreSCClassifier.load(d)
+    with pytest.raises(CorescError, match="at least 2 training papers"):
+        CoreSCClassifier(features=GROUPS, stack=True, c1=0.1, c2=0.1,
+                         verbose=False).fit(papers[:1])
+
+
+def test_inner_folds_keep_source_folders_together(papers):
+    import dataclasses
+    ps = [dataclasses.replace(p, source_path=f"/corpus/ann{i % 3}/p{i}.xml")
+          for i, p in enumerate(papers)]
+    X = [[{}] * (5 + i) for i in range(len(ps))]
+    by_folder = CoreSCClassifier(domains=["folder"])._inner_folds(ps, X, 2)
+    assert len(set(by_folder)) == 2
+    for i in range(len(ps)):
+        for j in range(len(ps)):
+            if i % 3 == j % 3:
+                assert by_folder[i] == by_folder[j]
+    assert CoreSCClassifier()._inner_folds(ps, X, 2) == balanced_folds([len(x) for x in X], 2)
+    # fewer folders than folds: by paper
+    one = [dataclasses.replace(p, source_path="/corpus/ann1/x.xml") for p in papers]
+    assert len(set(CoreSCClassifier(domains=["folder"])._inner_folds(one, X, 2))) == 2
+
+
 def test_cv_chooses_from_grid(papers):
     m = CoreSCClassifier(features=GROUPS, c_grid=((0.01, 0.01), (1.0, 1.0)),
                          max_iterations=15, secondary=False, verbose=False).fit(papers)
@@ -174,6 +239,10 @@ def test_train_command_uses_the_default_feature_groups():
     train.add_arguments(parser)
     args = parser.parse_args(["corpus", "-o", "model"])
     assert tuple(args.features.split(",")) == DEFAULT_FEATURES
+    assert args.decode == CoreSCClassifier().decode and not args.stack
+    from coresc.model import DECODINGS
+    choices = next(a.choices for a in parser._actions if a.dest == "decode")
+    assert tuple(choices) == DECODINGS
 
 
 def test_domain_feature_copies_separate_corpora(tmp_path):

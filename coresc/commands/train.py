@@ -37,6 +37,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"{','.join(FEATURE_GROUPS)})")
     parser.add_argument("--no-secondary", action="store_true",
                         help="train the primary CRF only")
+    parser.add_argument("--decode", choices=("balanced", "posterior", "viterbi"),
+                        default="balanced",
+                        help="primary label: 'balanced' (marginals + per-label biases tuned "
+                             "for accuracy + macro-F1, default), 'posterior' (largest "
+                             "marginal, best accuracy) or 'viterbi' (best sequence)")
+    parser.add_argument("--stack", action="store_true",
+                        help="add a second CRF over the first one's out-of-fold marginals "
+                             "of each sentence's neighbours, paragraph and section")
     parser.add_argument("--format", default="auto", help="input format (default: auto)")
     parser.add_argument("--domains", default="", metavar="KIND[,KIND]",
                         help="domain feature augmentation: 'corpus' (each CORPUS argument "
@@ -57,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
         domains = tuple(d.strip() for d in args.domains.split(",") if d.strip())
         model = CoreSCClassifier(features=features, c1=args.c1, c2=args.c2,
                                  max_iterations=args.max_iterations,
-                                 secondary=not args.no_secondary, domains=domains)
+                                 secondary=not args.no_secondary, domains=domains,
+                                 decode=args.decode, stack=args.stack)
         model._validate()
     except ValueError as exc:
         raise UsageError(str(exc)) from None
