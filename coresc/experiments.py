@@ -199,6 +199,8 @@ def _check_folds(spec: Any, corpora: dict[str, Corpus], base: Path, fail) -> dic
         test = [test] if isinstance(test, str) else test
         if not train or not test:
             raise fail("train-test folds need 'train' and 'test' corpora")
+        if "also_train" in spec:
+            raise fail("train-test folds take no 'also_train': list the corpora in 'train'")
         return {"kind": kind, "train": [corpus_ref(c) for c in train],
                 "test": [corpus_ref(c) for c in test]}
     corpus = corpus_ref(spec.get("corpus"))

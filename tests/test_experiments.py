@@ -82,6 +82,9 @@ def test_valid_config_defaults(data: Path) -> None:
     ({"folds": {"kind": "kfold", "corpus": "cra", "k": 3, "also_train": ["art"]}},
      "does not define"),
     ({"model": {"domains": ["annotator"]}}, "unknown domain kind"),
+    ({"model": {"decode": "greedy"}}, "decode must be one of"),
+    ({"folds": {"kind": "train-test", "train": "cra", "test": "cra", "also_train": ["cra"]}},
+     "train-test folds take no 'also_train'"),
     ({"epochs": 3}, "unknown key(s) epochs"),
 ])
 def test_bad_configs_fail_with_one_line(data: Path, over, message) -> None:
