@@ -37,10 +37,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .document import Paper, Section, Sentence
+
+if TYPE_CHECKING:  # numpy is imported where it is used: every CLI command imports this
+    import numpy as np
 
 FEATURE_GROUPS: tuple[str, ...] = (
     "location", "section", "length", "citations", "ngrams", "verbs", "verbclass",
@@ -589,6 +591,8 @@ def marginal_features(x: Sequence[Features], marg: np.ndarray,
     the sentence, beyond the one-step reach of its transitions. Values under ``floor``
     are left out (they carry little and would make every sentence dense).
     """
+    import numpy as np
+
     n = len(x)
     if n == 0:
         return []
@@ -621,6 +625,8 @@ def marginal_features(x: Sequence[Features], marg: np.ndarray,
 
 def _mean_of_others(marg: np.ndarray, group: np.ndarray) -> list[np.ndarray | None]:
     """Per row, the mean of the other rows of its group (``None`` when it is alone)."""
+    import numpy as np
+
     ids, inverse, counts = np.unique(group, return_inverse=True, return_counts=True)
     sums = np.zeros((len(ids), marg.shape[1]))
     np.add.at(sums, inverse, marg)

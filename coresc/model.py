@@ -494,8 +494,7 @@ class CoreSCClassifier:
         pred = self._decode(pred, marg, bias)
         labels = list(self.labels_)
         if self._ovr is not None:
-            full = np.vstack([_full_marginals(m, labels) for m in marg])
-            probs = _sigmoid(_ovr_scores(x, self._ovr, full))
+            probs = _sigmoid(_ovr_scores(x, self._ovr, self._full(marg)))
         else:
             probs = None
         ranked = []
@@ -623,33 +622,18 @@ class CoreSCClassifier:
                 raise ModelError(d / "meta.json", f"bad domain_bias for {tag!r}")
             model.domain_bias_[tag] = {k: float(v) for k, v in tag_bias.items()}
         model.meta_ = meta
-        model._crf_bytes = (d / "crf.crfsuite").read_bytes()
-        try:
-            model._open_tagger()
-        except Exception as exc:  # crfsuite raises ValueError/OSError on bad files
-            raise ModelError(d / "crf.crfsuite", f"cannot open CRF model ({exc})") from None
-        if set(model._tagger.labels()) - set(labels):
-            raise ModelError(d, "CRF labels do not match meta.json")
+        model._crf_bytes, model._tagger = _read_crf(d, "crf.crfsuite", labels)
         if model.stack:
-            model._load_stack(d, labels)
+            if not (d / "crf_stack.crfsuite").is_file():
+                raise ModelError(d, "config says stack but crf_stack.crfsuite is missing")
+            model._stack_bytes, model._stack_tagger = _read_crf(d, "crf_stack.crfsuite",
+                                                                labels)
         if (d / "ovr.npz").is_file():
             model._ovr = _load_ovr(d, labels)
             # the layer scores with scipy.sparse: import it with the model (a one-time
             # ~0.2 s), not inside the first paper's annotation
             import scipy.sparse  # noqa: F401
         return model
-
-    def _load_stack(self, d: Path, labels: list[str]) -> None:
-        path = d / "crf_stack.crfsuite"
-        if not path.is_file():
-            raise ModelError(d, "config says stack but crf_stack.crfsuite is missing")
-        self._stack_bytes = path.read_bytes()
-        try:
-            self._stack_tagger = _open_tagger_bytes(self._stack_bytes)
-        except Exception as exc:  # crfsuite raises ValueError/OSError on bad files
-            raise ModelError(path, f"cannot open CRF model ({exc})") from None
-        if set(self._stack_tagger.labels()) - set(labels):
-            raise ModelError(d, "stacked CRF labels do not match meta.json")
 
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items()
@@ -752,6 +736,18 @@ def _train_crf(X, labels, c1: float, c2: float, max_iterations: int,
         data = path.read_bytes()
     label_set = tuple(sorted({lab for y in ys for lab in y}, key=sort_key))
     return data, label_set
+
+
+def _read_crf(d: Path, name: str, labels: Sequence[str]) -> tuple[bytes, Any]:
+    """A model directory's crfsuite file: its bytes and an open tagger, labels checked."""
+    data = (d / name).read_bytes()
+    try:
+        tagger = _open_tagger_bytes(data)
+    except Exception as exc:  # crfsuite raises ValueError/OSError on bad files
+        raise ModelError(d / name, f"cannot open CRF model ({exc})") from None
+    if set(tagger.labels()) - set(labels):
+        raise ModelError(d, f"{name} labels do not match meta.json")
+    return data, tagger
 
 
 def _open_tagger_bytes(data: bytes):
