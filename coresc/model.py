@@ -334,7 +334,11 @@ class CoreSCClassifier:
         return [group_fold[g] for g in of_paper]
 
     def _inner_cv(self, X, labels, folds, grid):
-        """Pick (c1, c2) by inner-fold accuracy; keep that point's out-of-fold marginals."""
+        """Pick (c1, c2) by inner-fold accuracy; keep that point's out-of-fold marginals.
+
+        Accuracy is that of the Viterbi path for ``decode="viterbi"`` and of the largest
+        marginal otherwise (the biases of "balanced" are tuned later, on these marginals).
+        """
         k = max(folds) + 1
         scores: dict[str, float] = {}
         margs: dict[tuple, list] = {}
@@ -353,6 +357,8 @@ class CoreSCClassifier:
                 for i in te:
                     pred, marg = _tag(tagger, X[i], label_set)
                     oof[i] = (pred, marg)
+                    if self.decode != "viterbi":
+                        pred = _biased_decode(marg, {})
                     for p, g in zip(pred, labels[i], strict=True):
                         if g:
                             total += 1
