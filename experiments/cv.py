@@ -4,6 +4,8 @@ Setups (all labels gold):
 
 * ``cra3``    CRA, 3 folds by paper, balanced by sentence count (largest first, greedy);
 * ``art9``    ART, 9 folds = the release folders ann1..ann9;
+* ``art9p``   ART, 9 folds by paper, balanced by sentence count (each mixes the release
+  folders): how much of art9's difficulty is the folders' differing label habits;
 * ``art2cra`` train on all of ART, test on all of CRA;
 * ``cra3+art`` as cra3, with all of ART added to every training fold;
 * ``art9+cra`` as art9, with all of CRA added to every training fold.
@@ -16,12 +18,14 @@ with the shared weights).
 Prints coresc.metrics.format_report per setup, the per-label table next to the CRA
 paper's Table 8 for cra3, and with ``--json FILE`` writes all results.
 ``--ablation`` runs cra3 once per feature group switched off (primary label only);
-``--grid`` runs cra3 / art9 once per (c1, c2) pair (primary label only).
+``--grid`` runs cra3 / art9 / art9p once per (c1, c2) pair (primary label only; Viterbi
+unless ``--decode posterior``).
 
     nice -n 10 python experiments/cv.py cra3 art9 art2cra --json /tmp/cv.json
     nice -n 10 python experiments/cv.py --ablation --c1 0.05 --c2 0.3
     nice -n 10 python experiments/cv.py cra3 art9 --grid 0.05:0.3,0.1:1,0.5:5,1:5
     nice -n 10 python experiments/cv.py art9+cra --domains corpus,folder --c1 0.5 --c2 5
+    nice -n 10 python experiments/cv.py art9 art9p --grid 0.5:5,2:20 --decode posterior
 """
 
 from __future__ import annotations
@@ -61,6 +65,10 @@ def art_folds(papers) -> list[int]:
     return [names.index(Path(p.source_path).parent.name) for p in papers]
 
 
+def paper_folds(papers) -> list[int]:
+    return balanced_folds([len(p) for p in papers], 9)
+
+
 def crossval(papers, folds, params: dict, label: str, extra=()) -> dict:
     """Train on k-1 folds, annotate the held-out fold; score the pooled predictions.
 
@@ -98,6 +106,9 @@ def run_setup(setup: str, params: dict) -> dict:
     elif setup == "art9":
         papers = load("art")
         result = crossval(papers, art_folds(papers), params, setup)
+    elif setup == "art9p":
+        papers = load("art")
+        result = crossval(papers, paper_folds(papers), params, setup)
     elif setup == "art9+cra":
         papers = load("art")
         result = crossval(papers, art_folds(papers), params, setup, extra=load("cra"))
@@ -107,22 +118,23 @@ def run_setup(setup: str, params: dict) -> dict:
         model.annotate(test)
         result = evaluate_papers(test)
     else:
-        raise SystemExit(f"unknown setup {setup!r} (cra3, cra3+art, art9, art9+cra, art2cra)")
+        raise SystemExit(f"unknown setup {setup!r} "
+                         "(cra3, cra3+art, art9, art9p, art9+cra, art2cra)")
     result["seconds"] = round(time.monotonic() - t0, 1)
     return result
 
 
 def sweep(setups: list[str], grid: str, params: dict) -> dict:
-    """Accuracy and macro-F1 per (c1, c2) pair, Viterbi decoding, primary label only."""
+    """Accuracy and macro-F1 per (c1, c2) pair, primary label only."""
     pairs = [tuple(float(v) for v in item.split(":")) for item in grid.split(",")]
     results = {}
     print(f"{'setup':<8}{'c1':>6}{'c2':>6}{'accuracy':>10}{'macro F1':>10}")
     for setup in setups:
-        name = {"cra3": "cra", "art9": "art"}.get(setup)
+        name = {"cra3": "cra", "art9": "art", "art9p": "art"}.get(setup)
         if name is None:
-            raise SystemExit(f"--grid runs cra3 and art9, not {setup!r}")
+            raise SystemExit(f"--grid runs cra3, art9 and art9p, not {setup!r}")
         papers = load(name)
-        folds = cra_folds(papers) if name == "cra" else art_folds(papers)
+        folds = {"cra3": cra_folds, "art9": art_folds, "art9p": paper_folds}[setup](papers)
         for c1, c2 in pairs:
             name = f"{setup} c1={c1} c2={c2}"
             r = results[name] = primary_only(papers, folds, {**params, "c1": c1, "c2": c2},
@@ -133,8 +145,13 @@ def sweep(setups: list[str], grid: str, params: dict) -> dict:
 
 
 def primary_only(papers, folds, params: dict, label: str) -> dict:
-    """Accuracy and macro-F1 of a cross-validation with Viterbi decoding, no secondary."""
-    r = crossval(papers, folds, {**params, "secondary": False, "decode": "viterbi"}, label)
+    """Accuracy and macro-F1 of a cross-validation without the secondary layer.
+
+    Decoding is ``params["decode"]`` unless that is "balanced", whose biases need an inner
+    CV: then Viterbi.
+    """
+    decode = "viterbi" if params["decode"] == "balanced" else params["decode"]
+    r = crossval(papers, folds, {**params, "secondary": False, "decode": decode}, label)
     return {"accuracy": r["primary"]["accuracy"], "macro_f1": r["primary"]["macro_f1"]}
 
 
@@ -167,8 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--drop", help="with --ablation: only these bundles off, e.g. "
                                    "'verbs+verbclass+syntax,context' (default: each group, "
                                    "plus the all / ngrams-only rows)")
-    ap.add_argument("--grid", help="regularisation sweep: the setups (cra3, art9) once per "
-                                   "c1:c2 pair, e.g. '0.1:1,0.5:5' (Viterbi, primary only)")
+    ap.add_argument("--grid", help="regularisation sweep: the setups (cra3, art9, art9p) once "
+                                   "per c1:c2 pair, e.g. '0.1:1,0.5:5' (primary only)")
     ap.add_argument("--json", help="write all results to this file")
     args = ap.parse_args(argv)
     params = {"c1": args.c1, "c2": args.c2, "max_iterations": args.max_iterations,
