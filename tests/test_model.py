@@ -301,3 +301,26 @@ def test_train_with_corpus_domains_from_the_command_line(tmp_path, capsys):
                  str(tmp_path / "corpus-b")]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "--domain cra" in err and "corpus-a, corpus-b" in err
+
+
+def test_inner_cv_scores_the_models_decoding():
+    # label noise makes the Viterbi path and the per-sentence largest marginal disagree
+    rng = random.Random(0)
+    noisy = [make_paper(i, rng) for i in range(6)]
+    for p in noisy:
+        for s in p.sentences():
+            if s.gold and rng.random() < 0.4:
+                s.gold[0] = Label(rng.choice(["Bac", "Res", "Exp"]))
+    labels = [[s.gold[0].code if s.gold else None for s in p.sentences()] for p in noisy]
+    accuracy = {}
+    for decode in ("viterbi", "posterior"):
+        m = CoreSCClassifier(features=GROUPS, max_iterations=5, decode=decode, verbose=False)
+        X = m.featurize(noisy)
+        _, scores, oof = m._inner_cv(X, labels, balanced_folds([len(x) for x in X], 2),
+                                     ((0.01, 0.01),))
+        pairs = [(vit if decode == "viterbi" else max(d, key=d.get), g)
+                 for (path, marg), gold in zip(oof, labels, strict=True)
+                 for vit, d, g in zip(path, marg, gold, strict=True) if g]
+        accuracy[decode] = round(sum(p == g for p, g in pairs) / len(pairs), 4)
+        assert scores == {"c1=0.01,c2=0.01": accuracy[decode]}
+    assert accuracy["viterbi"] != accuracy["posterior"]
