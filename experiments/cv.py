@@ -69,6 +69,10 @@ def paper_folds(papers) -> list[int]:
     return balanced_folds([len(p) for p in papers], 9)
 
 
+#: The cross-validations of one corpus: setup -> (corpus, fold of each paper).
+SPLITS = {"cra3": ("cra", cra_folds), "art9": ("art", art_folds), "art9p": ("art", paper_folds)}
+
+
 def crossval(papers, folds, params: dict, label: str, extra=()) -> dict:
     """Train on k-1 folds, annotate the held-out fold; score the pooled predictions.
 
@@ -97,18 +101,13 @@ def crossval(papers, folds, params: dict, label: str, extra=()) -> dict:
 
 def run_setup(setup: str, params: dict) -> dict:
     t0 = time.monotonic()
-    if setup == "cra3":
-        papers = load("cra")
-        result = crossval(papers, cra_folds(papers), params, setup)
+    if setup in SPLITS:
+        corpus, folds_of = SPLITS[setup]
+        papers = load(corpus)
+        result = crossval(papers, folds_of(papers), params, setup)
     elif setup == "cra3+art":
         papers = load("cra")
         result = crossval(papers, cra_folds(papers), params, setup, extra=load("art"))
-    elif setup == "art9":
-        papers = load("art")
-        result = crossval(papers, art_folds(papers), params, setup)
-    elif setup == "art9p":
-        papers = load("art")
-        result = crossval(papers, paper_folds(papers), params, setup)
     elif setup == "art9+cra":
         papers = load("art")
         result = crossval(papers, art_folds(papers), params, setup, extra=load("cra"))
@@ -130,11 +129,11 @@ def sweep(setups: list[str], grid: str, params: dict) -> dict:
     results = {}
     print(f"{'setup':<8}{'c1':>6}{'c2':>6}{'accuracy':>10}{'macro F1':>10}")
     for setup in setups:
-        name = {"cra3": "cra", "art9": "art", "art9p": "art"}.get(setup)
-        if name is None:
-            raise SystemExit(f"--grid runs cra3, art9 and art9p, not {setup!r}")
-        papers = load(name)
-        folds = {"cra3": cra_folds, "art9": art_folds, "art9p": paper_folds}[setup](papers)
+        if setup not in SPLITS:
+            raise SystemExit(f"--grid runs {', '.join(SPLITS)}, not {setup!r}")
+        corpus, folds_of = SPLITS[setup]
+        papers = load(corpus)
+        folds = folds_of(papers)
         for c1, c2 in pairs:
             name = f"{setup} c1={c1} c2={c2}"
             r = results[name] = primary_only(papers, folds, {**params, "c1": c1, "c2": c2},
