@@ -357,9 +357,7 @@ class CoreSCClassifier:
                 for i in te:
                     pred, marg = _tag(tagger, X[i], label_set)
                     oof[i] = (pred, marg)
-                    if self.decode != "viterbi":
-                        pred = _biased_decode(marg, {})
-                    for p, g in zip(pred, labels[i], strict=True):
+                    for p, g in zip(self._decode(pred, marg, {}), labels[i], strict=True):
                         if g:
                             total += 1
                             correct += p == g
