@@ -151,7 +151,7 @@ class CoreSCClassifier:
         self.secondary = secondary
         self.seed = seed
         self.inner_folds = inner_folds
-        self.c_grid = tuple(tuple(float(v) for v in pair) for pair in c_grid)
+        self.c_grid = c_grid
         self.max_secondary_rate = max_secondary_rate
         self.ovr_c = ovr_c
         self.min_freq = min_freq
@@ -196,6 +196,7 @@ class CoreSCClassifier:
             v = getattr(self, name)
             if v is not None and (not isinstance(v, (int, float)) or v < 0):
                 raise ValueError(f"{name} must be a number >= 0 or None, not {v!r}")
+        self.c_grid = _check_grid(self.c_grid)
         if self.decode not in DECODINGS:
             raise ValueError(f"decode must be one of {', '.join(DECODINGS)}, "
                              f"not {self.decode!r}")
@@ -651,6 +652,17 @@ DECODINGS = ("balanced", "posterior", "viterbi")
 DOMAIN_KINDS = ("corpus", "folder")
 #: Fewest training papers of a domain for it to get label biases of its own.
 MIN_DOMAIN_PAPERS = 5
+
+
+def _check_grid(grid: Any) -> tuple[tuple[float, float], ...]:
+    """``c_grid`` as a tuple of (c1, c2) float pairs; ValueError unless each is >= 0."""
+    try:
+        pairs = tuple((float(c1), float(c2)) for c1, c2 in grid)
+    except (TypeError, ValueError):
+        pairs = ()
+    if not pairs or any(c < 0 for pair in pairs for c in pair):
+        raise ValueError(f"c_grid must list (c1, c2) pairs of numbers >= 0, not {grid!r}")
+    return pairs
 
 
 def _domain_kinds(domains: str | Sequence[str]) -> tuple[str, ...]:

@@ -83,6 +83,7 @@ def test_valid_config_defaults(data: Path) -> None:
      "does not define"),
     ({"model": {"domains": ["annotator"]}}, "unknown domain kind"),
     ({"model": {"decode": "greedy"}}, "decode must be one of"),
+    ({"model": {"c_grid": [[0.5, -5.0]]}}, "c_grid must list (c1, c2) pairs"),
     ({"folds": {"kind": "train-test", "train": "cra", "test": "cra", "also_train": ["cra"]}},
      "train-test folds take no 'also_train'"),
     ({"epochs": 3}, "unknown key(s) epochs"),

@@ -133,6 +133,9 @@ def test_validation_and_unfitted(papers):
         CoreSCClassifier(features=("nope",)).fit(papers)
     with pytest.raises(ValueError, match="c1"):
         CoreSCClassifier(c1=-1, c2=0.1).fit(papers)
+    for grid in ([[0.5, -5.0]], [[0.5]], [0.5, 5.0], [[0.5, None]], []):
+        with pytest.raises(ValueError, match="c_grid must list"):
+            CoreSCClassifier(c_grid=grid).fit(papers)
     with pytest.raises(CorescError, match="not trained"):
         CoreSCClassifier().predict(papers)
     empty = [Paper(id="x", sections=[Section("Intro", "introduction", 1, None,
