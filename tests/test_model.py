@@ -10,7 +10,8 @@ import pytest
 
 from coresc.document import Label, Paper, Paragraph, Section, Sentence
 from coresc.errors import CorescError
-from coresc.model import CoreSCClassifier, ModelError, _tune_thresholds, balanced_folds
+from coresc.model import CoreSCClassifier, ModelError, balanced_folds
+from coresc.model.secondary import tune_thresholds
 
 GROUPS = ("location", "section", "ngrams", "cues", "zone", "context")
 
@@ -153,7 +154,7 @@ def test_decode_modes(papers, tmp_path):
     got = [[r[0].label for r in paper] for paper in m.predict(papers)]
     assert got == [[m.labels_[j] for j in np.argmax(a, axis=1)] for a in marg]
     m.decode = "viterbi"
-    from coresc.model import _tag
+    from coresc.model.crf import crf_tag as _tag
     x = m.featurize(papers[:1], m.domains_)[0]
     assert [r[0].label for r in m.predict(papers[:1])[0]] == _tag(m._tagger, x, m.labels_)[0]
     with pytest.raises(ValueError, match="decode must be one of"):
@@ -181,7 +182,7 @@ def test_stacked_model_round_trip(papers, tmp_path):
                  for x in loaded.predict(papers)]
     # the marginals are the second CRF's, not the first's
     first = m._tagger
-    from coresc.model import _tag
+    from coresc.model.crf import crf_tag as _tag
     x = m.featurize(papers[:1])[0]
     assert not np.allclose(m.marginals(papers[:1])[0], m._full(_tag(first, x, m.labels_)[1]))
     (d / "crf_stack.crfsuite").unlink()
@@ -225,10 +226,10 @@ def test_threshold_tuning_respects_rate():
     prob = rng.uniform(0, 0.3, size=(n, 3))
     prob[:30, 1] = 0.9  # the true second labels score high
     prob[30:60, 2] = 0.8  # a decoy that is never right
-    t2, t3, tune = _tune_thresholds(prob, labels, ["A"] * n, gold, max_rate=0.2)
+    t2, t3, tune = tune_thresholds(prob, labels, ["A"] * n, gold, max_rate=0.2)
     assert 0.8 < t2 <= 0.9
     assert tune["precision_2"] == 1.0 and tune["rate_2"] == 0.15
-    t2, _, tune = _tune_thresholds(prob, labels, ["A"] * n, gold, max_rate=0.1)
+    t2, _, tune = tune_thresholds(prob, labels, ["A"] * n, gold, max_rate=0.1)
     assert tune["rate_2"] <= 0.1
 
 
