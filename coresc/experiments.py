@@ -461,14 +461,17 @@ def _warm_feature_cache(cfg: ExperimentConfig, papers: Mapping[str, Any]) -> Non
     _progress(f"analysed {len(papers)} papers ({time.perf_counter() - t0:.0f}s)")
 
 
-def choose_jobs(requested: int | None, folds: Sequence[Fold], papers) -> int:
+def choose_jobs(requested: int | None, folds: Sequence[Fold], papers,
+                encoder: bool = False) -> int:
     """Parallel folds: at most the cores, the folds, and what memory allows.
 
     Memory per fold is estimated generously from the training sentences (crfsuite and
-    the feature dicts): 1.5 GB + 0.1 GB per 1,000 training sentences.
+    the feature dicts): 1.5 GB + 0.1 GB per 1,000 training sentences. Folds that
+    fine-tune an encoder run one at a time unless asked otherwise: torch already uses
+    every core, and two folds would only fight over them.
     """
     cores = os.cpu_count() or 1
-    jobs = requested if requested else min(2, cores)
+    jobs = requested if requested else (1 if encoder else min(2, cores))
     biggest = max(sum(len(papers[k]) for k in f.train) for f in folds)
     need_gb = 1.5 + 0.1 * biggest / 1000
     avail_gb = _available_memory_gb()
@@ -709,7 +712,7 @@ def run_experiment(config: str | Path | Mapping[str, Any] | ExperimentConfig, *,
     assignment = fold_assignment(cfg, folds, papers)
     test_corpora = {p.meta["corpus"] for f in folds for k in f.test for p in [papers[k]]}
     silver = any(cfg.corpora[c].labels == "silver" for c in test_corpora)
-    jobs = choose_jobs(jobs, folds, papers)
+    jobs = choose_jobs(jobs, folds, papers, cfg.model.get("encoder") is not None)
     _progress(f"{cfg.name}: {len(folds)} fold(s), {len(papers)} papers, {jobs} job(s), "
               f"tracking {settings.tracking_uri}")
 

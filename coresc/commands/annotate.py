@@ -30,8 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: stdout)")
     parser.add_argument("--to", default="xml", choices=WRITE_FORMATS,
                         help="output format (default: xml, SAPIENTA mode2 with CoreSc1..3)")
-    parser.add_argument("--model", metavar="MODEL_DIR",
-                        help="model directory (default: the bundled model)")
+    parser.add_argument("--model", metavar="MODEL",
+                        help="model directory, or a bundled model: 'fast' (the default, "
+                             "hand-built features) or 'accurate' (with a sentence encoder)")
     parser.add_argument("--format", default="auto", help="input format (default: auto)")
     parser.add_argument("--domain", metavar="NAME",
                         help="decode as papers of this training corpus (models trained "

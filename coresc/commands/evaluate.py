@@ -21,8 +21,9 @@ from ..errors import UsageError
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("corpora", nargs="+", metavar="CORPUS",
                         help="gold-labelled paper files or directories")
-    parser.add_argument("--model", metavar="MODEL_DIR",
-                        help="model directory (default: the bundled model)")
+    parser.add_argument("--model", metavar="MODEL",
+                        help="model directory, or a bundled model: 'fast' (the default, "
+                             "hand-built features) or 'accurate' (with a sentence encoder)")
     parser.add_argument("--format", default="auto", help="input format (default: auto)")
     parser.add_argument("--json", metavar="FILE", help="also write the scores as JSON")
     parser.add_argument("--domain", metavar="NAME",
@@ -63,8 +64,9 @@ def set_domain(model, papers, name: str | None) -> None:
         paper.meta["corpus"] = name
 
 
-def load_model(directory: str | None):
-    """The model in ``directory``, or the bundled default."""
-    from ..model import CoreSCClassifier, load_default
+def load_model(spec: str | None):
+    """The model in directory ``spec``, the bundled model of that name, or the default."""
+    from ..model import CoreSCClassifier
+    from ..model.storage import resolve_model
 
-    return load_default() if directory is None else CoreSCClassifier.load(directory)
+    return CoreSCClassifier.load(resolve_model(spec))

