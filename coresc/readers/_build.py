@@ -11,13 +11,20 @@ from collections.abc import Callable
 from lxml import etree
 
 from ..citations import count_citations_markup, count_citations_text
-from ..document import Sentence
-from ._wrap import sentence_text, wrap_sentences
+from ..document import Sentence, clean_text
+from ._wrap import flat_text, wrap_sentences
 from .presplit import _Builder
 
 
 class SplitState:
-    """Sections being built plus the running sentence number."""
+    """Sections being built plus the running sentence number.
+
+    ``text_of(element)`` is an element's text as a sentence shows it (default: all its
+    character data); ``sid_attr`` is the attribute that numbers each new ``<s>``.
+    """
+
+    text_of: Callable[[etree._Element], str] = staticmethod(flat_text)
+    sid_attr = "sid"
 
     def __init__(self) -> None:
         self.builder = _Builder()
@@ -37,11 +44,11 @@ class SplitState:
 
     def add_s(self, s: etree._Element, zone: str, para_key: object) -> None:
         """Number a new ``<s>`` and add its sentence to the current section."""
-        text = sentence_text(s)
+        text = clean_text(self.text_of(s))
         if not text:
             return
         self.n += 1
-        s.set("sid", str(self.n))
+        s.set(self.sid_attr, str(self.n))
         cites = count_citations_markup(s)
         self.builder.add(Sentence(
             sid=str(self.n), text=text, zone=zone,
@@ -52,7 +59,7 @@ class SplitState:
     def paragraph(self, el: etree._Element, zone: str, is_block: Callable[[etree._Element], bool],
                   on_block: Callable[[etree._Element], None], split: bool = True) -> None:
         """Split ``el`` into sentences; hand each block child to ``on_block`` in order."""
-        for kind, item in wrap_sentences(el, is_block, split=split):
+        for kind, item in wrap_sentences(el, is_block, split=split, text_of=self.text_of):
             if kind == "s":
                 self.add_s(item, zone, el)
             else:
