@@ -29,11 +29,6 @@ SCORE_ATTR = f"{{{CORESC_NS}}}score"
 MAX_LABELS = 3
 
 
-def tei(name: str) -> str:
-    """The qualified tag of a TEI element: ``tei("s")`` -> ``{http://www.tei-c.org/ns/1.0}s``."""
-    return f"{{{TEI_NS}}}{name}"
-
-
 def _other_ana(s: etree._Element) -> list[str]:
     return [t for t in (s.get("ana") or "").split() if not t.startswith("#" + CATEGORY_PREFIX)]
 

@@ -100,6 +100,14 @@ def test_join_formulas_keeps_every_character():
     assert [localname(c) for c in div[0]] == ["hi", "formula", "ref"]
 
 
+def test_formulas_between_grobid_sentences_stay_apart():
+    xml = (f'<div xmlns="{TEI_NS}"><p><s>Let y be</s></p><formula>y = 1</formula>'
+           f'<p><s>where y is one.</s></p></div>')
+    div = etree.fromstring(xml)
+    join_formulas(div)  # GROBID split these paragraphs into sentences itself
+    assert [localname(c) for c in div] == ["p", "formula", "p"]
+
+
 def test_grobid_sentences_are_kept(fixtures):
     [paper] = read_file(fixtures / "tei_sentences.xml")
     root = paper.tree.getroot()

@@ -155,3 +155,15 @@ def test_cli_to_xml_is_tei_and_to_mode2_is_mode2(fixtures, tmp_path):
     [back] = read_file(tmp_path / "b.xml")
     assert back.source_format == "mode2" and len(back) == len(read_file(src)[0])
     assert render_mode2(back)  # and it writes again
+
+
+def test_tei_without_namespace_stays_without():
+    data = (b"<TEI><teiHeader><fileDesc><titleStmt><title>Old TEI</title></titleStmt>"
+            b"</fileDesc></teiHeader><text><body><p>We found it.</p></body></text></TEI>")
+    [paper] = read_data(data, "p4.xml")
+    assert [s.text for s in paper.sentences()] == ["Old TEI", "We found it."]
+    for s in paper.sentences():
+        s.pred = [Prediction("Res", 0.6)]
+    root = etree.fromstring(render_tei(paper))
+    assert root.find("teiHeader/encodingDesc/classDecl/taxonomy") is not None
+    assert root.find("text/body/p/s").get("ana") == "#coresc.Res"

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from ..document import Paper, is_file_stub
 from ..errors import InputError
+from ..tei import TEI_NS
 from ..xmlsafe import localname, parse_xml
 
 if TYPE_CHECKING:
@@ -48,7 +49,6 @@ INPUT_SUFFIXES = (".xml", ".nxml", ".txt", ".jsonl", ".pdf")
 STDIN = "-"
 #: The name standard input goes by in messages and paper ids.
 STDIN_NAME = "stdin"
-TEI_NAMESPACE = "http://www.tei-c.org/ns/1.0"
 
 # File-name endings that are not part of the paper id (corpus conventions).
 _ID_SUFFIXES = ("_mode2_annotated", "_annotated", "_mode2", "_CoreSC", "_split", ".tei")
@@ -91,7 +91,7 @@ def detect_xml_format(tree) -> str | None:
     root = tree.getroot()
     name = localname(root)
     ns = root.tag.split("}")[0][1:] if root.tag.startswith("{") else ""
-    if ns == TEI_NAMESPACE or name in ("TEI", "teiCorpus"):
+    if ns == TEI_NS or name in ("TEI", "teiCorpus"):
         return "tei"  # GROBID's, or TEI coresc wrote back with its sentences marked
     # Sentence markup first: an Elsevier or JATS file written back with its sentences
     # wrapped (in the document's default namespace) is read as pre-split.

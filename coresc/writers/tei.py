@@ -17,7 +17,7 @@ from lxml import etree
 from .. import __version__
 from ..document import Paper
 from ..labels import LABEL_NAMES, LABELS
-from ..tei import CORESC_NS, TAXONOMY_ID, XML_NS, tei, write_labels
+from ..tei import CORESC_NS, TAXONOMY_ID, XML_NS, write_labels
 from ..xmlsafe import localname
 from .mode2 import MAX_LABELS, copy_with_sentences, uses_predictions
 
@@ -87,12 +87,18 @@ def _top_level_siblings(root: etree._Element) -> tuple[list, list]:
     return before, after
 
 
+def _tag(like: etree._Element, name: str) -> str:
+    """``name`` in the namespace of ``like`` (TEI's, or none in a namespace-less TEI)."""
+    ns = etree.QName(like).namespace
+    return f"{{{ns}}}{name}" if ns else name
+
+
 def _child(parent: etree._Element, name: str) -> etree._Element:
     """``parent``'s TEI child ``name``, made in its schema place when missing."""
     found = next((c for c in parent if localname(c) == name), None)
     if found is not None:
         return found
-    el = etree.Element(tei(name))
+    el = etree.Element(_tag(parent, name))
     if localname(parent) == "teiHeader":  # the header's parts come in a fixed order
         rank = _HEADER_ORDER.index(name)
         after = [c for c in parent if localname(c) in _HEADER_ORDER[:rank]]
@@ -119,24 +125,24 @@ def _declare(root: etree._Element, used: list[str]) -> None:
     """Add the CoreSC taxonomy and coresc's application entry to the TEI header."""
     header = next((c for c in root if localname(c) == "teiHeader"), None)
     if header is None:
-        header = etree.Element(tei("teiHeader"))
+        header = etree.Element(_tag(root, "teiHeader"))
         root.insert(0, header)
     encoding = _child(header, "encodingDesc")
 
-    app = etree.Element(tei("application"), ident="coresc", version=__version__)
-    etree.SubElement(app, tei("label")).text = "coresc"
-    etree.SubElement(app, tei("desc")).text = (
+    app = etree.Element(_tag(root, "application"), ident="coresc", version=__version__)
+    etree.SubElement(app, _tag(root, "label")).text = "coresc"
+    etree.SubElement(app, _tag(root, "desc")).text = (
         "CoreSC sentence labels: each s carries ana (ranked pointers into the taxonomy "
         "coresc) and, for predictions, coresc:score (their probabilities)")
     _replace(_child(encoding, "appInfo"), app,
              lambda c: localname(c) == "application" and c.get("ident") == "coresc")
 
-    taxonomy = etree.Element(tei("taxonomy"), {f"{{{XML_NS}}}id": TAXONOMY_ID})
-    etree.SubElement(taxonomy, tei("desc")).text = (
+    taxonomy = etree.Element(_tag(root, "taxonomy"), {f"{{{XML_NS}}}id": TAXONOMY_ID})
+    etree.SubElement(taxonomy, _tag(root, "desc")).text = (
         "CoreSC: the Core Scientific Concepts a sentence of a scientific paper conveys")
     for code in [*LABELS, *(c for c in used if c not in LABELS)]:
-        cat = etree.SubElement(taxonomy, tei("category"),
+        cat = etree.SubElement(taxonomy, _tag(root, "category"),
                                {f"{{{XML_NS}}}id": f"{TAXONOMY_ID}.{code}"})
-        etree.SubElement(cat, tei("catDesc")).text = LABEL_NAMES.get(code, code)
+        etree.SubElement(cat, _tag(root, "catDesc")).text = LABEL_NAMES.get(code, code)
     _replace(_child(encoding, "classDecl"), taxonomy,
              lambda c: localname(c) == "taxonomy" and c.get(f"{{{XML_NS}}}id") == TAXONOMY_ID)
