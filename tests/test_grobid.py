@@ -28,7 +28,7 @@ def no_env(monkeypatch):
 def sleeps(monkeypatch):
     """Record the client's waits instead of sleeping through them."""
     waited: list[float] = []
-    monkeypatch.setattr(grobid_module.time, "sleep", waited.append)
+    monkeypatch.setattr(grobid_module, "_sleep", waited.append)
     return waited
 
 
@@ -164,3 +164,11 @@ def test_readme_both_papers_from_tei_and_from_pdf(tei_dir, tmp_path, no_env):
         assert [(s.text, s.pred_codes) for s in a.sentences()] == \
             [(s.text, s.pred_codes) for s in b.sentences()]
         assert all(s.pred for s in a.sentences())
+
+
+def test_retry_after_header():
+    from coresc.readers.grobid import _retry_after
+
+    assert _retry_after({"retry-after": "7"}) == 7.0
+    assert _retry_after({"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0
+    assert _retry_after({}) == 0.0

@@ -216,7 +216,7 @@ BATTERY = {
 @pytest.mark.parametrize("case", sorted(BATTERY))
 def test_bad_input_battery(case, shared_data, fixtures, tmp_path, monkeypatch, capsys):
     make, mode, problem = BATTERY[case]
-    monkeypatch.setattr(grobid_module.time, "sleep", lambda s: None)  # 503 back-off
+    monkeypatch.setattr(grobid_module, "_sleep", lambda s: None)  # 503 back-off
     src = tmp_path / "in"
     src.mkdir()
     bad = make(src, shared_data, fixtures)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import http.client
 import ipaddress
 import os
-import socket
 import time
 import urllib.error
 import urllib.parse
@@ -37,6 +36,7 @@ ENDPOINT = "api/processFulltextDocument"
 #: The largest answer accepted (a long paper's TEI is a few MB).
 MAX_ANSWER_BYTES = 200 * 1024 * 1024
 _CHUNK = 1 << 16
+_sleep = time.sleep  # the wait between tries (tests replace it)
 
 
 def _normalise_url(url: str, origin: str) -> str:
@@ -133,9 +133,9 @@ class GrobidClient:
         for attempt in range(self.retries + 1):
             status, headers, answer = self._request(body, content_type, name)
             if status != 503:
-                return self._check(status, headers, answer, name)
+                return self._check(status, answer, name)
             if attempt < self.retries:
-                time.sleep(min(self.max_wait, max(wait, _retry_after(headers))))
+                _sleep(min(self.max_wait, max(wait, _retry_after(headers))))
                 wait = min(self.max_wait, wait * 2)
         secs = time.monotonic() - start
         raise InputError(name, f"GROBID at {self.url} stayed busy (HTTP 503) through "
@@ -145,16 +145,16 @@ class GrobidClient:
     def _request(self, body: bytes, content_type: str, name: str | Path
                  ) -> tuple[int, dict, bytes]:
         where = f"GROBID at {self.url}"
+        too_slow = InputError(name, f"{where} did not answer within {self.timeout:g}s "
+                                    f"(raise --grobid-timeout for long PDFs)")
         try:
             return self._post(body, content_type)
         except TimeoutError:
-            raise InputError(name, f"{where} did not answer within {self.timeout:g}s "
-                                   f"(raise --grobid-timeout for long PDFs)") from None
+            raise too_slow from None
         except urllib.error.URLError as exc:
             reason = exc.reason
-            if isinstance(reason, (TimeoutError, socket.timeout)):
-                raise InputError(name, f"{where} did not answer within {self.timeout:g}s "
-                                       f"(raise --grobid-timeout for long PDFs)") from None
+            if isinstance(reason, TimeoutError):
+                raise too_slow from None
             if isinstance(reason, ConnectionRefusedError):
                 raise InputError(name, f"cannot reach {where} (connection refused: "
                                        f"is the server running?)") from None
@@ -163,7 +163,7 @@ class GrobidClient:
             raise InputError(name, f"{where}: connection failed "
                                    f"({type(exc).__name__}: {exc})") from None
 
-    def _check(self, status: int, headers: dict, answer: bytes, name: str | Path) -> bytes:
+    def _check(self, status: int, answer: bytes, name: str | Path) -> bytes:
         """The answer of a finished request as TEI, or the one-line reason it is not."""
         where = f"GROBID at {self.url}"
         if status == 204 or (200 <= status < 300 and not answer.strip()):

@@ -41,8 +41,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from ..citations import count_citations_markup, count_citations_text
-from ..document import Paper, Sentence, clean_text
+from ..document import Label, Paper, Prediction, clean_text
 from ..errors import InputError
 from ..tei import read_labels
 from ..xmlsafe import localname
@@ -101,24 +100,14 @@ def _has_s(el: etree._Element) -> bool:
 
 
 class _TeiState(SplitState):
-    """Sentence building with TEI's text (formula placeholders) and ``n`` numbers."""
+    """Sentence building with TEI's text (formula placeholders), ``n`` numbers and the
+    CoreSC labels coresc wrote on an existing ``<s>``."""
 
     text_of = staticmethod(tei_text)
     sid_attr = "n"
 
-    def add_existing(self, s: etree._Element, zone: str, para_key: object) -> None:
-        """Add a sentence the document already marks up (GROBID's or coresc's ``<s>``)."""
-        text = clean_text(tei_text(s))
-        if not text:
-            return
-        self.n += 1
-        gold, pred = read_labels(s)
-        cites = count_citations_markup(s)
-        self.builder.add(Sentence(
-            sid=str(self.n), text=text, zone=zone,
-            n_citations=count_citations_text(text) if cites is None else cites,
-            gold=gold, pred=pred, element=s,
-        ), para_key)
+    def labels_of(self, s: etree._Element) -> tuple[list[Label], list[Prediction]]:
+        return read_labels(s)
 
 
 # ------------------------------------------------------------------ formulas
@@ -209,7 +198,7 @@ class _Reader:
         elif name == "figure":
             self.figure(el)
         elif name == "s":
-            self.state.add_existing(el, zone, el)
+            self.state.add_s(el, zone, el, existing=True)
         elif name == "quote" and not any(localname(c) in ("p", "ab", "lg") for c in el):
             self.paragraph(el, zone)
         elif name not in SKIPPED:
@@ -223,7 +212,7 @@ class _Reader:
     def inner_block(self, el: etree._Element, zone: str, p: etree._Element) -> None:
         """A block inside a paragraph: an existing sentence, a float or nested content."""
         if localname(el) == "s":
-            self.state.add_existing(el, zone, p)
+            self.state.add_s(el, zone, p, existing=True)
         else:
             self.block(el, zone, self.state.current)
 
