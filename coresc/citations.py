@@ -29,8 +29,8 @@ def count_citations_markup(el: etree._Element) -> int | None:
     """Citations marked up inside ``el``; ``None`` when it has no citation markup at all.
 
     SciXML ``REF`` carries space-separated ids (``ID="cit1 cit2"`` is two citations);
-    JATS ``xref ref-type="bibr"`` and Elsevier ``ce:cross-ref(s)`` to bibliography
-    entries count once per referenced id.
+    JATS ``xref ref-type="bibr"``, TEI ``ref type="bibr"`` (GROBID) and Elsevier
+    ``ce:cross-ref(s)`` to bibliography entries count once per referenced id.
     """
     n = 0
     seen = False
@@ -42,6 +42,9 @@ def count_citations_markup(el: etree._Element) -> int | None:
         elif name == "xref" and sub.get("ref-type") == "bibr":
             seen = True
             n += max(1, len((sub.get("rid") or "").split()))
+        elif name == "ref" and sub.get("type") == "bibr":
+            seen = True
+            n += max(1, len((sub.get("target") or "").split()))
         elif name in ("cross-ref", "cross-refs"):
             refid = sub.get("refid") or ""
             ids = [i for i in refid.split() if i.lower().startswith(("bib", "b", "ref"))]

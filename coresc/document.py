@@ -11,7 +11,7 @@ simple.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,6 +140,44 @@ class Section:
             yield from para.sentences
 
 
+def prune_sections(sections: list[Section]) -> list[Section]:
+    """The sections that hold sentences or enclose some, with ``parent`` indexes remapped.
+
+    A kept section whose parent is dropped hangs from the nearest kept ancestor.
+    """
+    needed: set[int] = set()
+    for i, sec in enumerate(sections):
+        if any(para.sentences for para in sec.paragraphs):
+            j: int | None = i
+            while j is not None and j not in needed:
+                needed.add(j)
+                j = sections[j].parent
+    keep = sorted(needed)
+    new_index = {old: new for new, old in enumerate(keep)}
+    out = []
+    for i in keep:
+        sec = sections[i]
+        parent = sec.parent
+        while parent is not None and parent not in new_index:
+            parent = sections[parent].parent
+        sec.parent = new_index.get(parent) if parent is not None else None
+        out.append(sec)
+    return out
+
+
+# A supporting-information file stub standing alone: "(DOC)", "(TIF)", "(XLSX)", "(PDF, ZIP)".
+_FILE_STUB = re.compile(r"^\(\s*[A-Z][A-Z0-9]{1,4}(?:\s*[,;/]\s*[A-Z][A-Z0-9]{1,4})*\s*\)\.?$")
+
+
+def is_file_stub(text: str) -> bool:
+    """Whether ``text`` is only a file-type stub such as ``"(DOC)"``: not a sentence.
+
+    Journals (PLoS above all) end each supporting-information caption with the file's
+    type in brackets, on its own.
+    """
+    return bool(_FILE_STUB.match(text.strip()))
+
+
 @dataclass
 class Paper:
     """A whole paper as one reader produced it.
@@ -167,3 +205,19 @@ class Paper:
 
     def __len__(self) -> int:
         return sum(len(p.sentences) for _, p in self.paragraphs())
+
+    def drop_sentences(self, unwanted: Callable[[Sentence], bool]) -> int:
+        """Remove the sentences for which ``unwanted`` is true; return how many went.
+
+        Paragraphs and sections left without sentences go too (see :func:`prune_sections`).
+        """
+        dropped = 0
+        for sec in self.sections:
+            for para in sec.paragraphs:
+                kept = [s for s in para.sentences if not unwanted(s)]
+                dropped += len(para.sentences) - len(kept)
+                para.sentences = kept
+            sec.paragraphs = [para for para in sec.paragraphs if para.sentences]
+        if dropped:
+            self.sections = prune_sections(self.sections)
+        return dropped

@@ -7,16 +7,14 @@ from collections import Counter
 import pytest
 from lxml import etree
 
-from coresc.readers import read_file
-from coresc.readers.presplit import read_presplit
-from coresc.xmlsafe import parse_xml
+from coresc.readers import read_data, read_file
 
 
 def _read_back(paper):
     """Serialise the tree with its new <s> elements and read it as a pre-split file."""
     data = etree.tostring(paper.tree, encoding="utf-8")
-    tree = parse_xml(paper.source_path, data)
-    return read_presplit(paper.source_path, tree)
+    [back] = read_data(data, paper.source_path, "mode2")
+    return back
 
 
 def test_small_jats_structure(fixtures):

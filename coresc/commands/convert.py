@@ -1,15 +1,20 @@
-"""Convert papers between formats (mode2 XML, JSONL, TSV, HTML), keeping the labels they carry.
+"""Convert papers between formats (XML, JSONL, TSV, HTML), keeping the labels they carry.
 
-INPUT may be files or directories (read recursively: .xml .nxml .txt .jsonl). The
-format of each file is detected unless --format is given. Output goes to stdout
-without -o; several papers as xml need -o DIRECTORY (one <id>.xml each), jsonl and tsv
-go into one file. Files that cannot be read are listed at the end; the good ones are
-still converted, and the exit code is then 1 (2 when nothing could be read).
+INPUT may be files, directories (read recursively: .xml .nxml .txt .jsonl .pdf; files
+of other types are listed as skipped) or - for standard input. The format of each file
+is detected unless --format is given. PDFs are read through a GROBID server (--grobid
+URL or $CORESC_GROBID_URL). Output goes to stdout without -o; several papers as xml need
+-o DIRECTORY (one <id>.xml each), jsonl and tsv go into one file. --to xml writes each
+paper in its own dialect: TEI for TEI (and PDF) input, SAPIENTA mode2 for the rest;
+--to mode2 writes mode2 for all. Files that cannot be read are listed at the end; the
+good ones are still converted, and the exit code is then 1 (2 when nothing could be read).
 
 examples:
   coresc convert paper.nxml                        # mode2 XML on stdout
   coresc convert corpus/ -o out/ --to xml          # one out/<id>.xml per paper
   coresc convert corpus/ -o sentences.tsv --to tsv
+  coresc convert paper.pdf --grobid http://localhost:8070 --to tsv
+  curl -s https://example.org/paper.nxml | coresc convert - --to tsv
 """
 
 from __future__ import annotations
@@ -19,13 +24,19 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..document import Paper
 from ..errors import InputError, UsageError
-from ..readers import FORMATS, iter_input_files, read_file
+from ..readers import FORMATS, INPUT_SUFFIXES, find_inputs, read_file
 from ..writers import available_formats, write_papers
 
+if TYPE_CHECKING:  # the HTTP client is imported only when a PDF is read
+    from ..readers.grobid import GrobidClient
+
 PROGRESS_EVERY_S = 5.0
+#: How many skipped file names the final report lists before counting the rest.
+MAX_SKIPPED_NAMES = 10
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,19 +45,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="output file, or directory for several papers as xml "
                              "(default: stdout)")
     parser.add_argument("--to", default="xml", choices=available_formats(),
-                        help="output format (default: xml, SAPIENTA mode2)")
+                        help="output format (default: xml: TEI for TEI input, else mode2)")
     parser.add_argument("--format", default="auto", choices=("auto",) + FORMATS,
                         help="input format (default: auto, detected per file)")
+    add_grobid_arguments(parser)
+
+
+def add_grobid_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--grobid URL`` and ``--grobid-timeout``: how PDFs are read (see :func:`grobid_of`)."""
+    parser.add_argument("--grobid", metavar="URL",
+                        help="GROBID server that turns PDFs into TEI, e.g. "
+                             "http://localhost:8070 (default: $CORESC_GROBID_URL)")
+    parser.add_argument("--grobid-timeout", type=float, metavar="SECONDS",
+                        help="longest wait for GROBID's answer to one PDF (default: 120)")
+
+
+def grobid_of(args: argparse.Namespace) -> GrobidClient | None:
+    """The GROBID client the options ask for (``None``: PDFs cannot be read)."""
+    from ..readers.grobid import grobid_client
+
+    return grobid_client(getattr(args, "grobid", None), getattr(args, "grobid_timeout", None))
 
 
 def run(args: argparse.Namespace) -> int:
-    papers, errors, files = read_for_command("convert", args.inputs, args.format)
+    grobid = grobid_of(args)
+    papers, errors, files = read_for_command("convert", args.inputs, args.format, grobid)
     written = write_papers(papers, args.to, args.output, inputs=files,
                            as_directory=wants_directory(args.inputs))
     if written:
         where = written[0] if written[0] == Path(args.output) else f"{args.output}/"
         print(f"[coresc] wrote {len(papers)} paper(s) as {args.to} to {where}", file=sys.stderr)
-    return report_errors("convert", errors, len(files))
+    return report_errors("convert", errors, len(files), find_inputs(args.inputs).skipped)
 
 
 def wants_directory(inputs: Sequence[str | Path]) -> bool:
@@ -55,16 +84,19 @@ def wants_directory(inputs: Sequence[str | Path]) -> bool:
 
 
 def read_for_command(command: str, inputs: Sequence[str | Path], fmt: str = "auto",
+                     grobid: GrobidClient | str | None = None,
                      ) -> tuple[list[Paper], list[InputError], list[Path]]:
     """:func:`read_papers` with the command line's policy on failure.
 
     No input file at all, or no file readable, is an error (the unreadable files are
     listed first); otherwise the errors are returned to be reported after the output.
     """
-    papers, errors, files = read_papers(inputs, fmt)
+    papers, errors, files = read_papers(inputs, fmt, grobid)
     if not files:
+        skipped = find_inputs(inputs).skipped
         raise UsageError(f"{', '.join(map(str, inputs))}: no readable files found "
-                         f"(looked for .xml .nxml .txt .jsonl)")
+                         f"(looked for {' '.join(INPUT_SUFFIXES)}"
+                         f"{'; ' + _skipped_line(skipped) if skipped else ''})")
     if not papers:
         if len(errors) == 1:
             raise errors[0]
@@ -74,18 +106,20 @@ def read_for_command(command: str, inputs: Sequence[str | Path], fmt: str = "aut
 
 
 def read_papers(inputs: Sequence[str | Path], fmt: str = "auto",
+                grobid: GrobidClient | str | None = None,
                 ) -> tuple[list[Paper], list[InputError], list[Path]]:
     """Read every input file; return ``(papers, errors, files)`` without stopping at errors.
 
     A file that reads to no sentence at all is an error too: there is nothing to label.
+    ``grobid``: the server PDFs are read through (see :func:`coresc.readers.read_file`).
     """
-    files = list(iter_input_files(inputs))
+    files = find_inputs(inputs).files
     papers: list[Paper] = []
     errors: list[InputError] = []
     start = last = time.monotonic()
     for i, path in enumerate(files, start=1):
         try:
-            got = read_file(path, fmt)
+            got = read_file(path, fmt, grobid)
             if any(len(p) == 0 for p in got):
                 fmt_read = got[0].source_format or fmt
                 raise InputError(path, f"no sentences found (read as {fmt_read})")
@@ -105,8 +139,22 @@ def read_papers(inputs: Sequence[str | Path], fmt: str = "auto",
     return papers, errors, files
 
 
-def report_errors(command: str, errors: list[InputError], n_files: int) -> int:
-    """List the files that could not be read on stderr; return the exit code (0 or 1)."""
+def _skipped_line(skipped: Sequence[Path]) -> str:
+    names = ", ".join(map(str, skipped[:MAX_SKIPPED_NAMES]))
+    more = len(skipped) - MAX_SKIPPED_NAMES
+    return (f"skipped {len(skipped)} file(s) of other types: {names}"
+            f"{f' and {more} more' if more > 0 else ''}")
+
+
+def report_errors(command: str, errors: list[InputError], n_files: int,
+                  skipped: Sequence[Path] = ()) -> int:
+    """List skipped files and the files that could not be read on stderr.
+
+    Returns the exit code: 1 when a file could not be read, else 0 (skipping files of
+    other types in a directory is not a failure).
+    """
+    if skipped:
+        print(f"coresc {command}: {_skipped_line(skipped)}", file=sys.stderr)
     for exc in errors:
         print(f"coresc {command}: error: {exc}", file=sys.stderr)
     if errors:

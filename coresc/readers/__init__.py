@@ -1,21 +1,34 @@
-"""Readers: turn a file into :class:`~coresc.document.Paper` objects.
+"""Readers: turn an input into :class:`~coresc.document.Paper` objects.
 
-``read_file(path)`` detects the format (or takes ``fmt``) and returns a list of papers
-(one for every format except JSONL, which holds one document per line).
-``read_inputs(paths)`` expands directories and reads everything, collecting the files
-it could not read instead of stopping at the first.
+One call reads one input: ``read_file(path)`` reads a file, ``-`` (standard input) or a
+PDF (through a GROBID server), detecting the format unless ``fmt`` is given, and returns
+a list of papers (one for every format except JSONL, which holds one document per line);
+``read_data(data, name)`` does the same for bytes already in memory. Both raise
+:class:`~coresc.errors.InputError` naming the input and the problem.
+``find_inputs(paths)`` expands directories into the files to read and those skipped;
+``read_inputs(paths)`` reads everything, collecting the inputs it could not read instead
+of stopping at the first.
+
+Every reader's papers pass through one filter here: supporting-information stubs such
+as "(DOC)" or "(TIF)" standing alone are not sentences (:func:`~coresc.document.is_file_stub`).
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..document import Paper
+from ..document import Paper, is_file_stub
 from ..errors import InputError
+from ..tei import TEI_NS
 from ..xmlsafe import localname, parse_xml
+
+if TYPE_CHECKING:
+    from .grobid import GrobidClient
 
 #: Format name -> "module:function"; imported on first use so start-up stays fast.
 READERS: dict[str, str] = {
@@ -23,28 +36,34 @@ READERS: dict[str, str] = {
     "mode2": "coresc.readers.presplit:read_presplit",
     "jats": "coresc.readers.jats:read_jats",
     "elsevier": "coresc.readers.elsevier:read_elsevier",
+    "tei": "coresc.readers.tei:read_tei",
     "text": "coresc.readers.text:read_text",
     "jsonl": "coresc.readers.jsonl:read_jsonl",
 }
 FORMATS: tuple[str, ...] = tuple(READERS)
-XML_FORMATS = {"art", "mode2", "jats", "elsevier"}
+XML_FORMATS = {"art", "mode2", "jats", "elsevier", "tei"}
 
-#: File endings a directory walk picks up.
-INPUT_SUFFIXES = (".xml", ".nxml", ".txt", ".jsonl")
+#: File endings a directory walk picks up (PDFs are read through GROBID).
+INPUT_SUFFIXES = (".xml", ".nxml", ".txt", ".jsonl", ".pdf")
+#: The input name that means standard input.
+STDIN = "-"
+#: The name standard input goes by in messages and paper ids.
+STDIN_NAME = "stdin"
 
 # File-name endings that are not part of the paper id (corpus conventions).
-_ID_SUFFIXES = ("_mode2_annotated", "_annotated", "_mode2", "_CoreSC", "_split")
+_ID_SUFFIXES = ("_mode2_annotated", "_annotated", "_mode2", "_CoreSC", "_split", ".tei")
 
 
 def paper_id_from_path(path: str | Path) -> str:
     """File name to paper id: ``ann1/b303919f_mode2.xml`` -> ``b303919f``.
 
     ``10357790_mode2_annotated.xml`` -> ``10357790``, ``S0001870812002101_CoreSC.xml`` ->
-    ``S0001870812002101``: corpus suffixes are dropped so ids agree across corpora.
+    ``S0001870812002101``, ``N18-3011.tei.xml`` and ``N18-3011.pdf`` -> ``N18-3011``:
+    corpus suffixes are dropped so ids agree across corpora.
     """
     stem = Path(path).name
-    for ext in (".xml", ".nxml", ".txt", ".jsonl"):
-        if stem.endswith(ext):
+    for ext in INPUT_SUFFIXES:
+        if stem.lower().endswith(ext):
             stem = stem[: -len(ext)]
             break
     for suffix in _ID_SUFFIXES:
@@ -53,7 +72,12 @@ def paper_id_from_path(path: str | Path) -> str:
     return stem
 
 
-def _decode(path: Path, data: bytes) -> str:
+def is_pdf(data: bytes) -> bool:
+    """Whether ``data`` is a PDF: it starts with the ``%PDF-`` header (after whitespace)."""
+    return data[:1024].lstrip().startswith(b"%PDF-")
+
+
+def _decode(path: str | Path, data: bytes) -> str:
     if b"\x00" in data[:8192]:
         raise InputError(path, "binary file, not a paper (NUL bytes)")
     try:
@@ -67,6 +91,8 @@ def detect_xml_format(tree) -> str | None:
     root = tree.getroot()
     name = localname(root)
     ns = root.tag.split("}")[0][1:] if root.tag.startswith("{") else ""
+    if ns == TEI_NS or name in ("TEI", "teiCorpus"):
+        return "tei"  # GROBID's, or TEI coresc wrote back with its sentences marked
     # Sentence markup first: an Elsevier or JATS file written back with its sentences
     # wrapped (in the document's default namespace) is read as pre-split.
     has_sentences = next(root.iter("s", "{*}s"), None) is not None
@@ -81,11 +107,19 @@ def detect_xml_format(tree) -> str | None:
     return None
 
 
-def read_file(path: str | Path, fmt: str = "auto") -> list[Paper]:
-    """Read one file as ``fmt`` (``auto`` detects it). Raises :class:`InputError`."""
+def read_file(path: str | Path, fmt: str = "auto",
+              grobid: GrobidClient | str | None = None) -> list[Paper]:
+    """Read one input: a file, or ``-`` for standard input. Raises :class:`InputError`.
+
+    ``fmt`` names the format (``auto`` detects it). A PDF (known by its ``%PDF-``
+    header, whatever its name) is sent to the GROBID server ``grobid`` (a URL or a
+    :class:`~coresc.readers.grobid.GrobidClient`; ``None`` uses ``$CORESC_GROBID_URL``)
+    and its TEI read. Papers from standard input are named ``stdin`` and have no
+    ``source_path``.
+    """
+    if str(path) == STDIN:
+        return read_stdin(fmt, grobid)
     path = Path(path)
-    if fmt != "auto" and fmt not in READERS:
-        raise InputError(path, f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
     try:
         data = path.read_bytes()
     except IsADirectoryError:
@@ -94,22 +128,78 @@ def read_file(path: str | Path, fmt: str = "auto") -> list[Paper]:
         raise InputError(path, f"cannot read: {exc.strerror}") from None
     if not data.strip():
         raise InputError(path, "file is empty")
-    text = _decode(path, data)
+    papers = read_data(data, path, fmt, grobid)
+    for paper in papers:
+        paper.source_path = str(path)
+    return papers
+
+
+def read_stdin(fmt: str = "auto", grobid: GrobidClient | str | None = None) -> list[Paper]:
+    """Read one input from standard input (see :func:`read_file`)."""
+    stream = sys.stdin
+    data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
+    if not data.strip():
+        raise InputError(STDIN_NAME, "nothing on standard input")
+    return read_data(data, STDIN_NAME, fmt, grobid)
+
+
+def read_data(data: bytes, name: str | Path = "data", fmt: str = "auto",
+              grobid: GrobidClient | str | None = None) -> list[Paper]:
+    """Read one input held in memory: the bytes of a file in any format :func:`read_file` reads.
+
+    ``name`` stands for the input in error messages and gives the paper id
+    (``"paper.nxml"`` -> ``paper``); it need not be a file. The papers have no
+    ``source_path``. Raises :class:`InputError`.
+    """
+    if fmt != "auto" and fmt not in READERS:
+        raise InputError(name, f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
+    if is_pdf(data):
+        papers = _read_pdf(data, name, fmt, grobid)
+    elif str(name).lower().endswith(".pdf"):
+        raise InputError(name, "named .pdf but is not a PDF (no %PDF- header)")
+    else:
+        papers = _read_bytes(data, name, fmt)
+    for paper in papers:
+        paper.source_path = None
+        paper.drop_sentences(lambda s: is_file_stub(s.text))
+    return papers
+
+
+def _read_bytes(data: bytes, name: str | Path, fmt: str) -> list[Paper]:
+    if not data.strip():
+        raise InputError(name, "no data (empty)")
+    text = _decode(name, data)
     head = text.lstrip()[:1]
     if fmt == "auto" or fmt in XML_FORMATS:
         if head == "<":
-            tree = parse_xml(path, data)
+            tree = parse_xml(name, data)
             found = detect_xml_format(tree)
             if fmt == "auto":
                 if found is None:
-                    raise InputError(path, f"unknown XML format (root element "
+                    raise InputError(name, f"unknown XML format (root element "
                                            f"<{localname(tree.getroot())}>)")
                 fmt = found
-            return [_reader(fmt)(path, tree)]
+            return [_reader(fmt)(name, tree)]
         if fmt in XML_FORMATS:
-            raise InputError(path, f"not XML, cannot read as {fmt}")
-        fmt = "jsonl" if head in ("{", "[") or path.suffix == ".jsonl" else "text"
-    return list(_reader(fmt)(path, text)) if fmt == "jsonl" else [_reader(fmt)(path, text)]
+            raise InputError(name, f"not XML, cannot read as {fmt}")
+        fmt = "jsonl" if head in ("{", "[") or str(name).endswith(".jsonl") else "text"
+    return list(_reader(fmt)(name, text)) if fmt == "jsonl" else [_reader(fmt)(name, text)]
+
+
+def _read_pdf(data: bytes, name: str | Path, fmt: str,
+              grobid: GrobidClient | str | None) -> list[Paper]:
+    from .grobid import ENV_VAR, grobid_client
+
+    if fmt not in ("auto", "tei"):
+        raise InputError(name, f"is a PDF, cannot read as {fmt}")
+    client = grobid_client(grobid)
+    if client is None:
+        raise InputError(name, f"is a PDF: PDFs are read through a GROBID server; give "
+                               f"--grobid URL (or set {ENV_VAR})")
+    tree = client.parse(client.process(data, name), name)
+    paper = _reader("tei")(name, tree)
+    paper.meta["grobid"] = client.url
+    return [paper]
 
 
 def _reader(fmt: str) -> Callable:
@@ -117,15 +207,37 @@ def _reader(fmt: str) -> Callable:
     return getattr(importlib.import_module(module), func)
 
 
-def iter_input_files(paths: Iterable[str | Path]) -> Iterator[Path]:
-    """Files named directly, and the readable files inside named directories (sorted)."""
+@dataclass
+class InputFiles:
+    """What a list of input paths expands to.
+
+    ``files``: the inputs to read, in order (files named directly, whatever their type,
+    ``-``, and the readable files inside named directories, sorted). ``skipped``: the
+    files inside those directories of other types (not :data:`INPUT_SUFFIXES`). Hidden
+    files and folders (names starting with ".") are neither.
+    """
+
+    files: list[Path] = field(default_factory=list)
+    skipped: list[Path] = field(default_factory=list)
+
+
+def find_inputs(paths: Iterable[str | Path]) -> InputFiles:
+    """Expand ``paths`` (files, directories, ``-``) into the files to read and those skipped."""
+    found = InputFiles()
     for p in map(Path, paths):
-        if p.is_dir():
-            for f in sorted(p.rglob("*")):
-                if f.is_file() and f.suffix in INPUT_SUFFIXES:
-                    yield f
-        else:
-            yield p
+        if not p.is_dir():
+            found.files.append(p)
+            continue
+        for f in sorted(p.rglob("*")):
+            if not f.is_file() or any(part.startswith(".") for part in f.relative_to(p).parts):
+                continue
+            (found.files if f.suffix.lower() in INPUT_SUFFIXES else found.skipped).append(f)
+    return found
+
+
+def iter_input_files(paths: Iterable[str | Path]) -> Iterator[Path]:
+    """The files to read (see :func:`find_inputs`)."""
+    yield from find_inputs(paths).files
 
 
 @dataclass
@@ -135,13 +247,14 @@ class ReadResult:
     files: list[Path] = field(default_factory=list)
 
 
-def read_inputs(paths: Iterable[str | Path], fmt: str = "auto") -> ReadResult:
+def read_inputs(paths: Iterable[str | Path], fmt: str = "auto",
+                grobid: GrobidClient | str | None = None) -> ReadResult:
     """Read every input; files that fail are collected in ``errors``, not raised."""
     result = ReadResult()
     for f in iter_input_files(paths):
         result.files.append(f)
         try:
-            result.papers.extend(read_file(f, fmt))
+            result.papers.extend(read_file(f, fmt, grobid))
         except InputError as exc:
             result.errors.append(exc)
     return result

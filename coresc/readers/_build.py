@@ -11,13 +11,20 @@ from collections.abc import Callable
 from lxml import etree
 
 from ..citations import count_citations_markup, count_citations_text
-from ..document import Sentence
-from ._wrap import sentence_text, wrap_sentences
+from ..document import Label, Prediction, Sentence, clean_text
+from ._wrap import flat_text, wrap_sentences
 from .presplit import _Builder
 
 
 class SplitState:
-    """Sections being built plus the running sentence number."""
+    """Sections being built plus the running sentence number.
+
+    ``text_of(element)`` is an element's text as a sentence shows it (default: all its
+    character data); ``sid_attr`` is the attribute that numbers each new ``<s>``.
+    """
+
+    text_of: Callable[[etree._Element], str] = staticmethod(flat_text)
+    sid_attr = "sid"
 
     def __init__(self) -> None:
         self.builder = _Builder()
@@ -35,24 +42,37 @@ class SplitState:
     def current(self) -> int | None:
         return self.builder.current
 
-    def add_s(self, s: etree._Element, zone: str, para_key: object) -> None:
-        """Number a new ``<s>`` and add its sentence to the current section."""
-        text = sentence_text(s)
+    def add_s(self, s: etree._Element, zone: str, para_key: object,
+              existing: bool = False) -> None:
+        """Number an ``<s>`` and add its sentence to the current section.
+
+        A new ``<s>`` gets its number in ``sid_attr``; an ``existing`` one (the source's
+        own sentence markup) is left as it is and its labels are read (:meth:`labels_of`).
+        """
+        text = clean_text(self.text_of(s))
         if not text:
             return
         self.n += 1
-        s.set("sid", str(self.n))
+        if existing:
+            gold, pred = self.labels_of(s)
+        else:
+            gold, pred = [], []
+            s.set(self.sid_attr, str(self.n))
         cites = count_citations_markup(s)
         self.builder.add(Sentence(
             sid=str(self.n), text=text, zone=zone,
             n_citations=count_citations_text(text) if cites is None else cites,
-            element=s,
+            gold=gold, pred=pred, element=s,
         ), para_key)
+
+    def labels_of(self, s: etree._Element) -> tuple[list[Label], list[Prediction]]:
+        """The labels an existing ``<s>`` carries: ``(gold, pred)`` (none here)."""
+        return [], []
 
     def paragraph(self, el: etree._Element, zone: str, is_block: Callable[[etree._Element], bool],
                   on_block: Callable[[etree._Element], None], split: bool = True) -> None:
         """Split ``el`` into sentences; hand each block child to ``on_block`` in order."""
-        for kind, item in wrap_sentences(el, is_block, split=split):
+        for kind, item in wrap_sentences(el, is_block, split=split, text_of=self.text_of):
             if kind == "s":
                 self.add_s(item, zone, el)
             else:

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from ..document import clean_text
 from ..split import split_offsets
 
 
@@ -64,9 +63,14 @@ def flat_text(el: etree._Element) -> str:
     return "".join(el.itertext(tag=(etree.Element,)))
 
 
-def _runs(container: etree._Element, is_block: Callable[[etree._Element], bool]
+def _runs(container: etree._Element, is_block: Callable[[etree._Element], bool],
+          text_of: Callable[[etree._Element], str] = flat_text,
           ) -> list[list[_Piece] | etree._Element]:
-    """The container's content as text runs (lists of pieces) and block elements."""
+    """The container's content as text runs (lists of pieces) and block elements.
+
+    ``text_of`` gives an inline child's text as the splitter should see it (a reader
+    may show a formula as a placeholder); the element itself is moved, never rewritten.
+    """
     runs: list[list[_Piece] | etree._Element] = []
     run: list[_Piece] = []
     pos = 0
@@ -84,7 +88,7 @@ def _runs(container: etree._Element, is_block: Callable[[etree._Element], bool]
             runs.append(child)
             run, pos = [], 0
         else:
-            t = flat_text(child)
+            t = text_of(child)
             run.append(_Piece("inline", pos, pos + len(t), text=t, el=child))
             pos += len(t)
         add_text(child.tail)
@@ -153,15 +157,17 @@ def _emit(pieces: list[_Piece], lo: int, hi: int, out: _Appender, last: bool,
 
 
 def wrap_sentences(container: etree._Element, is_block: Callable[[etree._Element], bool],
-                   split: bool = True) -> list[tuple[str, etree._Element]]:
+                   split: bool = True,
+                   text_of: Callable[[etree._Element], str] = flat_text,
+                   ) -> list[tuple[str, etree._Element]]:
     """Wrap the sentences of ``container`` in new ``<s>`` elements, in place.
 
     Returns the content in reading order as ``("s", element)`` for each new sentence
     element and ``("block", element)`` for each block child. ``split=False`` wraps each
     run whole (a title is one sentence). The ``<s>`` elements get no ``sid``: the reader
-    numbers them over the whole document.
+    numbers them over the whole document. ``text_of``: see :func:`_runs`.
     """
-    runs = _runs(container, is_block)
+    runs = _runs(container, is_block, text_of)
     ns = container.nsmap.get(None)
     s_tag = f"{{{ns}}}s" if ns else "s"
     for child in list(container):  # the runs hold every tail, so detach them all
@@ -189,7 +195,3 @@ def wrap_sentences(container: etree._Element, is_block: Callable[[etree._Element
         _emit(run, pos, len(flat), out, True, ends)
     return items
 
-
-def sentence_text(s: etree._Element) -> str:
-    """The clean text of an ``<s>`` element (what the pre-split reader reads back)."""
-    return clean_text(flat_text(s))

@@ -35,6 +35,7 @@ from ..document import (
     Sentence,
     clean_text,
     heading_type,
+    prune_sections,
 )
 from ..xmlsafe import localname
 from . import paper_id_from_path
@@ -119,24 +120,7 @@ class _Builder:
 
     def pruned(self) -> list[Section]:
         """Sections that hold sentences or enclose some, with parents remapped."""
-        needed = set()
-        for i, sec in enumerate(self.sections):
-            if sec.paragraphs:
-                j: int | None = i
-                while j is not None and j not in needed:
-                    needed.add(j)
-                    j = self.sections[j].parent
-        keep = sorted(needed)
-        new_index = {old: new for new, old in enumerate(keep)}
-        out = []
-        for i in keep:
-            sec = self.sections[i]
-            parent = sec.parent
-            while parent is not None and parent not in new_index:
-                parent = self.sections[parent].parent
-            sec.parent = new_index.get(parent) if parent is not None else None
-            out.append(sec)
-        return out
+        return prune_sections(self.sections)
 
 
 def _heading_of(container: etree._Element) -> tuple[str, etree._Element | None]:

@@ -19,7 +19,15 @@ import re
 from pathlib import Path
 
 from ..citations import count_citations_text
-from ..document import Paper, Paragraph, Section, Sentence, clean_text, heading_type
+from ..document import (
+    Paper,
+    Paragraph,
+    Section,
+    Sentence,
+    clean_text,
+    heading_type,
+    prune_sections,
+)
 from ..errors import InputError
 from ..split import split
 from . import paper_id_from_path
@@ -78,8 +86,7 @@ def read_text(path: str | Path, text: str) -> Paper:
             n += 1
             sents.append(_sentence(n, s, zone))
         current.paragraphs.append(Paragraph(sents))
-    paper.sections = [s for i, s in enumerate(sections) if s.paragraphs or _is_parent(sections, i)]
-    _renumber_parents(sections, paper.sections)
+    paper.sections = prune_sections(sections)
     return paper
 
 
@@ -99,14 +106,3 @@ def _open(sections: list[Section], open_at: dict[int, int], heading: str, depth:
     for d in [d for d in open_at if d > depth]:
         del open_at[d]
     return sections[-1]
-
-
-def _is_parent(sections: list[Section], i: int) -> bool:
-    return any(s.parent == i and (s.paragraphs or _is_parent(sections, j))
-               for j, s in enumerate(sections))
-
-
-def _renumber_parents(old: list[Section], kept: list[Section]) -> None:
-    index = {id(s): i for i, s in enumerate(kept)}
-    for sec in kept:
-        sec.parent = index.get(id(old[sec.parent])) if sec.parent is not None else None

@@ -3,12 +3,13 @@
 ``write_papers(papers, fmt, out, inputs=...)`` dispatches through :data:`WRITERS`, a
 registry like the readers'. A writer is either
 
-* per paper (``xml``, ``html``): ``render(paper) -> bytes``, one file ``<id><suffix>``
-  per paper (a single paper may also go to a named file or to stdout), or
+* per paper (``xml``, ``mode2``, ``html``): ``render(paper) -> bytes``, one file
+  ``<id><suffix>`` per paper (a single paper may also go to a named file or to stdout), or
 * a stream (``jsonl``, ``tsv``): ``write(papers, fh)`` puts every paper into one text file.
 
-Adding a format is one line in :data:`WRITERS`; it is offered by ``coresc convert --to``
-as soon as its module exists.
+``xml`` is each paper's own dialect: TEI for a paper read from TEI, mode2 for the rest;
+``mode2`` is mode2 whatever the input. Adding a format is one line in :data:`WRITERS`;
+it is offered by ``coresc convert --to`` as soon as its module exists.
 
 Every file the tool writes goes through :func:`atomic_output`: the data is written to
 a temporary file beside the target and renamed over it only when complete, so an
@@ -58,7 +59,8 @@ class Writer:
 
 #: Output format name -> :class:`Writer`.
 WRITERS: dict[str, Writer] = {
-    "xml": Writer("coresc.writers.mode2:render_mode2", per_paper=True, suffix=".xml"),
+    "xml": Writer("coresc.writers.xml:render_xml", per_paper=True, suffix=".xml"),
+    "mode2": Writer("coresc.writers.mode2:render_mode2", per_paper=True, suffix=".xml"),
     "jsonl": Writer("coresc.writers.jsonl:write_jsonl", per_paper=False, suffix=".jsonl"),
     "tsv": Writer("coresc.writers.tsv:write_tsv", per_paper=False, suffix=".tsv"),
     "html": Writer("coresc.writers.html:render_html", per_paper=True, suffix=".html"),

@@ -46,14 +46,20 @@ def render_mode2(paper: Paper, labels: str = "auto") -> bytes:
 
 def mode2_tree(paper: Paper, labels: str = "auto") -> etree._ElementTree:
     """A new mode2 document for ``paper`` (the paper itself is left untouched)."""
-    if labels not in LABEL_SOURCES:
-        raise ValueError(f"labels must be one of {LABEL_SOURCES}, not {labels!r}")
-    use_pred = labels == "pred" or (
-        labels == "auto" and any(s.pred for s in paper.sentences()))
-    attrs = label_attributes(paper.sentences(), use_pred)
+    attrs = label_attributes(paper.sentences(), uses_predictions(paper, labels))
     if paper.tree is None:
         return _fresh_tree(paper, attrs)
     return _annotated_copy(paper, attrs)
+
+
+def uses_predictions(paper: Paper, labels: str) -> bool:
+    """Whether ``labels`` (``auto``, ``pred`` or ``gold``) means writing the predictions.
+
+    ``auto`` writes predictions when any sentence of the paper has some, else gold.
+    """
+    if labels not in LABEL_SOURCES:
+        raise ValueError(f"labels must be one of {LABEL_SOURCES}, not {labels!r}")
+    return labels == "pred" or (labels == "auto" and any(s.pred for s in paper.sentences()))
 
 
 def label_attributes(sentences: Iterable[Sentence], use_pred: bool) -> list[list[dict]]:
@@ -88,16 +94,25 @@ def _pred_attrs(pred: Prediction, counts: Counter[str]) -> dict:
 # ---------------------------------------------------------------- source tree kept
 
 
-def _annotated_copy(paper: Paper, attrs: list[list[dict]]) -> etree._ElementTree:
+def copy_with_sentences(paper: Paper) -> tuple[etree._ElementTree, list[etree._Element]]:
+    """A deep copy of the paper's source tree and, per sentence, its element in the copy."""
     source_root = paper.tree.getroot()
     tree = copy.deepcopy(paper.tree)
     # Both trees have the same shape, so document order maps source to copy.
     position = {el: i for i, el in enumerate(source_root.iter())}
     copied = list(tree.getroot().iter())
-    for sent, sent_attrs in zip(paper.sentences(), attrs, strict=True):
+    elements = []
+    for sent in paper.sentences():
         if sent.element not in position:
             raise ValueError(f"{paper.id}: sentence {sent.sid} has no element in the tree")
-        _annotate_sentence(copied[position[sent.element]], sent_attrs)
+        elements.append(copied[position[sent.element]])
+    return tree, elements
+
+
+def _annotated_copy(paper: Paper, attrs: list[list[dict]]) -> etree._ElementTree:
+    tree, elements = copy_with_sentences(paper)
+    for s, sent_attrs in zip(elements, attrs, strict=True):
+        _annotate_sentence(s, sent_attrs)
     root = tree.getroot()
     if localname(root) != "PAPER":
         return etree.ElementTree(_wrap_in_paper(root, paper))
