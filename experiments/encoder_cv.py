@@ -121,6 +121,43 @@ def run(setup: str, params: dict, encoder: dict, only: set[int] | None,
             "encoder": encoder, "seconds": round(time.monotonic() - t0, 1)}
 
 
+def probe(setup: str, encoder: dict, only: set[int] | None, device: str) -> list[dict]:
+    """The encoder alone, fine-tuned once on each fold's training papers (no inner
+    folds, no CRF): a quick reading of encoder settings."""
+    from coresc.features import paper_labels
+    from coresc.labels import sort_key
+    from coresc.model.encoder import encoder_inputs, tokenize
+    from coresc.model.finetune.base import read_base
+    from coresc.model.finetune.oof import _examples, tokenizer_for
+    from coresc.model.finetune.train import fine_tune, predict
+
+    settings = EncoderSettings.from_dict(encoder)
+    base = read_base(settings.base)
+    tok = tokenizer_for(base, settings)
+    rows = []
+    for i, (train, test) in enumerate(folds_of(setup)):
+        if only is not None and i not in only:
+            continue
+        t = time.monotonic()
+        labels = [paper_labels(p) for p in train]
+        label_set = sorted({lab for seq in labels for lab in seq if lab}, key=sort_key)
+        enc = [tokenize(tok, encoder_inputs(p, settings.context)) for p in train]
+        key, state = fine_tune(base, settings, label_set,
+                               *_examples(enc, labels, range(len(train)),
+                                          {lab: j for j, lab in enumerate(label_set)}),
+                               device, log)
+        flat = [e for p in test for e in tokenize(tok, encoder_inputs(p, settings.context))]
+        probs = predict(base, settings, label_set, key, state, flat, device)
+        k = 0
+        for p in test:
+            for s in p.sentences():
+                s.pred = [Prediction(label_set[int(np.argmax(probs[k]))], 1.0)]
+                k += 1
+        rows.append({"fold": i, "enc": score(test), "seconds": round(time.monotonic() - t)})
+        log(f"probe {setup} fold {i} {json.dumps(encoder)}: {rows[-1]}")
+    return rows
+
+
 def table(result: dict) -> str:
     lines = [f"## {result['setup']}  (encoder {json.dumps(result['encoder'])})",
              "| fold | test papers | CRF acc / F1 | CRF+enc acc / F1 | enc alone acc / F1 | "
@@ -156,6 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--secondary", action="store_true")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--folds", help="comma-separated fold indices to run (default: all)")
+    ap.add_argument("--probe", action="store_true",
+                    help="the encoder alone, fine-tuned once per fold (no inner folds, "
+                         "no CRF): a quick comparison of encoder settings")
     ap.add_argument("--json", help="append the results to this JSON-lines file")
     ap.add_argument("--baselines", default="runs/crf-baselines.json",
                     help="where CRF-only fold scores are kept between runs ('' = nowhere)")
@@ -168,6 +208,14 @@ def main(argv: list[str] | None = None) -> int:
               "secondary": args.secondary, "device": args.device, "verbose": True}
     only = {int(x) for x in args.folds.split(",")} if args.folds else None
     for setup in args.setups:
+        if args.probe:
+            rows = probe(setup, encoder, only, args.device)
+            print(json.dumps({"setup": setup, "encoder": encoder, "probe": rows}), flush=True)
+            if args.json:
+                with open(args.json, "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps({"setup": setup, "encoder": encoder,
+                                         "probe": rows}) + "\n")
+            continue
         result = run(setup, params, encoder, only,
                      Path(args.baselines) if args.baselines else None)
         print(table(result), flush=True)
