@@ -92,7 +92,7 @@ def baseline(setup: str, fold: int, params: dict, train, test, store: Path | Non
 
 
 def run(setup: str, params: dict, encoder: dict, only: set[int] | None,
-        store: Path | None) -> dict:
+        store: Path | None, rows_file: Path | None = None) -> dict:
     rows = []
     t0 = time.monotonic()
     for i, (train, test) in enumerate(folds_of(setup)):
@@ -108,6 +108,9 @@ def run(setup: str, params: dict, encoder: dict, only: set[int] | None,
         row["delta_accuracy"] = round(row["crf+enc"]["accuracy"] - row["crf"]["accuracy"], 4)
         row["delta_macro_f1"] = round(row["crf+enc"]["macro_f1"] - row["crf"]["macro_f1"], 4)
         rows.append(row)
+        if rows_file:  # each fold as it finishes: a long run is useful before it ends
+            with open(rows_file, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps({"setup": setup, "encoder": encoder, "row": row}) + "\n")
         log(f"{setup} fold {i}: crf {row['crf']['accuracy']:.4f}  crf+enc "
             f"{row['crf+enc']['accuracy']:.4f}  enc {row['enc']['accuracy']:.4f}  "
             f"({time.monotonic() - t0:.0f}s so far)")
@@ -197,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="the encoder alone, fine-tuned once per fold (no inner folds, "
                          "no CRF): a quick comparison of encoder settings")
     ap.add_argument("--json", help="append the results to this JSON-lines file")
+    ap.add_argument("--rows", help="append each fold's row to this JSON-lines file as soon "
+                                   "as the fold is done")
     ap.add_argument("--baselines", default="runs/crf-baselines.json",
                     help="where CRF-only fold scores are kept between runs ('' = nowhere)")
     args = ap.parse_args(argv)
@@ -217,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
                                          "probe": rows}) + "\n")
             continue
         result = run(setup, params, encoder, only,
-                     Path(args.baselines) if args.baselines else None)
+                     Path(args.baselines) if args.baselines else None,
+                     Path(args.rows) if args.rows else None)
         print(table(result), flush=True)
         if args.json:
             with open(args.json, "a", encoding="utf-8") as fh:
