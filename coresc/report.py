@@ -281,6 +281,7 @@ def write_report(refs: Sequence[str], out: str | Path, tracking_uri: str | None 
                "Table 8), in percent.", ""]
         md += side_by_side(test, group)
         md += ["", f"![per-label F1 on {test}]({png.name})"]
+    md += per_fold_section(client, exp.experiment_id, runs)
     for r in runs:
         if r.params.get("fold_kind") == "leave-one-domain-out":
             per_domain = domain_f1(client, r)
@@ -299,6 +300,48 @@ def write_report(refs: Sequence[str], out: str | Path, tracking_uri: str | None 
             md += ["", f"![per-label F1 per domain]({png.name})"]
     _atomic_write(out, "\n".join(md) + "\n")
     return [out, *written]
+
+
+def fold_metrics(client, experiment_id: str, run: RunInfo) -> dict[str, dict[str, float]]:
+    """The metrics of each fold run of an experiment run, by fold name."""
+    children = client.search_runs(
+        [experiment_id], f"tags.`mlflow.parentRunId` = '{run.run_id}'", max_results=1000)
+    return {c.data.tags.get("coresc.fold", c.info.run_name): dict(c.data.metrics)
+            for c in children}
+
+
+def per_fold_section(client, experiment_id: str, runs: Sequence[RunInfo]) -> list[str]:
+    """Per-fold accuracy and macro-F1 of runs that share their folds, with the change
+    against the first of them (e.g. ``cra-3fold`` and ``cra-3fold-encoder``)."""
+    groups: dict[tuple, list[tuple[RunInfo, dict]]] = {}
+    for r in runs:
+        folds = fold_metrics(client, experiment_id, r)
+        if len(folds) > 1:
+            groups.setdefault((r.test, tuple(sorted(folds))), []).append((r, folds))
+    md: list[str] = []
+    for (test, names), group in groups.items():
+        if len(group) < 2:
+            continue
+        head = "silver_agreement" if group[0][0].silver else "accuracy"
+        f1 = "silver_macro_f1" if group[0][0].silver else "macro_f1"
+        first = group[0][0].config
+        md += ["", f"## Per fold on {test}: {' vs '.join(r.config for r, _ in group)}", "",
+               f"{head.replace('_', ' ')} / macro-F1 per fold (percent / fraction); "
+               f"change against {first} in points.", "",
+               "| fold | " + " | ".join(r.config for r, _ in group)
+               + " | " + " | ".join(f"change ({r.config})" for r, _ in group[1:]) + " |",
+               "|---|" + "---|" * (2 * len(group) - 1)]
+        for name in names:
+            base = group[0][1][name]
+            cells = [f"{_fmt(m[name].get(head))} / {_fmt(m[name].get(f1), pct=False)}"
+                     for _, m in group]
+            deltas = [_delta(m[name].get(head), base.get(head)) for _, m in group[1:]]
+            md.append(f"| {name} | " + " | ".join(cells + deltas) + " |")
+    return md
+
+
+def _delta(value: float | None, base: float | None) -> str:
+    return "n/a" if value is None or base is None else f"{(value - base) * 100:+.2f}"
 
 
 def _slug(text: str) -> str:
