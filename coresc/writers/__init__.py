@@ -5,7 +5,9 @@ registry like the readers'. A writer is either
 
 * per paper (``xml``, ``html``): ``render(paper) -> bytes``, one file ``<id><suffix>``
   per paper (a single paper may also go to a named file or to stdout), or
-* a stream (``jsonl``, ``tsv``): ``write(papers, fh)`` puts every paper into one text file.
+* a stream (``jsonl``, ``tsv``): ``write(papers, fh)`` puts every paper into one text file;
+  ``header(with_pred) -> str`` and ``part(paper, with_pred) -> str`` give the same text a
+  paper at a time (what a streaming run appends).
 
 Adding a format is one line in :data:`WRITERS`; it is offered by ``coresc convert --to``
 as soon as its module exists.
@@ -40,27 +42,34 @@ class Writer:
 
     ``target`` is ``"module:function"`` (imported on first use). With ``per_paper`` the
     function is ``render(paper: Paper) -> bytes``; otherwise it is
-    ``write(papers: Sequence[Paper], fh: TextIO) -> None``.
+    ``write(papers: Sequence[Paper], fh: TextIO) -> None``, and a stream format also
+    names its ``header(with_pred: bool) -> str`` and ``part(paper, with_pred) -> str``.
     """
 
     target: str
     per_paper: bool
     suffix: str
+    header: str | None = None
+    part: str | None = None
 
     @property
     def module(self) -> str:
         return self.target.split(":")[0]
 
-    def load(self) -> Callable:
-        module, func = self.target.split(":")
+    def load(self, what: str = "target") -> Callable:
+        """The function named by ``target`` (or by ``header`` / ``part``)."""
+        module, func = getattr(self, what).split(":")
         return getattr(importlib.import_module(module), func)
 
 
 #: Output format name -> :class:`Writer`.
 WRITERS: dict[str, Writer] = {
     "xml": Writer("coresc.writers.mode2:render_mode2", per_paper=True, suffix=".xml"),
-    "jsonl": Writer("coresc.writers.jsonl:write_jsonl", per_paper=False, suffix=".jsonl"),
-    "tsv": Writer("coresc.writers.tsv:write_tsv", per_paper=False, suffix=".tsv"),
+    "jsonl": Writer("coresc.writers.jsonl:write_jsonl", per_paper=False, suffix=".jsonl",
+                    header="coresc.writers.jsonl:jsonl_header",
+                    part="coresc.writers.jsonl:jsonl_part"),
+    "tsv": Writer("coresc.writers.tsv:write_tsv", per_paper=False, suffix=".tsv",
+                  header="coresc.writers.tsv:tsv_header", part="coresc.writers.tsv:tsv_part"),
     "html": Writer("coresc.writers.html:render_html", per_paper=True, suffix=".html"),
 }
 

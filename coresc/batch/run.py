@@ -1,0 +1,247 @@
+"""One batch run: plan and check the output, skip what is done, annotate, record, finish."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from .manifest import Manifest, model_identity
+from .outputs import Store, Target, assemble, plan_target
+from .pool import ordered_map
+from .progress import Progress
+from .work import Job, Outcome, Source, init_worker, load_model, run_source, source_task
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C (the command line installs the handler)."""
+
+
+@dataclass
+class Summary:
+    """What a run did. ``total`` inputs: ``skipped`` were done before (``--resume``),
+    ``done`` now, ``failures`` failed (their outcomes, with the error)."""
+
+    total: int
+    skipped: int = 0
+    done: int = 0
+    papers: int = 0
+    sentences: int = 0
+    failures: list[Outcome] = field(default_factory=list)
+    seconds: float = 0.0
+    output: str = "stdout"
+    manifest: str | None = None
+
+    @property
+    def finished(self) -> int:
+        """Inputs whose outputs are on disk: done now or before."""
+        return self.skipped + self.done
+
+
+class Interrupted(Exception):
+    """The run stopped on Ctrl-C or SIGTERM; finished papers are on disk."""
+
+    def __init__(self, summary: Summary) -> None:
+        super().__init__("interrupted")
+        self.summary = summary
+
+
+def annotate_files(inputs: Sequence[str | Path], output: str | Path | None = None, *,
+                   to: str = "xml", model: str | Path | None = None, fmt: str = "auto",
+                   domain: str | None = None, jobs: int = 1, scheduler: Any = None,
+                   resume: bool = False, progress: str = "auto",
+                   as_directory: bool | None = None, batch_size: int | None = None,
+                   ) -> Summary:
+    """Annotate files and directories into ``output``, streaming one input at a time.
+
+    ``inputs``: files, or directories read recursively (``.xml .nxml .txt .jsonl``).
+    ``output``: a file for one paper or a stream format (``jsonl``, ``tsv``), a directory
+    for several papers as ``xml``/``html`` (one file each), ``None`` for stdout, or, with
+    ``scheduler``, any fsspec URL the Dask workers can write to. ``model``: a model
+    directory (``None``: the bundled model). ``jobs``: worker processes on this
+    machine; ``scheduler``: a Dask scheduler address or ``distributed.Client`` instead.
+    ``resume``: continue the run recorded in the output's manifest. ``progress``:
+    ``"auto"``, ``"bar"``, ``"lines"`` or ``"off"`` (on stderr).
+
+    Everything that can be checked is checked before any paper is read (model, domain,
+    output). Inputs that fail are recorded in the manifest and returned in
+    ``Summary.failures``; raises :class:`Interrupted` on Ctrl-C (and SIGTERM where the
+    caller maps it to :class:`Terminated`), :class:`~coresc.errors.UsageError` for a
+    mistake in the arguments.
+    """
+    from ..readers import iter_input_files
+
+    if jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, not {jobs}")
+    sources = [Source.file(p) for p in iter_input_files(inputs)]
+    if not sources:
+        raise UsageError(f"{', '.join(map(str, inputs))}: no readable files found "
+                         f"(looked for .xml .nxml .txt .jsonl)")
+    model_dir = None if model is None else str(model)
+    loaded = load_model(model_dir)  # a bad model fails before anything is read
+    check_domain(loaded, domain)
+    t0 = time.monotonic()  # start-up (imports, the model) is not part of the run's time
+    if as_directory is None:
+        as_directory = len(inputs) > 1 or any(Path(p).is_dir() for p in inputs)
+    if (scheduler is not None or resume) and output is None:
+        raise UsageError(f"{'--scheduler' if scheduler is not None else '--resume'} needs "
+                         f"-o (an output file or directory)")
+    target = plan_target(to, None if output is None else str(output), sources,
+                         as_directory, fmt)
+    job = Job(model_dir=model_dir, fmt=fmt, to=to, domain=domain, target=target)
+    summary = Summary(total=len(sources), output="stdout" if target is None else
+                      target.display())
+    manifest = _open_manifest(target, job, resume)
+    todo = sources
+    if manifest is not None:
+        summary.manifest = manifest.location
+        todo = _still_to_do(sources, target, manifest, resume)
+        summary.skipped = len(sources) - len(todo)
+    if scheduler is not None:
+        dask_outcomes = _cluster()
+    meter = Progress(len(todo), progress)
+    if scheduler is not None:
+        outcomes = dask_outcomes(todo, job, scheduler, batch_size)
+    else:
+        outcomes = local_outcomes(todo, job, loaded, jobs)
+    try:
+        _consume(outcomes, summary, manifest, meter, target, to)
+    except KeyboardInterrupt:
+        outcomes.close()  # stops the workers
+        _close(manifest)
+        summary.seconds = time.monotonic() - t0
+        raise Interrupted(summary) from None
+    finally:
+        meter.close()
+        _close(manifest)
+    if target is not None and target.kind == "parts" and (todo or not _output_exists(target)):
+        _finish_stream(target, manifest, sources, to)
+    summary.seconds = time.monotonic() - t0
+    return summary
+
+
+def _cluster():
+    try:
+        from .cluster import dask_outcomes
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in ("dask", "distributed"):
+            raise
+        raise UsageError("--scheduler needs Dask: pip install 'coresc[dask]'") from None
+    return dask_outcomes
+
+
+def check_domain(model, name: str | None) -> None:
+    """:class:`UsageError` unless the model knows corpus domain ``name``."""
+    if name is None:
+        return
+    known = model.domain_names("corpus")
+    if name not in known:
+        raise UsageError(f"--domain {name}: the model has no such corpus domain "
+                         f"(known: {', '.join(known) or 'none, it was trained without'})")
+
+
+def local_outcomes(sources: Iterable[Source], job: Job, model, jobs: int,
+                   ) -> Iterator[Outcome]:
+    """Outcomes in input order, from this process or ``jobs`` worker processes."""
+    if jobs <= 1:
+        return (run_source(s, job, model) for s in sources)
+    return ordered_map(source_task, sources, jobs, initializer=init_worker,
+                       initargs=(job,), inherited=(model,))
+
+
+def _open_manifest(target: Target | None, job: Job, resume: bool) -> Manifest | None:
+    if target is None or target.manifest is None:
+        return None
+    settings = {**model_identity(job.model_dir), "to": job.to, "format": job.fmt,
+                "domain": job.domain}
+    store = Store(target.root)
+    manifest = Manifest.open(store, target.manifest, settings, resume)
+    if target.kind == "parts" and not resume:
+        store.remove_tree(target.parts_dir)
+    return manifest
+
+
+def _still_to_do(sources: list[Source], target: Target, manifest: Manifest,
+                 resume: bool) -> list[Source]:
+    if not resume:
+        return sources
+    store = Store(target.root)
+    todo = []
+    for s in sources:
+        done = manifest.is_done(s.path)
+        if done and target.kind == "parts" and not _output_exists(target):
+            done = store.exists(target.part_name(s.name))
+        if not done:
+            todo.append(s)
+    return todo
+
+
+def _output_exists(target: Target) -> bool:
+    return Store(target.root).exists(target.name)
+
+
+def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest | None,
+             meter: Progress, target: Target | None, to: str) -> None:
+    header_due = target is None
+    for oc in outcomes:
+        if target is None:
+            if header_due:
+                _write_stdout(_stream_header(to))
+                header_due = False
+            _stdout_outcome(oc, to)
+        if manifest is not None:
+            manifest.add(oc, oc.name)
+        if oc.status == "done":
+            summary.done += 1
+            summary.papers += oc.papers
+            summary.sentences += oc.sentences
+        else:
+            summary.failures.append(oc)
+        meter.update(oc.sentences if oc.status == "done" else 0)
+
+
+def _stream_header(to: str) -> bytes:
+    from ..writers import get_writer
+
+    writer = get_writer(to)
+    return b"" if writer.per_paper else writer.load("header")(True).encode("utf-8")
+
+
+def _stdout_outcome(oc: Outcome, to: str) -> None:
+    from ..writers import get_writer
+
+    if oc.data is None:
+        return
+    if get_writer(to).per_paper and len(oc.data) > 1:
+        raise UsageError(f"{oc.name}: {len(oc.data)} papers cannot go to stdout as {to}: "
+                         f"give -o DIRECTORY")
+    for data in oc.data:
+        _write_stdout(data)
+
+
+def _write_stdout(data: bytes) -> None:
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(data.decode("utf-8"))
+    else:
+        buffer.write(data)
+        buffer.flush()
+
+
+def _finish_stream(target: Target, manifest: Manifest, sources: list[Source],
+                   to: str) -> None:
+    """Join the parts into the output; drop them once every input is in it."""
+    done = manifest.done_names([s.name for s in sources])
+    assemble(target, done, _stream_header(to).decode("utf-8"))
+    if len(done) == len(sources):
+        Store(target.root).remove_tree(target.parts_dir)
+
+
+def _close(manifest: Manifest | None) -> None:
+    if manifest is not None:
+        manifest.close()
