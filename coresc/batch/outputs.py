@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -56,9 +57,12 @@ class Store:
         return f"{self._base.rstrip('/')}/{name}" if self.fs else os.path.join(self._base, name)
 
     def display(self, name: str = "") -> str:
+        """How messages name ``name`` in the store (the store itself when empty)."""
         if not name:
             return self.root
-        return f"{self.root.rstrip('/')}/{name}" if self.fs else os.path.join(self.root, name)
+        if self.fs:
+            return f"{self.root.rstrip('/')}/{name}"
+        return name if self.root in ("", ".") else os.path.join(self.root, name)
 
     def write(self, name: str, data: bytes) -> None:
         """Write ``name`` atomically: readers see the old file or the whole new one."""
@@ -141,6 +145,11 @@ class Target:
 
     def display(self) -> str:
         return Store(self.root).display(self.name if self.kind != "dir" else "")
+
+    def kept(self) -> str:
+        """Where finished papers are while the run is incomplete."""
+        return Store(self.root).display(self.parts_dir + "/" if self.kind == "parts" else
+                                        self.name if self.kind == "file" else "")
 
     def part_name(self, source_name: str) -> str:
         """The part file of an input, named by a hash of its absolute path."""
@@ -279,6 +288,26 @@ def _planned_names(sources: Sequence[Source], suffix: str, fmt: str) -> list[str
                                  f"({seen[name]} and {s.path})")
             seen[name] = s.path
     return list(seen)
+
+
+# atomic_output's temporary files: ".<name>.<8 random characters>.part"
+_LEFTOVER = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.part$")
+
+
+def remove_leftovers(target: Target) -> None:
+    """Delete temporary files a killed run left in the output folder (local only)."""
+    store = Store(target.root)
+    if store.fs is not None:
+        return
+    folders = [(store.path(""), target.name if target.kind != "dir" else "")]
+    if target.kind == "parts":
+        folders.append((store.path(target.parts_dir), ""))
+    for folder, name in folders:
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(folder):
+                if _LEFTOVER.match(entry.name) and entry.name.startswith(f".{name}") \
+                        and entry.is_file():
+                    os.unlink(entry.path)
 
 
 def assemble(target: Target, done: Sequence[str], header: str) -> None:

@@ -97,6 +97,8 @@ def _terminate(executor: ProcessPoolExecutor) -> None:
 def _worker_init(parent: int, initializer, initargs) -> None:
     # Ctrl-C reaches the whole process group: the parent handles it and stops us.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A forked worker inherits the parent's Python handlers; SIGTERM must just end it.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent(parent)
     if initializer is not None:
         initializer(*initargs)

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import UsageError
 from .manifest import Manifest, model_identity
-from .outputs import Store, Target, assemble, plan_target
+from .outputs import Store, Target, assemble, plan_target, remove_leftovers
 from .pool import ordered_map
 from .progress import Progress
 from .work import Job, Outcome, Source, init_worker, load_model, run_source, source_task
@@ -35,6 +35,7 @@ class Summary:
     seconds: float = 0.0
     output: str = "stdout"
     manifest: str | None = None
+    kept: str = "stdout"  # where finished papers are until the run completes
 
     @property
     def finished(self) -> int:
@@ -93,8 +94,9 @@ def annotate_files(inputs: Sequence[str | Path], output: str | Path | None = Non
     target = plan_target(to, None if output is None else str(output), sources,
                          as_directory, fmt)
     job = Job(model_dir=model_dir, fmt=fmt, to=to, domain=domain, target=target)
-    summary = Summary(total=len(sources), output="stdout" if target is None else
-                      target.display())
+    summary = Summary(total=len(sources))
+    if target is not None:
+        summary.output, summary.kept = target.display(), target.kept()
     manifest = _open_manifest(target, job, resume)
     todo = sources
     if manifest is not None:
@@ -162,22 +164,22 @@ def _open_manifest(target: Target | None, job: Job, resume: bool) -> Manifest | 
     manifest = Manifest.open(store, target.manifest, settings, resume)
     if target.kind == "parts" and not resume:
         store.remove_tree(target.parts_dir)
+    remove_leftovers(target)
     return manifest
 
 
 def _still_to_do(sources: list[Source], target: Target, manifest: Manifest,
                  resume: bool) -> list[Source]:
+    """The inputs not done yet. A stream output also needs the parts of the done ones,
+    which are gone once a run completed: then only a no-op resume skips them."""
     if not resume:
         return sources
+    todo = [s for s in sources if not manifest.is_done(s.path)]
+    if target.kind != "parts" or (not todo and _output_exists(target)):
+        return todo
     store = Store(target.root)
-    todo = []
-    for s in sources:
-        done = manifest.is_done(s.path)
-        if done and target.kind == "parts" and not _output_exists(target):
-            done = store.exists(target.part_name(s.name))
-        if not done:
-            todo.append(s)
-    return todo
+    return [s for s in sources
+            if not manifest.is_done(s.path) or not store.exists(target.part_name(s.name))]
 
 
 def _output_exists(target: Target) -> bool:

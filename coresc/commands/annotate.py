@@ -99,7 +99,7 @@ def interrupted_message(summary, args: argparse.Namespace) -> str:
     if "--resume" not in argv:
         argv.append("--resume")
     return (f"interrupted: {summary.finished} of {summary.total} file(s) done, kept in "
-            f"{summary.output} (listed in {summary.manifest}); to continue: "
+            f"{summary.kept} (listed in {summary.manifest}); to continue: "
             f"{shlex.join(['coresc', *argv])}")
 
 
