@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO
 
 from ..document import Paper
-from ..errors import UsageError
+from ..errors import CorescError, UsageError
 from .work import Source
 
 MANIFEST_NAME = "coresc-manifest.ndjson"
@@ -79,6 +79,7 @@ class Store:
             return
         final = self.path(name)
         tmp = f"{final}.{os.getpid()}.part"
+        self.fs.makedirs(self.fs._parent(final), exist_ok=True)
         try:
             with self.fs.open(tmp, "wb") as fh:
                 yield fh
@@ -162,7 +163,7 @@ class Target:
         store = Store(self.root)
         if self.kind == "parts":
             name = self.part_name(source.name)
-            store.write(name, b"".join(data for _, data in rendered))
+            _write(store, name, b"".join(data for _, data in rendered))
             return [name]
         if self.kind == "file":
             if len(rendered) != 1:
@@ -184,8 +185,19 @@ class Target:
             refuse_overwriting_inputs([store.path(n) for n in names],
                                       [p.source_path for p in papers if p.source_path])
         for name, (_, data) in zip(names, rendered, strict=True):
-            store.write(name, data)
+            _write(store, name, data)
         return names
+
+
+def _write(store: Store, name: str, data: bytes) -> None:
+    try:
+        store.write(name, data)
+    except OSError as exc:  # disk full, permissions: this input fails, the run goes on
+        raise OutputError(f"{store.display(name)}: cannot write ({exc})") from None
+
+
+class OutputError(CorescError):
+    """An output file that could not be written."""
 
 
 def paper_file(paper_id: str, suffix: str) -> str:
