@@ -7,6 +7,7 @@ import sys
 import time
 import weakref
 from collections.abc import Sequence
+from itertools import islice, repeat
 from pathlib import Path
 from typing import Any
 
@@ -367,7 +368,8 @@ class CoreSCClassifier:
         """Marginal dicts of one paper as an array (sentences x ``labels_``)."""
         if not marg:
             return np.zeros((0, len(self.labels_)))
-        return np.vstack([full_marginals(m, self.labels_) for m in marg])
+        labels = self.labels_
+        return np.array([list(map(m.get, labels, repeat(0.0))) for m in marg], dtype=float)
 
     def _tag_paper(self, paper: Paper, x: list[dict[str, float]]):
         """Viterbi labels and marginals of one paper (through both CRFs when stacked)."""
@@ -482,7 +484,8 @@ class CoreSCClassifier:
             entry = [Prediction(first, float(marg[i][first]))]
             if probs is not None:
                 row = prob_rows[i]
-                others = [(labels[j], row[j]) for j in orders[i] if labels[j] != first]
+                others = list(islice(((labels[j], row[j]) for j in orders[i]
+                                      if labels[j] != first), MAX_LABELS - 1))
             else:
                 others = sorted(((lab, float(p)) for lab, p in marg[i].items() if lab != first),
                                 key=lambda lp: (-lp[1], sort_key(lp[0])))

@@ -89,19 +89,34 @@ def _pred_attrs(pred: Prediction, counts: Counter[str]) -> dict:
 
 
 def _annotated_copy(paper: Paper, attrs: list[list[dict]]) -> etree._ElementTree:
-    source_root = paper.tree.getroot()
     tree = copy.deepcopy(paper.tree)
-    # Both trees have the same shape, so document order maps source to copy.
-    position = {el: i for i, el in enumerate(source_root.iter())}
-    copied = list(tree.getroot().iter())
-    for sent, sent_attrs in zip(paper.sentences(), attrs, strict=True):
-        if sent.element not in position:
+    sentences = paper.sentences()
+    copies = _counterparts(paper.tree.getroot(), tree.getroot(),
+                           [sent.element for sent in sentences])
+    for sent, el, sent_attrs in zip(sentences, copies, attrs, strict=True):
+        if el is None:
             raise ValueError(f"{paper.id}: sentence {sent.sid} has no element in the tree")
-        _annotate_sentence(copied[position[sent.element]], sent_attrs)
+        _annotate_sentence(el, sent_attrs)
     root = tree.getroot()
     if localname(root) != "PAPER":
         return etree.ElementTree(_wrap_in_paper(root, paper))
     return tree
+
+
+def _counterparts(source: etree._Element, copied: etree._Element,
+                  elements: list) -> list[etree._Element | None]:
+    """The copy's element for each of ``elements`` of the source (None: not in it).
+
+    The trees have the same shape, so the n-th element of a tag in document order is the
+    same in both; only elements with the sentences' tags are visited.
+    """
+    tags = {el.tag for el in elements if el is not None}
+    if not tags:
+        return [None] * len(elements)
+    position = {el: i for i, el in enumerate(source.iter(*tags))}
+    targets = list(copied.iter(*tags))
+    return [None if el is None or el not in position else targets[position[el]]
+            for el in elements]
 
 
 def _annotate_sentence(s: etree._Element, attrs: list[dict]) -> None:
@@ -116,14 +131,11 @@ def _annotate_sentence(s: etree._Element, attrs: list[dict]) -> None:
             _remove_keep_tail(el)
     new = []
     for rank, values in enumerate(attrs, start=1):
-        el = etree.Element(f"CoreSc{rank}")
         # "GSC" (gold standard) stays only on the gold labels it came with.
         if rank in old_atype and "score" not in values:
-            el.set("atype", old_atype[rank])
-        for key, value in values.items():
-            el.set(key, value)
-        new.append(el)
-    text_child = next((c for c in s if localname(c) == "text"), None)
+            values = {"atype": old_atype[rank], **values}
+        new.append(etree.Element(f"CoreSc{rank}", values))
+    text_child = s.find("{*}text")
     if text_child is not None:
         for el in reversed(new):
             text_child.addprevious(el)
