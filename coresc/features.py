@@ -261,8 +261,8 @@ class _Analysis:
 
     def __init__(self, tokens: list[str], tags: list[str] | None) -> None:
         self.tokens = tokens
-        self.lower = [t.lower() for t in tokens]
-        self.words = [norm_word(t) for t in tokens]
+        self.lower = list(map(str.lower, tokens))
+        self.words = list(map(norm_word, tokens))
         self.tags = tags
 
 

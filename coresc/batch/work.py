@@ -242,6 +242,10 @@ def render(papers: list[Paper], fmt: str) -> list[tuple[Paper, bytes]]:
     from ..writers import get_writer
 
     writer = get_writer(fmt)
+    if fmt == "xml":  # the batch's papers are not used again: no copy of their trees
+        from ..writers.mode2 import render_mode2
+
+        return [(p, render_mode2(p, in_place=True)) for p in papers]
     if writer.per_paper:
         func = writer.load()
         return [(p, func(p)) for p in papers]

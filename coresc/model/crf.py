@@ -6,11 +6,9 @@ marginals with per-label biases, and tuning those biases on out-of-fold marginal
 
 from __future__ import annotations
 
+import math
 import tempfile
 from collections.abc import Sequence
-from itertools import repeat
-from math import log
-from operator import add
 from pathlib import Path
 from typing import Any
 
@@ -96,26 +94,27 @@ def crf_tag(tagger, x: list[dict[str, float]], label_set) -> tuple[list[str], li
     tagger.set(pycrfsuite.ItemSequence(x))
     pred = tagger.tag()
     known = tagger.labels()
-    marginal = tagger.marginal
-    marg = [dict(zip(known, map(marginal, known, repeat(i)), strict=True))
-            for i in range(len(x))]
+    marg = [{lab: tagger.marginal(lab, i) for lab in known} for i in range(len(x))]
     return pred, marg
 
 
 def biased_decode(marg: list[dict[str, float]], bias: dict[str, float]) -> list[str]:
     """Per sentence, the label maximising log marginal + bias (ties: priority order)."""
     out = []
-    layout = None  # the marginals' label order, with each label's bias and priority
+    log = math.log
+    extra: dict[str, tuple[float, int]] = {}  # label -> (bias, -priority), computed once
     for m in marg:
-        if layout is None or layout[0] != tuple(m):
-            labs = tuple(m)
-            layout = (labs, [bias.get(lab, 0.0) for lab in labs],
-                      [-sort_key(lab)[0] for lab in labs], range(0, -len(labs), -1))
-        labs, biases, prio, first = layout
-        # the key is (log marginal + bias, -priority), the first label of the largest
-        # key wins: -index as a last element makes max() pick that same one, in C
-        scores = map(add, map(log, map(max, m.values(), repeat(1e-12))), biases)
-        out.append(labs[-max(zip(scores, prio, first, strict=True))[2]])
+        # max() by (log marginal + bias, -priority): the first label with the largest key
+        best = None
+        best_key = None
+        for lab, p in m.items():
+            e = extra.get(lab)
+            if e is None:
+                e = extra[lab] = (bias.get(lab, 0.0), -sort_key(lab)[0])
+            key = (log(max(p, 1e-12)) + e[0], e[1])
+            if best_key is None or key > best_key:
+                best, best_key = lab, key
+        out.append(best)
     return out
 
 
