@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from itertools import compress, repeat
 from typing import TYPE_CHECKING
 
 from .document import Paper, Section, Sentence
@@ -272,15 +273,13 @@ def _wordlike(word: str) -> bool:
 
 
 def _ngrams(a: _Analysis, f: Features, prefix: str = "", bigrams: bool = True) -> None:
-    words = [w for w in a.words if _wordlike(w)]
-    for w in words:
-        f[f"{prefix}w={w}"] = 1.0
+    # map/compress/update keep the per-word loops in C (the hot path); keys go in the same
+    # order as one f[key] = 1.0 per unigram, then per bigram, would put them
+    words = list(compress(a.words, map(_wordlike, a.words)))
+    f.update(zip(map((prefix + "w=").__add__, words), repeat(1.0)))
     if bigrams:
-        prev = "<s>"
-        for w in words:
-            f[f"{prefix}b={prev}|{w}"] = 1.0
-            prev = w
-        f[f"{prefix}b={prev}|</s>"] = 1.0
+        pairs = map((prefix + "b={}|{}").format, ["<s>", *words], [*words, "</s>"])
+        f.update(zip(pairs, repeat(1.0)))
     if not prefix:
         f["first3=" + " ".join(words[:3])] = 1.0
         if words:
@@ -323,6 +322,17 @@ _RB = frozenset(("RB", "RBR", "RBS"))
 _FINITE = frozenset(("VBD", "VBZ", "VBP", "MD"))
 
 
+class _VerbalTags(dict):
+    """tag -> whether it is a verb (``VB*``) or a modal (``MD``), filled as tags are met."""
+
+    def __missing__(self, tag: str) -> bool:
+        value = self[tag] = tag.startswith("VB") or tag == "MD"
+        return value
+
+
+_VERBAL_TAG = _VerbalTags()
+
+
 def _verb_group(tags: Sequence[str], i: int) -> int:
     """Index of the last verb of the group starting at ``i`` (aux/modal + adverbs + verbs)."""
     j = i
@@ -344,8 +354,7 @@ def _verbs(a: _Analysis, f: Features, classes: bool, verbs: bool, syntax: bool) 
     tags = a.tags or []
     lower = a.lower
     n = len(tags)
-    # "VB" <= t < "VC" is t.startswith("VB") without a call per token
-    verbal = [i for i, t in enumerate(tags) if "VB" <= t < "VC" or t == "MD"]
+    verbal = list(compress(range(n), map(_VERBAL_TAG.__getitem__, tags)))
     for i in verbal:
         tag = tags[i]
         if tag == "MD":
@@ -369,8 +378,12 @@ def _verbs(a: _Analysis, f: Features, classes: bool, verbs: bool, syntax: bool) 
             f["vclass_tag=" + cls + "|" + tag] = 1.0
             if passive:
                 f["vclass_pass=" + cls] = 1.0
-    start = next((i for i in verbal if tags[i] in _FINITE), None)
-    if start is None:  # no finite verb and no modal: the first verb of any form
+    start = None
+    for i in verbal:
+        if tags[i] in _FINITE:
+            start = i
+            break
+    else:  # no finite verb and no modal: the first verb of any form
         start = verbal[0] if verbal else None
     if start is None:
         if verbs:

@@ -142,7 +142,7 @@ def _annotate_sentence(s: etree._Element, attrs: list[dict]) -> None:
         if rank in old_atype and "score" not in values:
             values = {"atype": old_atype[rank], **values}
         new.append(etree.Element(f"CoreSc{rank}", values))
-    text_child = s.find("{*}text")
+    text_child = next(s.iterchildren("{*}text"), None)
     if text_child is not None:
         for el in reversed(new):
             text_child.addprevious(el)
