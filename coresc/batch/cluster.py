@@ -75,57 +75,61 @@ def connect(scheduler: Any):
         raise UsageError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
 
 
-def dask_outcomes(sources: Sequence[Source], job: Job, scheduler: Any,
-                  size: int | None = None) -> Iterator[Outcome]:
-    """Outcomes of ``sources`` as the cluster finishes them (any order).
+class DaskRun:
+    """A connection to a Dask cluster whose workers have loaded the job's model.
 
-    Connects and has every worker load the model now, so a wrong address or a model
-    the workers cannot read is reported before any paper is sent.
+    Connects and has every worker load the model when made, so a wrong address or a
+    model the workers cannot read is reported before any paper is sent.
     """
-    if job.target is None:
-        raise UsageError("--scheduler needs -o: the workers write the outputs")
-    client, owned = connect(scheduler)
-    plugin = ModelPlugin(job)
-    try:
-        client.register_plugin(plugin, name=plugin.name)
-    except Exception as exc:
-        if owned:
-            client.close()
-        raise UsageError(f"--scheduler {scheduler}: the workers cannot load the model "
-                         f"({type(exc).__name__}: {exc})") from None
-    threads = sum(client.nthreads().values()) or 1
-    size = size or batch_size(len(sources), threads)
-    return _stream(client, owned, plugin.name, sources, size, threads)
 
+    def __init__(self, scheduler: Any, job: Job) -> None:
+        if job.target is None:
+            raise UsageError("--scheduler needs -o: the workers write the outputs")
+        self.client, self.owned = connect(scheduler)
+        plugin = ModelPlugin(job)
+        try:
+            self.client.register_plugin(plugin, name=plugin.name)
+        except Exception as exc:
+            self.close()
+            raise UsageError(f"--scheduler {scheduler}: the workers cannot load the model "
+                             f"({type(exc).__name__}: {exc})") from None
+        self.name = plugin.name
+        self.threads = sum(self.client.nthreads().values()) or 1
 
-def _stream(client, owned: bool, name: str, sources: Sequence[Source], size: int,
-            threads: int) -> Iterator[Outcome]:
-    batches = iter([list(sources[i:i + size]) for i in range(0, len(sources), size)])
-    futures: dict = {}
-    pending = distributed.as_completed()
+    def outcomes(self, sources: Sequence[Source], size: int | None = None,
+                 ) -> Iterator[Outcome]:
+        """Outcomes of ``sources`` as the cluster finishes them (any order)."""
+        size = size or batch_size(len(sources), self.threads)
+        batches = iter([list(sources[i:i + size]) for i in range(0, len(sources), size)])
+        futures: dict = {}
+        pending = distributed.as_completed()
 
-    def submit() -> bool:
-        batch = next(batches, None)
-        if batch is None:
-            return False
-        fut = client.submit(run_batch, batch, name, pure=False)
-        futures[fut.key] = (fut, batch)
-        pending.add(fut)
-        return True
+        def submit() -> bool:
+            batch = next(batches, None)
+            if batch is None:
+                return False
+            fut = self.client.submit(run_batch, batch, self.name, pure=False)
+            futures[fut.key] = (fut, batch)
+            pending.add(fut)
+            return True
 
-    try:
-        for _ in range(IN_FLIGHT_PER_THREAD * threads):
-            if not submit():
-                break
-        for fut in pending:
-            _, batch = futures.pop(fut.key)
-            yield from _batch_outcomes(fut, batch)
-            submit()
-    finally:
-        if futures:  # interrupted: stop what is queued or running for this run
-            client.cancel([fut for fut, _ in futures.values()])
-        if owned:
-            client.close()
+        try:
+            for _ in range(IN_FLIGHT_PER_THREAD * self.threads):
+                if not submit():
+                    break
+            for fut in pending:
+                _, batch = futures.pop(fut.key)
+                yield from _batch_outcomes(fut, batch)
+                submit()
+        finally:
+            if futures:  # interrupted: stop what is queued or running for this run
+                self.client.cancel([fut for fut, _ in futures.values()])
+            self.close()
+
+    def close(self) -> None:
+        if self.owned:
+            self.client.close()
+            self.owned = False
 
 
 def _batch_outcomes(fut, batch: list[Source]) -> list[Outcome]:

@@ -74,6 +74,26 @@ def annotate_files(inputs: Sequence[str | Path], output: str | Path | None = Non
     caller maps it to :class:`Terminated`), :class:`~coresc.errors.UsageError` for a
     mistake in the arguments.
     """
+    plan = _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
+                 as_directory)
+    cluster = _cluster()(scheduler, plan.job) if scheduler is not None else None
+    try:
+        return _execute(plan, cluster, jobs, resume, progress, batch_size)
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+@dataclass
+class _Plan:
+    sources: list[Source]
+    model: Any  # the loaded model (the parent's, inherited by forked workers)
+    job: Job
+
+
+def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
+          as_directory) -> _Plan:
+    """Everything checked before any paper is read: inputs found, model, domain, output."""
     from ..readers import iter_input_files
 
     if jobs < 1:
@@ -85,7 +105,6 @@ def annotate_files(inputs: Sequence[str | Path], output: str | Path | None = Non
     model_dir = None if model is None else str(model)
     loaded = load_model(model_dir)  # a bad model fails before anything is read
     check_domain(loaded, domain)
-    t0 = time.monotonic()  # start-up (imports, the model) is not part of the run's time
     if as_directory is None:
         as_directory = len(inputs) > 1 or any(Path(p).is_dir() for p in inputs)
     if (scheduler is not None or resume) and output is None:
@@ -94,6 +113,14 @@ def annotate_files(inputs: Sequence[str | Path], output: str | Path | None = Non
     target = plan_target(to, None if output is None else str(output), sources,
                          as_directory, fmt)
     job = Job(model_dir=model_dir, fmt=fmt, to=to, domain=domain, target=target)
+    return _Plan(sources, loaded, job)
+
+
+def _execute(plan: _Plan, cluster, jobs: int, resume: bool, progress: str,
+             batch_size: int | None) -> Summary:
+    """Skip what the manifest has as done, annotate the rest, record, finish the output."""
+    t0 = time.monotonic()  # start-up (imports, loading the model) is not the run's time
+    job, target, sources = plan.job, plan.job.target, plan.sources
     summary = Summary(total=len(sources))
     if target is not None:
         summary.output, summary.kept = target.display(), target.kept()
@@ -103,37 +130,34 @@ def annotate_files(inputs: Sequence[str | Path], output: str | Path | None = Non
         summary.manifest = manifest.location
         todo = _still_to_do(sources, target, manifest, resume)
         summary.skipped = len(sources) - len(todo)
-    if scheduler is not None:
-        dask_outcomes = _cluster()
     meter = Progress(len(todo), progress)
-    if scheduler is not None:
-        outcomes = dask_outcomes(todo, job, scheduler, batch_size)
+    if cluster is not None:
+        outcomes = cluster.outcomes(todo, batch_size)
     else:
-        outcomes = local_outcomes(todo, job, loaded, jobs)
+        outcomes = local_outcomes(todo, job, plan.model, jobs)
     try:
-        _consume(outcomes, summary, manifest, meter, target, to)
+        _consume(outcomes, summary, manifest, meter, target, job.to)
     except KeyboardInterrupt:
         outcomes.close()  # stops the workers
-        _close(manifest)
         summary.seconds = time.monotonic() - t0
         raise Interrupted(summary) from None
     finally:
         meter.close()
         _close(manifest)
     if target is not None and target.kind == "parts" and (todo or not _output_exists(target)):
-        _finish_stream(target, manifest, sources, to)
+        _finish_stream(target, manifest, sources, job.to)
     summary.seconds = time.monotonic() - t0
     return summary
 
 
 def _cluster():
     try:
-        from .cluster import dask_outcomes
+        from .cluster import DaskRun
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in ("dask", "distributed"):
             raise
         raise UsageError("--scheduler needs Dask: pip install 'coresc[dask]'") from None
-    return dask_outcomes
+    return DaskRun
 
 
 def check_domain(model, name: str | None) -> None:
