@@ -48,7 +48,7 @@ class Tagger:
 
     def __init__(self, model: CoreSCClassifier, model_dir: str | None = None,
                  domain: str | None = None, bundled: bool = False) -> None:
-        from .batch.run import check_domain
+        from .batch.work import check_domain
 
         check_domain(model, domain)
         self.model = model

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -10,11 +9,21 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..writers import write_stdout_bytes
 from .manifest import Manifest, model_identity
 from .outputs import Store, Target, assemble, plan_target, remove_leftovers
 from .pool import ordered_map
 from .progress import Progress
-from .work import Job, Outcome, Source, init_worker, load_model, run_source, source_task
+from .work import (
+    Job,
+    Outcome,
+    Source,
+    check_domain,
+    init_worker,
+    load_model,
+    run_source,
+    source_task,
+)
 
 
 class Terminated(KeyboardInterrupt):
@@ -160,16 +169,6 @@ def _cluster():
     return DaskRun
 
 
-def check_domain(model, name: str | None) -> None:
-    """:class:`UsageError` unless the model knows corpus domain ``name``."""
-    if name is None:
-        return
-    known = model.domain_names("corpus")
-    if name not in known:
-        raise UsageError(f"--domain {name}: the model has no such corpus domain "
-                         f"(known: {', '.join(known) or 'none, it was trained without'})")
-
-
 def local_outcomes(sources: Iterable[Source], job: Job, model, jobs: int,
                    ) -> Iterator[Outcome]:
     """Outcomes in input order, from this process or ``jobs`` worker processes."""
@@ -216,7 +215,7 @@ def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest |
     for oc in outcomes:
         if target is None:
             if header_due:
-                _write_stdout(_stream_header(to))
+                write_stdout_bytes(_stream_header(to))
                 header_due = False
             _stdout_outcome(oc, to)
         if manifest is not None:
@@ -246,17 +245,7 @@ def _stdout_outcome(oc: Outcome, to: str) -> None:
         raise UsageError(f"{oc.name}: {len(oc.data)} papers cannot go to stdout as {to}: "
                          f"give -o DIRECTORY")
     for data in oc.data:
-        _write_stdout(data)
-
-
-def _write_stdout(data: bytes) -> None:
-    sys.stdout.flush()
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        sys.stdout.write(data.decode("utf-8"))
-    else:
-        buffer.write(data)
-        buffer.flush()
+        write_stdout_bytes(data)
 
 
 def _finish_stream(target: Target, manifest: Manifest, sources: list[Source],

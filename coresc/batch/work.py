@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..document import Paper, Paragraph, Section
-from ..errors import CorescError, InputError
+from ..errors import CorescError, InputError, UsageError
 
 #: Longest run of sentences tagged as one CRF sequence. No real paper comes near it
 #: (the longest of the 393 papers in ../shared/data has 1,329 sentences); a longer
@@ -251,6 +251,16 @@ def render(papers: list[Paper], fmt: str) -> list[tuple[Paper, bytes]]:
         return [(p, func(p)) for p in papers]
     part = writer.load("part")
     return [(p, part(p, True).encode("utf-8")) for p in papers]
+
+
+def check_domain(model, name: str | None) -> None:
+    """:class:`~coresc.errors.UsageError` unless the model knows corpus domain ``name``."""
+    if name is None:
+        return
+    known = model.domain_names("corpus")
+    if name not in known:
+        raise UsageError(f"--domain {name}: the model has no such corpus domain "
+                         f"(known: {', '.join(known) or 'none, it was trained without'})")
 
 
 def load_model(model_dir: str | None):

@@ -207,7 +207,7 @@ def write_papers(papers: Iterable[Paper], fmt: str, out: str | Path | None = Non
         refuse_overwriting_inputs(paths, inputs)
         if not paths:
             for paper in papers:
-                _write_stdout_bytes(func(paper))
+                write_stdout_bytes(func(paper))
             return []
         for paper, path in zip(papers, paths, strict=True):
             data = func(paper)
@@ -226,7 +226,8 @@ def write_papers(papers: Iterable[Paper], fmt: str, out: str | Path | None = Non
     return [out]
 
 
-def _write_stdout_bytes(data: bytes) -> None:
+def write_stdout_bytes(data: bytes) -> None:
+    """Write bytes to standard output (its binary buffer when it has one)."""
     sys.stdout.flush()
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:
