@@ -12,7 +12,6 @@ from ..errors import UsageError
 from ..writers import write_stdout_bytes
 from .manifest import Manifest, model_identity
 from .outputs import Store, Target, assemble, plan_target, remove_leftovers
-from .pool import ordered_map
 from .progress import Progress
 from .work import (
     Job,
@@ -146,6 +145,10 @@ def _execute(plan: _Plan, cluster, jobs: int, resume: bool, progress: str,
         outcomes = local_outcomes(todo, job, plan.model, jobs)
     try:
         _consume(outcomes, summary, manifest, meter, target, job.to)
+        meter.close()
+        if target is not None and target.kind == "parts" and (
+                todo or not _output_exists(target)):
+            _finish_stream(target, manifest, sources, job.to)
     except KeyboardInterrupt:
         outcomes.close()  # stops the workers
         summary.seconds = time.monotonic() - t0
@@ -153,8 +156,6 @@ def _execute(plan: _Plan, cluster, jobs: int, resume: bool, progress: str,
     finally:
         meter.close()
         _close(manifest)
-    if target is not None and target.kind == "parts" and (todo or not _output_exists(target)):
-        _finish_stream(target, manifest, sources, job.to)
     summary.seconds = time.monotonic() - t0
     return summary
 
@@ -174,6 +175,8 @@ def local_outcomes(sources: Iterable[Source], job: Job, model, jobs: int,
     """Outcomes in input order, from this process or ``jobs`` worker processes."""
     if jobs <= 1:
         return (run_source(s, job, model) for s in sources)
+    from .pool import ordered_map
+
     return ordered_map(source_task, sources, jobs, initializer=init_worker,
                        initargs=(job,), inherited=(model,))
 
