@@ -200,12 +200,13 @@ def _still_to_do(sources: list[Source], target: Target, manifest: Manifest,
     which are gone once a run completed: then only a no-op resume skips them."""
     if not resume:
         return sources
-    todo = [s for s in sources if not manifest.is_done(s.path)]
+    done = [manifest.is_done(s.path) for s in sources]
+    todo = [s for s, d in zip(sources, done, strict=True) if not d]
     if target.kind != "parts" or (not todo and _output_exists(target)):
         return todo
     store = Store(target.root)
-    return [s for s in sources
-            if not manifest.is_done(s.path) or not store.exists(target.part_name(s.name))]
+    return [s for s, d in zip(sources, done, strict=True)
+            if not d or not store.exists(target.part_name(s.name))]
 
 
 def _output_exists(target: Target) -> bool:
