@@ -40,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run a verb, report user errors as one line, exit non-zero on failure."""
     args = build_parser().parse_args(argv)
+    args._argv = list(sys.argv[1:] if argv is None else argv)  # to say how to run it again
     try:
         return int(args._run(args) or 0)
     except CorescError as exc:

@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from itertools import compress, repeat
 from typing import TYPE_CHECKING
 
 from .document import Paper, Section, Sentence
@@ -261,21 +262,24 @@ class _Analysis:
 
     def __init__(self, tokens: list[str], tags: list[str] | None) -> None:
         self.tokens = tokens
-        self.lower = [t.lower() for t in tokens]
-        self.words = [norm_word(t) for t in tokens]
+        self.lower = list(map(str.lower, tokens))
+        self.words = list(map(norm_word, tokens))
         self.tags = tags
 
 
+@lru_cache(maxsize=200_000)
+def _wordlike(word: str) -> bool:
+    return _WORDLIKE.search(word) is not None
+
+
 def _ngrams(a: _Analysis, f: Features, prefix: str = "", bigrams: bool = True) -> None:
-    words = [w for w in a.words if _WORDLIKE.search(w)]
-    for w in words:
-        f[prefix + "w=" + w] = 1.0
+    # map/compress/update keep the per-word loops in C (the hot path); keys go in the same
+    # order as one f[key] = 1.0 per unigram, then per bigram, would put them
+    words = list(compress(a.words, map(_wordlike, a.words)))
+    f.update(zip(map((prefix + "w=").__add__, words), repeat(1.0)))
     if bigrams:
-        prev = "<s>"
-        for w in words:
-            f[prefix + "b=" + prev + "|" + w] = 1.0
-            prev = w
-        f[prefix + "b=" + prev + "|</s>"] = 1.0
+        pairs = map((prefix + "b={}|{}").format, ["<s>", *words], [*words, "</s>"])
+        f.update(zip(pairs, repeat(1.0)))
     if not prefix:
         f["first3=" + " ".join(words[:3])] = 1.0
         if words:
@@ -285,29 +289,29 @@ def _ngrams(a: _Analysis, f: Features, prefix: str = "", bigrams: bool = True) -
 def _cues(a: _Analysis, text_lower: str) -> list[str]:
     lower = set(a.lower)
     out = []
-    if lower & NEGATION or "n't" in text_lower:
+    if not NEGATION.isdisjoint(lower) or "n't" in text_lower:
         out.append("neg")
-    if lower & HEDGES:
+    if not HEDGES.isdisjoint(lower):
         out.append("hedge")
-    if lower & FIRST_PERSON:
+    if not FIRST_PERSON.isdisjoint(lower):
         out.append("we")
-    if lower & MODALS:
+    if not MODALS.isdisjoint(lower):
         out.append("modal")
-    if any(d in text_lower for d in DEIXIS):
+    if any(map(text_lower.__contains__, DEIXIS)):
         out.append("deixis")
-    if lower & GOAL:
+    if not GOAL.isdisjoint(lower):
         out.append("goal")
     if a.lower and a.lower[0] in ("to", "in") and ("to" in a.lower[:3]):
         out.append("to_start")  # "To determine ...", "In order to ..."
-    if lower & CONTRAST:
+    if not CONTRAST.isdisjoint(lower):
         out.append("contrast")
-    if lower & COMPARISON:
+    if not COMPARISON.isdisjoint(lower):
         out.append("compare")
     if "will" in lower or "future" in lower:
         out.append("future")
     if a.tokens and a.tokens[-1] == "?":
         out.append("question")
-    if "%" in a.tokens or "±" in text_lower or "p <" in text_lower or "p=" in text_lower:
+    if "%" in lower or "±" in text_lower or "p <" in text_lower or "p=" in text_lower:
         out.append("stats")
     if "fig" in lower or "figure" in lower or "table" in lower:
         out.append("figref")
@@ -315,6 +319,18 @@ def _cues(a: _Analysis, text_lower: str) -> list[str]:
 
 
 _RB = frozenset(("RB", "RBR", "RBS"))
+_FINITE = frozenset(("VBD", "VBZ", "VBP", "MD"))
+
+
+class _VerbalTags(dict):
+    """tag -> whether it is a verb (``VB*``) or a modal (``MD``), filled as tags are met."""
+
+    def __missing__(self, tag: str) -> bool:
+        value = self[tag] = tag.startswith("VB") or tag == "MD"
+        return value
+
+
+_VERBAL_TAG = _VerbalTags()
 
 
 def _verb_group(tags: Sequence[str], i: int) -> int:
@@ -338,12 +354,12 @@ def _verbs(a: _Analysis, f: Features, classes: bool, verbs: bool, syntax: bool) 
     tags = a.tags or []
     lower = a.lower
     n = len(tags)
-    for i, tag in enumerate(tags):
+    verbal = list(compress(range(n), map(_VERBAL_TAG.__getitem__, tags)))
+    for i in verbal:
+        tag = tags[i]
         if tag == "MD":
             if verbs:
                 f["modal=" + lower[i]] = 1.0
-            continue
-        if not tag.startswith("VB"):
             continue
         lemma = verb_lemma(lower[i])
         passive = False
@@ -362,9 +378,13 @@ def _verbs(a: _Analysis, f: Features, classes: bool, verbs: bool, syntax: bool) 
             f["vclass_tag=" + cls + "|" + tag] = 1.0
             if passive:
                 f["vclass_pass=" + cls] = 1.0
-    start = next((i for i, t in enumerate(tags) if t in ("VBD", "VBZ", "VBP", "MD")), None)
-    if start is None:
-        start = next((i for i, t in enumerate(tags) if t.startswith("VB")), None)
+    start = None
+    for i in verbal:
+        if tags[i] in _FINITE:
+            start = i
+            break
+    else:  # no finite verb and no modal: the first verb of any form
+        start = verbal[0] if verbal else None
     if start is None:
         if verbs:
             f["noverb"] = 1.0
@@ -474,17 +494,26 @@ def paper_features(paper: Paper, groups: Sequence[str] = FEATURE_GROUPS,
     max_len = max(lengths, default=1) or 1
     local: list[Features] = []
     cue_lists: list[list[str]] = []
+    heading_sets: dict[str, tuple[str, ...]] = {}  # heading -> its words, once per paper
+
+    def heading_words(heading: str) -> tuple[str, ...]:
+        words = heading_sets.get(heading)
+        if words is None:
+            words = heading_sets[heading] = tuple(set(_heading_words(heading)))
+        return words
+
     for i, (s, c, a) in enumerate(zip(sentences, ctxs, analyses, strict=True)):
         f: Features = {"bias": 1.0}
         sec = sections[c.sec_index]
         text_lower = s.text.lower()
         cues = _cues(a, text_lower)
         cue_lists.append(cues)
+        struct1 = _struct1(c.sec_k, c.sec_n)
         if "location" in groups:
-            f["abs=" + str(_bin(i, n, 10))] = 1.0
-            f["insec=" + _struct1(c.sec_k, c.sec_n)] = 1.0
-            f["insec5=" + str(_bin(c.sec_k, c.sec_n, 5))] = 1.0
-            f["inpara=" + str(_bin(c.para_k, c.para_n, 5))] = 1.0
+            f[f"abs={_bin(i, n, 10)}"] = 1.0
+            f["insec=" + struct1] = 1.0
+            f[f"insec5={_bin(c.sec_k, c.sec_n, 5)}"] = 1.0
+            f[f"inpara={_bin(c.para_k, c.para_n, 5)}"] = 1.0
             if c.para_k == 0:
                 f["para_first"] = 1.0
             if c.para_k == c.para_n - 1:
@@ -492,20 +521,20 @@ def paper_features(paper: Paper, groups: Sequence[str] = FEATURE_GROUPS,
             f["para_idx=" + ("first" if c.para_index == 0 else
                              "last" if c.para_index == c.para_count - 1 else "mid")] = 1.0
         if "section" in groups:
-            f["sec_ord=" + str(min(c.ordinal, 10))] = 1.0
+            f[f"sec_ord={min(c.ordinal, 10)}"] = 1.0
             f["sec_type=" + sec.type] = 1.0
             f["top_type=" + c.top_type] = 1.0
-            f["depth=" + str(min(sec.depth, 3))] = 1.0
-            f["top_x_insec=" + c.top_type + "|" + _struct1(c.sec_k, c.sec_n)] = 1.0
-            f["sec_x_para=" + sec.type + "|" + str(_bin(c.para_k, c.para_n, 3))] = 1.0
-            f["top_x_abs=" + c.top_type + "|" + str(_bin(i, n, 5))] = 1.0
+            f[f"depth={min(sec.depth, 3)}"] = 1.0
+            f[f"top_x_insec={c.top_type}|{struct1}"] = 1.0
+            f[f"sec_x_para={sec.type}|{_bin(c.para_k, c.para_n, 3)}"] = 1.0
+            f[f"top_x_abs={c.top_type}|{_bin(i, n, 5)}"] = 1.0
             if "location" in groups:
-                f["top_x_parafirst=" + c.top_type + "|" + str(c.para_k == 0)] = 1.0
+                f[f"top_x_parafirst={c.top_type}|{c.para_k == 0}"] = 1.0
         if "length" in groups:
-            f["rel_len=" + str(_bin(lengths[i], max_len + 1, 10))] = 1.0
-            f["len=" + str(min(lengths[i] // 8, 8))] = 1.0
+            f[f"rel_len={_bin(lengths[i], max_len + 1, 10)}"] = 1.0
+            f[f"len={min(lengths[i] // 8, 8)}"] = 1.0
         if "citations" in groups:
-            f["cites=" + str(min(s.n_citations, 2))] = 1.0
+            f[f"cites={min(s.n_citations, 2)}"] = 1.0
             if "et al" in text_lower:
                 f["etal"] = 1.0
         if "ngrams" in groups:
@@ -517,12 +546,12 @@ def paper_features(paper: Paper, groups: Sequence[str] = FEATURE_GROUPS,
                 f["cue=" + cue] = 1.0
             if "section" in groups:
                 for cue in cues:
-                    f["cue_x_top=" + cue + "|" + c.top_type] = 1.0
+                    f[f"cue_x_top={cue}|{c.top_type}"] = 1.0
         if "heading" in groups:
-            for w in set(_heading_words(sec.heading)):
+            for w in heading_words(sec.heading):
                 f["hw=" + w] = 1.0
             if c.top_heading != sec.heading:
-                for w in set(_heading_words(c.top_heading)):
+                for w in heading_words(c.top_heading):
                     f["thw=" + w] = 1.0
         if "zone" in groups:
             f["zone=" + s.zone] = 1.0

@@ -8,23 +8,34 @@ bundled model is used (offline). XML output is the input's own dialect: TEI inpu
 (and PDFs) gives TEI, each <s> carrying ana/coresc:score; other XML gives mode2 with
 CoreSc1..CoreSc3 elements in each sentence (--to mode2 gives mode2 for all). JSONL/TSV
 records gain "pred", the ranked labels with scores. Output goes to stdout without -o;
-several papers as xml need -o DIRECTORY. Files that cannot be read are listed at the
-end, the others are still annotated (exit code 1).
+several papers as xml need -o DIRECTORY.
+
+Papers are streamed: each is read, annotated and written before the next, every file
+atomically; a JSONL/TSV output is assembled in input order at the end. A manifest
+beside the output (OUT/coresc-manifest.ndjson, or OUT.manifest.ndjson for a JSONL/TSV
+file) records each input with its hash, the model and the outcome. Files that cannot
+be read are listed at the end, the others are still annotated (exit code 1). Ctrl-C
+(or SIGTERM) keeps what is finished and exits with 130; --resume continues the run,
+retrying failed files. Progress shows on stderr (a bar on a terminal, a line every
+10 s otherwise; --quiet for none).
 
 examples:
   coresc annotate paper.nxml > paper_annotated.xml
   coresc annotate papers/ -o annotated/                 # one annotated/<id>.xml each
-  coresc annotate papers/ -o labels.jsonl --to jsonl
+  coresc annotate papers/ -o labels.jsonl --to jsonl --jobs 2
+  coresc annotate papers/ -o annotated/ --resume        # after Ctrl-C: continue
   coresc annotate paper.xml --model my-model/ --to tsv
   coresc annotate paper.pdf --grobid http://localhost:8070 -o paper.tei.xml
   coresc annotate - --to tsv < paper.nxml
+  coresc annotate papers/ -o annotated/ --scheduler tcp://10.0.0.5:8786   # Dask cluster
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
+import signal
 import sys
-import time
 
 from .convert import add_grobid_arguments
 
@@ -35,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="+", metavar="INPUT", help="paper files or directories")
     parser.add_argument("-o", "--output", metavar="OUT",
                         help="output file, or directory for several papers as xml "
-                             "(default: stdout)")
+                             "(default: stdout); with --scheduler also an fsspec URL")
     parser.add_argument("--to", default="xml", choices=WRITE_FORMATS,
                         help="output format (default: xml: TEI for TEI/PDF input, else "
                              "SAPIENTA mode2 with CoreSc1..3)")
@@ -47,26 +58,82 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="decode as papers of this training corpus (models trained "
                              "with --domains corpus); default: the shared weights")
     add_grobid_arguments(parser)
+    parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                        help="worker processes, each loading the model once (default 1); "
+                             "the output is the same as with one")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue an interrupted run into the same -o: files the "
+                             "manifest records as done (same content, same model) are "
+                             "skipped, failed ones retried")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress and no summary line (errors are still shown)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run on a Dask cluster (e.g. tcp://host:8786); workers write "
+                             "the outputs themselves, so -o must be a shared folder or URL "
+                             "(needs: pip install 'coresc[dask]')")
+    parser.add_argument("--batch-size", type=int, metavar="N",
+                        help="with --scheduler: files per Dask task (default: chosen from "
+                             "the number of files and workers)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..readers import find_inputs
-    from ..writers import write_papers
-    from .convert import grobid_of, read_for_command, report_errors, wants_directory
-    from .evaluate import load_model, set_domain
+    from ..batch import Interrupted, annotate_files
+    from .convert import grobid_of
 
-    grobid = grobid_of(args)  # a bad --grobid URL fails before the model loads
-    model = load_model(args.model)  # fail on a bad model before reading anything
-    t0 = time.monotonic()
-    papers, errors, files = read_for_command("annotate", args.inputs, args.format, grobid)
-    set_domain(model, papers, args.domain)
-    model.annotate(papers)
-    n = sum(len(p) for p in papers)
-    written = write_papers(papers, args.to, args.output, inputs=files,
-                           as_directory=wants_directory(args.inputs))
-    secs = time.monotonic() - t0
-    where = "stdout" if not written else (
-        str(written[0]) if len(written) == 1 else f"{len(written)} files in {args.output}")
-    print(f"[coresc] annotated {n} sentences of {len(papers)} paper(s) in {secs:.1f}s "
-          f"-> {where}", file=sys.stderr)
-    return report_errors("annotate", errors, len(files), find_inputs(args.inputs).skipped)
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        summary = annotate_files(
+            args.inputs, args.output, to=args.to, model=args.model, fmt=args.format,
+            domain=args.domain, jobs=args.jobs, scheduler=args.scheduler,
+            resume=args.resume, progress="off" if args.quiet else "auto",
+            batch_size=args.batch_size, grobid=grobid_of(args))
+    except Interrupted as exc:
+        print(f"coresc annotate: {interrupted_message(exc.summary, args)}", file=sys.stderr)
+        return 128 + signal.SIGINT
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return report(summary, args)
+
+
+def _terminated(signum, frame) -> None:
+    from ..batch import Terminated
+
+    raise Terminated()
+
+
+def interrupted_message(summary, args: argparse.Namespace) -> str:
+    """How many files were finished, where they are, and how to continue."""
+    if summary.manifest is None:
+        where = "stdout" if args.output is None else args.output
+        return (f"interrupted: {summary.done} of {summary.total} file(s) finished "
+                f"({summary.sentences} sentences written to {where})")
+    argv = list(getattr(args, "_argv", None) or sys.argv[1:])
+    if "--resume" not in argv:
+        argv.append("--resume")
+    return (f"interrupted: {summary.finished} of {summary.total} file(s) done, kept in "
+            f"{summary.kept} (listed in {summary.manifest}); to continue: "
+            f"{shlex.join(['coresc', *argv])}")
+
+
+def report(summary, args: argparse.Namespace) -> int:
+    """The summary line, then the failed files; the exit code (0, 1, or 2: none done)."""
+    if not args.quiet and (summary.done or summary.skipped):
+        before = f" ({summary.skipped} file(s) done before, skipped)" if summary.skipped else ""
+        print(f"[coresc] annotated {summary.sentences} sentences of {summary.papers} "
+              f"paper(s) in {summary.seconds:.1f}s -> {summary.output}{before}",
+              file=sys.stderr)
+    for oc in summary.failures:
+        print(f"coresc annotate: error: {oc.error}", file=sys.stderr)
+    if summary.other_types:
+        from .convert import skipped_line
+
+        print(f"coresc annotate: {skipped_line(summary.other_types)}", file=sys.stderr)
+    if not summary.failures:
+        return 0
+    n = len(summary.failures)
+    retry = f"; they are marked failed in {summary.manifest} and --resume retries them" \
+        if summary.manifest else ""
+    if n > 1 or summary.done or summary.skipped:
+        print(f"coresc annotate: {n} of {summary.total} file(s) could not be annotated{retry}",
+              file=sys.stderr)
+    return 1 if summary.done or summary.skipped else 2

@@ -96,7 +96,7 @@ def read_for_command(command: str, inputs: Sequence[str | Path], fmt: str = "aut
         skipped = find_inputs(inputs).skipped
         raise UsageError(f"{', '.join(map(str, inputs))}: no readable files found "
                          f"(looked for {' '.join(INPUT_SUFFIXES)}"
-                         f"{'; ' + _skipped_line(skipped) if skipped else ''})")
+                         f"{'; ' + skipped_line(skipped) if skipped else ''})")
     if not papers:
         if len(errors) == 1:
             raise errors[0]
@@ -139,7 +139,7 @@ def read_papers(inputs: Sequence[str | Path], fmt: str = "auto",
     return papers, errors, files
 
 
-def _skipped_line(skipped: Sequence[Path]) -> str:
+def skipped_line(skipped: Sequence[Path]) -> str:
     names = ", ".join(map(str, skipped[:MAX_SKIPPED_NAMES]))
     more = len(skipped) - MAX_SKIPPED_NAMES
     return (f"skipped {len(skipped)} file(s) of other types: {names}"
@@ -154,7 +154,7 @@ def report_errors(command: str, errors: list[InputError], n_files: int,
     other types in a directory is not a failure).
     """
     if skipped:
-        print(f"coresc {command}: {_skipped_line(skipped)}", file=sys.stderr)
+        print(f"coresc {command}: {skipped_line(skipped)}", file=sys.stderr)
     for exc in errors:
         print(f"coresc {command}: error: {exc}", file=sys.stderr)
     if errors:

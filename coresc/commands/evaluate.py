@@ -56,10 +56,9 @@ def set_domain(model, papers, name: str | None) -> None:
     """Mark ``papers`` as from training corpus ``name``; the model must know that corpus."""
     if name is None:
         return
-    known = model.domain_names("corpus")
-    if name not in known:
-        raise UsageError(f"--domain {name}: the model has no such corpus domain "
-                         f"(known: {', '.join(known) or 'none, it was trained without'})")
+    from ..batch.work import check_domain
+
+    check_domain(model, name)
     for paper in papers:
         paper.meta["corpus"] = name
 

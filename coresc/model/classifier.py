@@ -5,7 +5,9 @@ from __future__ import annotations
 import datetime as _dt
 import sys
 import time
+import weakref
 from collections.abc import Mapping, Sequence
+from itertools import islice, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -207,32 +209,43 @@ class CoreSCClassifier:
     def _needs_tagger(self) -> bool:
         return bool(set(self.features) & {"verbs", "verbclass", "syntax"})
 
-    def featurize(self, papers: Sequence[Paper],
-                  known_domains: Sequence[str] | None = None,
-                  encoder_probs: Sequence[np.ndarray] | None = None,
+    def featurize(self, papers: Sequence[Paper], known_domains: Sequence[str] | None = None,
+                  cache: bool = True, encoder_probs: Sequence[np.ndarray] | None = None,
                   ) -> list[list[dict[str, float]]]:
-        """Feature dicts per paper, per sentence (cached per paper object within a run).
+        """Feature dicts per paper, per sentence.
 
         With ``domains`` set, features are augmented with the copies of each paper's
         domains, only those in ``known_domains`` when it is given (at prediction time,
-        the domains seen in training). With an encoder, its probabilities for each
-        sentence and its neighbours are features too: ``encoder_probs`` (per paper,
-        sentences x encoder labels) when given, else the fitted encoder's.
+        the domains seen in training). With ``cache`` the papers' tokens and POS tags
+        are kept while the paper objects live (training reuses them across folds);
+        without, a cached analysis is still used but nothing new is kept. With an
+        encoder, its probabilities for each sentence and its neighbours are features
+        too: ``encoder_probs`` (per paper, sentences x encoder labels) when given, else
+        the fitted encoder's.
         """
         tagger = _pos_tagger() if self._needs_tagger() else None
-        out = []
-        for n, p in enumerate(papers):
-            analyses = _cached_analyses(p, tagger)
-            x = paper_features(p, self.features, analyses=analyses)
-            if self.encoder is not None and x:
-                probs = encoder_probs[n] if encoder_probs is not None else \
-                    self._encoder_probs(p)
-                self._add_encoder_features(x, probs)
-            tags = paper_domains(p, self.domains)
-            if known_domains is not None:
-                tags = [t for t in tags if t in known_domains]
-            out.append(augment(x, tags) if tags else x)
-        return out
+        return [self._paper_features(p, tagger, known_domains, cache,
+                                     None if encoder_probs is None else encoder_probs[n])
+                for n, p in enumerate(papers)]
+
+    def _paper_features(self, paper: Paper, tagger, known_domains: Sequence[str] | None,
+                        cache: bool, encoder_probs: np.ndarray | None = None,
+                        ) -> list[dict[str, float]]:
+        analyses = _ANALYSES.get(paper, tagger, store=cache)
+        x = paper_features(paper, self.features, analyses=analyses)
+        if self.encoder is not None and x:
+            probs = encoder_probs if encoder_probs is not None else self._encoder_probs(paper)
+            self._add_encoder_features(x, probs)
+        tags = paper_domains(paper, self.domains)
+        if known_domains is not None:
+            tags = [t for t in tags if t in known_domains]
+        return augment(x, tags) if tags else x
+
+    def _prediction_features(self, papers: Sequence[Paper]):
+        """``(paper, features)`` one paper at a time, so only one paper's features live."""
+        tagger = _pos_tagger() if self._needs_tagger() else None
+        for paper in papers:
+            yield paper, self._paper_features(paper, tagger, self.domains_, cache=False)
 
     def _encoder_probs(self, paper: Paper) -> np.ndarray:
         if self._encoder is None:
@@ -422,7 +435,8 @@ class CoreSCClassifier:
         """Marginal dicts of one paper as an array (sentences x ``labels_``)."""
         if not marg:
             return np.zeros((0, len(self.labels_)))
-        return np.vstack([full_marginals(m, self.labels_) for m in marg])
+        labels = self.labels_
+        return np.array([list(map(m.get, labels, repeat(0.0))) for m in marg], dtype=float)
 
     def _tag_paper(self, paper: Paper, x: list[dict[str, float]]):
         """Viterbi labels and marginals of one paper (through both CRFs when stacked)."""
@@ -514,7 +528,7 @@ class CoreSCClassifier:
         """
         self._check_fitted()
         out = []
-        for paper, x in zip(papers, self.featurize(papers, self.domains_), strict=True):
+        for paper, x in self._prediction_features(papers):
             out.append(self._rank_paper(paper, x, self._bias_for(paper)))
         return out
 
@@ -537,7 +551,8 @@ class CoreSCClassifier:
             entry = [Prediction(first, float(marg[i][first]))]
             if probs is not None:
                 row = prob_rows[i]
-                others = [(labels[j], row[j]) for j in orders[i] if labels[j] != first]
+                others = list(islice(((labels[j], row[j]) for j in orders[i]
+                                      if labels[j] != first), MAX_LABELS - 1))
             else:
                 others = sorted(((lab, float(p)) for lab, p in marg[i].items() if lab != first),
                                 key=lambda lp: (-lp[1], sort_key(lp[0])))
@@ -571,7 +586,7 @@ class CoreSCClassifier:
         """CRF marginals per paper: array (sentences x labels), columns = ``labels_``."""
         self._check_fitted()
         out = []
-        for paper, x in zip(papers, self.featurize(papers, self.domains_), strict=True):
+        for paper, x in self._prediction_features(papers):
             out.append(self._full(self._tag_paper(paper, x)[1]) if x else self._full([]))
         return out
 
@@ -609,6 +624,17 @@ class CoreSCClassifier:
                 (d / name).unlink(missing_ok=True)
         save_encoder(d, self._encoder_files())
         return d
+
+    def set_threads(self, threads: int) -> CoreSCClassifier:
+        """Reopen the sentence encoder with ``threads`` onnxruntime threads (0 = all
+        cores); a model without one is unchanged. Give 1 before forking worker
+        processes: a one-thread session has no thread pool for a child to miss."""
+        files = self._encoder_files()
+        if files is not None:
+            from .storage import open_encoder
+
+            self._encoder = open_encoder(Path("<model>"), files, threads)
+        return self
 
     def _encoder_files(self) -> dict[str, bytes] | None:
         """The encoder's files (fitted or loaded), or None without an encoder."""
@@ -697,23 +723,43 @@ def load_default() -> CoreSCClassifier:
 
 # ---------------------------------------------------------------- helpers
 
-_ANALYSIS_CACHE: dict[int, tuple[Paper, bool, list]] = {}
+class _AnalysisCache:
+    """Tokens and POS tags of live paper objects: an entry goes when its paper does.
+
+    Keyed by ``id(paper)`` with a weak reference to the paper (papers are unhashable
+    dataclasses), so the cache never keeps a paper alive: a long annotation run, or a
+    program that annotates paper after paper, holds no more than the papers it keeps.
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[weakref.ref, bool, list]] = {}
+
+    def get(self, paper: Paper, tagger, store: bool = True) -> list:
+        """The paper's analyses (computed when missing; kept when ``store``)."""
+        key = id(paper)
+        hit = self._entries.get(key)
+        if hit is not None and hit[0]() is paper and (hit[1] or tagger is None):
+            return hit[2]
+        analyses = analyse(paper, tagger=tagger)
+        if store:
+            entries = self._entries
+            ref = weakref.ref(paper, lambda _ref, key=key: entries.pop(key, None))
+            entries[key] = (ref, tagger is not None, analyses)
+        return analyses
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
 
-def _cached_analyses(paper: Paper, tagger) -> list:
-    """Tokens and tags of a paper, computed once per paper object and tagger use."""
-    key = id(paper)
-    hit = _ANALYSIS_CACHE.get(key)
-    if hit is not None and hit[0] is paper and (hit[1] or tagger is None):
-        return hit[2]
-    analyses = analyse(paper, tagger=tagger)
-    _ANALYSIS_CACHE[key] = (paper, tagger is not None, analyses)
-    return analyses
+_ANALYSES = _AnalysisCache()
 
 
 def clear_cache() -> None:
-    """Forget cached tokenisation/POS tags (they hold references to papers)."""
-    _ANALYSIS_CACHE.clear()
+    """Forget cached tokenisation/POS tags."""
+    _ANALYSES.clear()
 
 
 def _pos_tagger():

@@ -159,7 +159,7 @@ class _Reader:
 def _article(root: etree._Element) -> etree._Element:
     if localname(root) in ARTICLE_TAGS:
         return root
-    return next((el for el in root.iter() if localname(el) in ARTICLE_TAGS), root)
+    return next(root.iter(*(f"{{*}}{tag}" for tag in ARTICLE_TAGS)), root)
 
 
 def read_elsevier(path: str | Path, tree: etree._ElementTree) -> Paper:

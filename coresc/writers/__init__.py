@@ -5,7 +5,9 @@ registry like the readers'. A writer is either
 
 * per paper (``xml``, ``mode2``, ``html``): ``render(paper) -> bytes``, one file
   ``<id><suffix>`` per paper (a single paper may also go to a named file or to stdout), or
-* a stream (``jsonl``, ``tsv``): ``write(papers, fh)`` puts every paper into one text file.
+* a stream (``jsonl``, ``tsv``): ``write(papers, fh)`` puts every paper into one text file;
+  ``header(with_pred) -> str`` and ``part(paper, with_pred) -> str`` give the same text a
+  paper at a time (what a streaming run appends).
 
 ``xml`` is each paper's own dialect: TEI for a paper read from TEI, mode2 for the rest;
 ``mode2`` is mode2 whatever the input. Adding a format is one line in :data:`WRITERS`;
@@ -41,19 +43,23 @@ class Writer:
 
     ``target`` is ``"module:function"`` (imported on first use). With ``per_paper`` the
     function is ``render(paper: Paper) -> bytes``; otherwise it is
-    ``write(papers: Sequence[Paper], fh: TextIO) -> None``.
+    ``write(papers: Sequence[Paper], fh: TextIO) -> None``, and a stream format also
+    names its ``header(with_pred: bool) -> str`` and ``part(paper, with_pred) -> str``.
     """
 
     target: str
     per_paper: bool
     suffix: str
+    header: str | None = None
+    part: str | None = None
 
     @property
     def module(self) -> str:
         return self.target.split(":")[0]
 
-    def load(self) -> Callable:
-        module, func = self.target.split(":")
+    def load(self, what: str = "target") -> Callable:
+        """The function named by ``target`` (or by ``header`` / ``part``)."""
+        module, func = getattr(self, what).split(":")
         return getattr(importlib.import_module(module), func)
 
 
@@ -61,8 +67,11 @@ class Writer:
 WRITERS: dict[str, Writer] = {
     "xml": Writer("coresc.writers.xml:render_xml", per_paper=True, suffix=".xml"),
     "mode2": Writer("coresc.writers.mode2:render_mode2", per_paper=True, suffix=".xml"),
-    "jsonl": Writer("coresc.writers.jsonl:write_jsonl", per_paper=False, suffix=".jsonl"),
-    "tsv": Writer("coresc.writers.tsv:write_tsv", per_paper=False, suffix=".tsv"),
+    "jsonl": Writer("coresc.writers.jsonl:write_jsonl", per_paper=False, suffix=".jsonl",
+                    header="coresc.writers.jsonl:jsonl_header",
+                    part="coresc.writers.jsonl:jsonl_part"),
+    "tsv": Writer("coresc.writers.tsv:write_tsv", per_paper=False, suffix=".tsv",
+                  header="coresc.writers.tsv:tsv_header", part="coresc.writers.tsv:tsv_part"),
     "html": Writer("coresc.writers.html:render_html", per_paper=True, suffix=".html"),
 }
 
@@ -200,7 +209,7 @@ def write_papers(papers: Iterable[Paper], fmt: str, out: str | Path | None = Non
         refuse_overwriting_inputs(paths, inputs)
         if not paths:
             for paper in papers:
-                _write_stdout_bytes(func(paper))
+                write_stdout_bytes(func(paper))
             return []
         for paper, path in zip(papers, paths, strict=True):
             data = func(paper)
@@ -219,7 +228,8 @@ def write_papers(papers: Iterable[Paper], fmt: str, out: str | Path | None = Non
     return [out]
 
 
-def _write_stdout_bytes(data: bytes) -> None:
+def write_stdout_bytes(data: bytes) -> None:
+    """Write bytes to standard output (its binary buffer when it has one)."""
     sys.stdout.flush()
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:

@@ -43,8 +43,19 @@ def sentence_records(paper: Paper, with_pred: bool | None = None) -> Iterator[di
             yield record
 
 
+def jsonl_part(paper: Paper, with_pred: bool | None = None) -> str:
+    """One paper's lines of a JSONL file (one JSON object per sentence, not escaped)."""
+    dumps = json.dumps
+    return "".join(dumps(record, ensure_ascii=False) + "\n"
+                   for record in sentence_records(paper, with_pred))
+
+
+def jsonl_header(with_pred: bool) -> str:
+    """What a JSONL file starts with: nothing (every line is a record)."""
+    return ""
+
+
 def write_jsonl(papers: Sequence[Paper], fh: TextIO) -> None:
     """Write every sentence of ``papers`` as one JSON object per line (UTF-8, not escaped)."""
     for paper in papers:
-        for record in sentence_records(paper):
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        fh.write(jsonl_part(paper))

@@ -34,22 +34,25 @@ MAX_LABELS = 3
 LABEL_SOURCES = ("auto", "pred", "gold")
 
 
-def render_mode2(paper: Paper, labels: str = "auto") -> bytes:
+def render_mode2(paper: Paper, labels: str = "auto", in_place: bool = False) -> bytes:
     """The paper as mode2 XML (UTF-8 bytes with an XML declaration).
 
     ``labels``: ``"pred"`` writes ``Sentence.pred``, ``"gold"`` writes ``Sentence.gold``,
     ``"auto"`` writes predictions when any sentence of the paper has some, else gold.
+    ``in_place`` annotates the paper's own tree instead of a copy (faster, for a paper
+    that is not used afterwards: the batch annotator's).
     """
-    tree = mode2_tree(paper, labels)
+    tree = mode2_tree(paper, labels, in_place)
     return etree.tostring(tree, xml_declaration=True, encoding="UTF-8") + b"\n"
 
 
-def mode2_tree(paper: Paper, labels: str = "auto") -> etree._ElementTree:
-    """A new mode2 document for ``paper`` (the paper itself is left untouched)."""
+def mode2_tree(paper: Paper, labels: str = "auto",
+               in_place: bool = False) -> etree._ElementTree:
+    """A new mode2 document for ``paper`` (the paper is left untouched unless ``in_place``)."""
     attrs = label_attributes(paper.sentences(), uses_predictions(paper, labels))
     if paper.tree is None:
         return _fresh_tree(paper, attrs)
-    return _annotated_copy(paper, attrs)
+    return _annotated_copy(paper, attrs, in_place)
 
 
 def uses_predictions(paper: Paper, labels: str) -> bool:
@@ -96,27 +99,43 @@ def _pred_attrs(pred: Prediction, counts: Counter[str]) -> dict:
 
 def copy_with_sentences(paper: Paper) -> tuple[etree._ElementTree, list[etree._Element]]:
     """A deep copy of the paper's source tree and, per sentence, its element in the copy."""
-    source_root = paper.tree.getroot()
     tree = copy.deepcopy(paper.tree)
-    # Both trees have the same shape, so document order maps source to copy.
-    position = {el: i for i, el in enumerate(source_root.iter())}
-    copied = list(tree.getroot().iter())
-    elements = []
-    for sent in paper.sentences():
-        if sent.element not in position:
+    elements = [sent.element for sent in paper.sentences()]
+    copies = _counterparts(paper.tree.getroot(), tree.getroot(), elements)
+    for sent, el in zip(paper.sentences(), copies, strict=True):
+        if el is None:
             raise ValueError(f"{paper.id}: sentence {sent.sid} has no element in the tree")
-        elements.append(copied[position[sent.element]])
-    return tree, elements
+    return tree, copies
 
 
-def _annotated_copy(paper: Paper, attrs: list[list[dict]]) -> etree._ElementTree:
-    tree, elements = copy_with_sentences(paper)
-    for s, sent_attrs in zip(elements, attrs, strict=True):
-        _annotate_sentence(s, sent_attrs)
+def _annotated_copy(paper: Paper, attrs: list[list[dict]],
+                    in_place: bool = False) -> etree._ElementTree:
+    if in_place:
+        tree, copies = paper.tree, [sent.element for sent in paper.sentences()]
+    else:
+        tree, copies = copy_with_sentences(paper)
+    for el, sent_attrs in zip(copies, attrs, strict=True):
+        _annotate_sentence(el, sent_attrs)
     root = tree.getroot()
     if localname(root) != "PAPER":
         return etree.ElementTree(_wrap_in_paper(root, paper))
     return tree
+
+
+def _counterparts(source: etree._Element, copied: etree._Element,
+                  elements: list) -> list[etree._Element | None]:
+    """The copy's element for each of ``elements`` of the source (None: not in it).
+
+    The trees have the same shape, so the n-th element of a tag in document order is the
+    same in both; only elements with the sentences' tags are visited.
+    """
+    tags = {el.tag for el in elements if el is not None}
+    if not tags:
+        return [None] * len(elements)
+    position = {el: i for i, el in enumerate(source.iter(*tags))}
+    targets = list(copied.iter(*tags))
+    return [None if el is None or el not in position else targets[position[el]]
+            for el in elements]
 
 
 def _annotate_sentence(s: etree._Element, attrs: list[dict]) -> None:
@@ -131,14 +150,11 @@ def _annotate_sentence(s: etree._Element, attrs: list[dict]) -> None:
             _remove_keep_tail(el)
     new = []
     for rank, values in enumerate(attrs, start=1):
-        el = etree.Element(f"CoreSc{rank}")
         # "GSC" (gold standard) stays only on the gold labels it came with.
         if rank in old_atype and "score" not in values:
-            el.set("atype", old_atype[rank])
-        for key, value in values.items():
-            el.set(key, value)
-        new.append(el)
-    text_child = next((c for c in s if localname(c) == "text"), None)
+            values = {"atype": old_atype[rank], **values}
+        new.append(etree.Element(f"CoreSc{rank}", values))
+    text_child = next(s.iterchildren("{*}text"), None)
     if text_child is not None:
         for el in reversed(new):
             text_child.addprevious(el)

@@ -22,14 +22,32 @@ def _field(value: object) -> str:
     return _CONTROL.sub(" ", str(value))
 
 
+def _columns(with_pred: bool) -> tuple[str, ...]:
+    return FIELDS + (("pred",) if with_pred else ())
+
+
+def tsv_header(with_pred: bool) -> str:
+    """The header row (with a ``pred`` column when the file has predictions)."""
+    return "\t".join(_columns(with_pred)) + "\n"
+
+
+def tsv_part(paper: Paper, with_pred: bool | None = None) -> str:
+    """One paper's rows (no header); ``with_pred=None``: when the paper has predictions."""
+    if with_pred is None:
+        with_pred = any(s.pred for s in paper.sentences())
+    columns = _columns(with_pred)
+    rows = []
+    for rec in sentence_records(paper, with_pred=with_pred):
+        rec["gold"] = "|".join(rec["gold"])
+        if with_pred:
+            rec["pred"] = "|".join(f"{p['label']}:{p['score']:.3f}" for p in rec["pred"])
+        rows.append("\t".join(_field(rec[c]) for c in columns) + "\n")
+    return "".join(rows)
+
+
 def write_tsv(papers: Sequence[Paper], fh: TextIO) -> None:
     """Write every sentence of ``papers`` as a tab-separated row after one header row."""
     with_pred = any(s.pred for paper in papers for s in paper.sentences())
-    columns = FIELDS + (("pred",) if with_pred else ())
-    fh.write("\t".join(columns) + "\n")
+    fh.write(tsv_header(with_pred))
     for paper in papers:
-        for rec in sentence_records(paper, with_pred=with_pred):
-            rec["gold"] = "|".join(rec["gold"])
-            if with_pred:
-                rec["pred"] = "|".join(f"{p['label']}:{p['score']:.3f}" for p in rec["pred"])
-            fh.write("\t".join(_field(rec[c]) for c in columns) + "\n")
+        fh.write(tsv_part(paper, with_pred))

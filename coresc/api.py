@@ -1,0 +1,212 @@
+"""The Python API: ``coresc.load()`` gives a :class:`Tagger`; ``coresc.read()`` a paper.
+
+::
+
+    import coresc
+    tagger = coresc.load()                    # the bundled model, or coresc.load("my-model/")
+    paper = tagger("paper.nxml")              # a path, a string of text, or a Paper
+    for s in paper.sentences():
+        print(s.pred[0].label, s.text)
+    for paper in tagger.pipe(paths, jobs=2):  # many papers, streamed, in order
+        ...
+
+A ``str`` is taken as a path when a file of that name exists or when it is one line
+ending in a paper's file extension (``.xml .nxml .txt .jsonl``); any other string is the
+text of a paper. Pass a :class:`pathlib.Path` to leave no doubt.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Union
+
+from .errors import UsageError
+
+if TYPE_CHECKING:
+    from .batch import Summary
+    from .document import Paper
+    from .model import CoreSCClassifier
+
+#: What a tagger takes: a path, the text of a paper, or a paper already read.
+PaperLike = Union[str, "os.PathLike[str]", "Paper"]
+
+_PATH_SUFFIXES = (".xml", ".nxml", ".txt", ".jsonl", ".pdf")
+
+
+class Tagger:
+    """Labels the sentences of papers with CoreSC roles using one loaded model.
+
+    Make one with :func:`coresc.load`. ``tagger(x)`` annotates one paper and returns it
+    (every sentence's ``pred``: one to three :class:`~coresc.document.Prediction`,
+    ``label`` and ``score``, the primary label first); ``tagger.pipe(xs)`` streams many.
+    ``domain`` decodes papers as papers of one training corpus (models trained with
+    ``--domains corpus``).
+    """
+
+    def __init__(self, model: CoreSCClassifier, model_dir: str | None = None,
+                 domain: str | None = None, bundled: bool = False) -> None:
+        from .batch.work import check_domain
+
+        check_domain(model, domain)
+        self.model = model
+        self.model_dir = model_dir
+        self.domain = domain
+        self._bundled = bundled
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The labels the model can predict."""
+        return tuple(self.model.labels_)
+
+    def __call__(self, x: PaperLike) -> Paper:
+        """Annotate one paper (a path, a string of text, or a :class:`Paper`) and return it.
+
+        A :class:`Paper` is annotated in place. A file holding several papers (JSONL) is
+        refused: use :meth:`pipe`. Raises :class:`~coresc.errors.InputError` for a file
+        that cannot be read.
+        """
+        from .batch.work import annotate_paper
+
+        papers = _papers(x)
+        if len(papers) != 1:
+            raise UsageError(f"{x}: holds {len(papers)} papers; use tagger.pipe([...]) "
+                             f"to annotate them one by one")
+        return annotate_paper(self.model, papers[0], self.domain)
+
+    def pipe(self, items: Iterable[PaperLike], jobs: int = 1) -> Iterator[Paper]:
+        """Annotate many papers and yield them in order, one at a time.
+
+        ``items`` may mix paths, strings of text and papers; a JSONL file yields each of
+        its papers. With ``jobs`` > 1, worker processes (each with the model once) do
+        the tagging while this process reads: the papers are the same as with one.
+        Only a few papers are held at any time, however many ``items`` there are.
+        """
+        from .batch.work import annotate_paper
+
+        if jobs <= 1:
+            for x in items:
+                for paper in _papers(x):
+                    yield annotate_paper(self.model, paper, self.domain)
+            return
+        yield from self._pipe_workers(items, jobs)
+
+    def _pipe_workers(self, items: Iterable[PaperLike], jobs: int) -> Iterator[Paper]:
+        from .batch.pool import ordered_map, start_method
+        from .batch.work import Job, apply_predictions, detached, init_worker, paper_task
+
+        if self.model_dir is None and not self._bundled and start_method() != "fork":
+            raise UsageError("pipe(jobs>1) needs a saved model here (workers load it): "
+                             "save it and use coresc.load(directory)")
+        originals: deque = deque()
+
+        def sent() -> Iterator[Paper]:
+            for x in items:
+                for paper in _papers(x):
+                    originals.append(paper)
+                    yield detached(paper)
+
+        job = Job(model_dir=self.model_dir, domain=self.domain)
+        self.model.set_threads(1)  # forked workers share it: no thread pool to lose
+        try:
+            for preds in ordered_map(paper_task, sent(), jobs, initializer=init_worker,
+                                     initargs=(job,), inherited=(self.model,)):
+                yield apply_predictions(originals.popleft(), preds)
+        finally:
+            self.model.set_threads(0)
+
+    def annotate_files(self, inputs: Iterable[str | os.PathLike], output: str | None = None,
+                       **options) -> Summary:
+        """:func:`coresc.batch.annotate_files` with this tagger's model and domain.
+
+        Streams files and directories into ``output`` (a directory, a JSONL/TSV file, or
+        a URL with a Dask ``scheduler``), with a manifest for ``resume``; see there for
+        the ``options`` (``to``, ``jobs``, ``scheduler``, ``resume``, ``progress``).
+        """
+        from .batch import annotate_files
+
+        if self.model_dir is None and not self._bundled:
+            raise UsageError("annotate_files needs a saved model: save it and use "
+                             "coresc.load(directory)")
+        options.setdefault("domain", self.domain)
+        return annotate_files(list(inputs), output, model=self.model_dir, **options)
+
+    def __repr__(self) -> str:
+        where = "bundled" if self._bundled else (self.model_dir or "in memory")
+        return f"<coresc.Tagger model={where!r} labels={len(self.labels)}>"
+
+
+def load(model: str | os.PathLike | CoreSCClassifier | None = None, *,
+         domain: str | None = None) -> Tagger:
+    """Load a model and return a :class:`Tagger` that annotates papers with it.
+
+    Parameters
+    ----------
+    model : a model directory (as written by ``coresc train``), the name of a bundled
+        model (``"fast"``, hand-built features, or ``"accurate"``, with a fine-tuned
+        sentence encoder), an already loaded :class:`~coresc.model.CoreSCClassifier`,
+        or ``None`` for the default bundled model (offline, no download).
+    domain : decode papers as papers of this training corpus (models trained with
+        ``--domains corpus``); ``None`` uses the shared weights.
+
+    Returns
+    -------
+    Tagger : call it on a path, a string of text or a :class:`~coresc.document.Paper`
+        to get the annotated :class:`~coresc.document.Paper`; ``Tagger.pipe`` streams
+        many.
+
+    Raises :class:`~coresc.model.ModelError` when the directory is not a usable model.
+    """
+    from .batch.work import load_model
+    from .model import CoreSCClassifier
+
+    if isinstance(model, CoreSCClassifier):
+        return Tagger(model, None, domain)
+    model_dir = None if model is None else str(model)
+    return Tagger(load_model(model_dir), model_dir, domain, bundled=model is None)
+
+
+def read(source: str | os.PathLike, fmt: str = "auto") -> Paper:
+    """Read one paper into the document model, without annotating it.
+
+    ``source`` is a path (format detected, or ``fmt``: one of
+    :data:`coresc.readers.FORMATS`) or a string of plain text. Returns a
+    :class:`~coresc.document.Paper` (sections, paragraphs, sentences with their gold
+    labels when the file has some). A JSONL file with several papers is refused: use
+    :func:`coresc.readers.read_file`, which returns them all.
+    """
+    papers = _papers(source, fmt)
+    if len(papers) != 1:
+        raise UsageError(f"{source}: holds {len(papers)} papers; "
+                         f"coresc.readers.read_file reads them all")
+    return papers[0]
+
+
+def _papers(x: PaperLike, fmt: str = "auto") -> list[Paper]:
+    """The papers of one item: a paper itself, a file's, or a text's."""
+    from .batch.work import Source, read_source
+    from .document import Paper
+
+    if isinstance(x, Paper):
+        return [x]
+    if isinstance(x, os.PathLike):
+        return read_source(Source.file(os.fspath(x)), fmt)
+    if isinstance(x, str):
+        if _is_path(x):
+            return read_source(Source.file(x), fmt)
+        return read_source(Source.text(x), fmt)
+    raise TypeError(f"expected a path, a string of text or a coresc Paper, "
+                    f"not {type(x).__name__}")
+
+
+def _is_path(x: str) -> bool:
+    if "\n" in x or not x.strip() or len(x) >= 4096:
+        return False
+    try:
+        if Path(x).is_file():
+            return True
+    except (OSError, ValueError):
+        return False
+    return x.lower().endswith(_PATH_SUFFIXES)

@@ -1,0 +1,210 @@
+"""The manifest: what a batch run has done, beside its output, one JSON object a line.
+
+The first line describes the run (``coresc`` version, model identity, output format,
+input format, domain); each further line is one input's outcome once its outputs are
+on disk: ``input`` (absolute path), ``size``, ``mtime_ns``, ``sha256`` (of the input's
+bytes), ``status`` (``done`` or ``failed``), ``papers``, ``sentences``, ``outputs``
+(names relative to the output folder), ``error``, ``seconds``. A later line for the
+same input replaces an earlier one, so a retried input simply gets a new line.
+
+``--resume`` skips an input whose last line says ``done`` for the same content (same
+size and modification time, or else the same SHA-256), and refuses to continue an
+output made with another model or other options. A line cut short by a kill is
+ignored: that input is simply done again.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..errors import UsageError
+from .outputs import Store
+from .work import Outcome, fingerprint
+
+MANIFEST_VERSION = 1
+
+#: Settings that must match for ``--resume`` to continue an output.
+RESUME_KEYS = ("model_sha256", "to", "format", "domain")
+
+#: A manifest written to a URL (no appending there) is rewritten at most this often.
+REMOTE_FLUSH_S = 30.0
+
+
+def model_identity(model_dir: str | Path | None) -> dict[str, Any]:
+    """Path, training date and a SHA-256 over the files of a model directory."""
+    from ..model import DEFAULT_MODEL_DIR
+
+    d = Path(model_dir) if model_dir is not None else DEFAULT_MODEL_DIR
+    digest = hashlib.sha256()
+    for f in sorted(p for p in d.iterdir() if p.is_file() and not p.name.startswith(".")):
+        digest.update(f.name.encode("utf-8") + b"\0")
+        digest.update(f.read_bytes())
+    trained = None
+    try:
+        trained = json.loads((d / "meta.json").read_text(encoding="utf-8")).get("trained")
+    except (OSError, ValueError, AttributeError):
+        pass
+    return {"model": "bundled" if model_dir is None else str(d.resolve()),
+            "model_trained": trained, "model_sha256": digest.hexdigest()}
+
+
+def input_key(path: str | Path) -> str:
+    """How the manifest names an input: its absolute path."""
+    return os.path.abspath(path)
+
+
+class Manifest:
+    """The manifest of one output; :meth:`open` starts or resumes it."""
+
+    def __init__(self, store: Store, name: str, settings: dict[str, Any]) -> None:
+        self.store = store
+        self.name = name
+        self.settings = settings
+        self.done: dict[str, tuple[int | None, int | None, str | None]] = {}
+        self.failed: set[str] = set()
+        self._pending: list[str] = []
+        self._last_flush = time.monotonic()
+        self._fh = None
+        self._rewrite = True
+
+    @property
+    def location(self) -> str:
+        return self.store.display(self.name)
+
+    @classmethod
+    def open(cls, store: Store, name: str, settings: dict[str, Any],
+             resume: bool) -> Manifest:
+        """A fresh manifest, or with ``resume`` the one on disk (checked against ``settings``)."""
+        m = cls(store, name, settings)
+        lines = m._read_lines() if resume else None
+        if lines:
+            m._resume(lines)
+        else:
+            m._pending.append(json.dumps(m._header(), ensure_ascii=False))
+        return m
+
+    def _header(self) -> dict[str, Any]:
+        now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        return {"manifest": MANIFEST_VERSION, "coresc": __version__, "started": now,
+                **self.settings}
+
+    def _read_lines(self) -> list[dict] | None:
+        if not self.store.exists(self.name):
+            return None
+        out = []
+        for line in self.store.read(self.name).decode("utf-8", "replace").splitlines():
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue  # a line cut short by a kill
+            if isinstance(rec, dict):
+                out.append(rec)
+        return out or None
+
+    def _resume(self, lines: list[dict]) -> None:
+        header = lines[0]
+        if "manifest" not in header:
+            raise UsageError(f"{self.location}: not a coresc manifest")
+        for key in RESUME_KEYS:
+            if header.get(key) != self.settings.get(key):
+                what = {"model_sha256": "model", "to": "output format (--to)",
+                        "format": "input format (--format)", "domain": "--domain"}[key]
+                raise UsageError(
+                    f"{self.location}: this output was made with another {what} "
+                    f"({header.get(key)!r}, now {self.settings.get(key)!r}); resume with "
+                    f"the same options or write to a new output")
+        for rec in lines[1:]:
+            key = rec.get("input")
+            if not isinstance(key, str):
+                continue
+            if rec.get("status") == "done":
+                self.done[key] = (rec.get("size"), rec.get("mtime_ns"), rec.get("sha256"))
+                self.failed.discard(key)
+            else:
+                self.done.pop(key, None)
+                self.failed.add(key)
+        self._rewrite = False
+
+    def is_done(self, path: str | Path) -> bool:
+        """Done in this output, and the file has not changed since (size+mtime, else hash)."""
+        rec = self.done.get(input_key(path))
+        if rec is None:
+            return False
+        size, mtime_ns, sha = rec
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False
+        if (st.st_size, st.st_mtime_ns) == (size, mtime_ns):
+            return True
+        return st.st_size == size and fingerprint(path)["sha256"] == sha
+
+    def add(self, outcome: Outcome, path: str | None) -> None:
+        """Record an outcome (after its outputs are written) and flush it to disk."""
+        rec = outcome.record()
+        if path is not None:
+            rec["input"] = input_key(path)
+        key = rec["input"]
+        if outcome.status == "done":
+            self.done[key] = (outcome.size, outcome.mtime_ns, outcome.sha256)
+            self.failed.discard(key)
+        else:
+            self.done.pop(key, None)
+            self.failed.add(key)
+        self._pending.append(json.dumps(rec, ensure_ascii=False))
+        self.flush(force=self.store.fs is None)
+
+    def done_names(self, paths: Iterable[str]) -> list[str]:
+        """Of ``paths`` (in order), those recorded as done."""
+        return [p for p in paths if input_key(p) in self.done]
+
+    def flush(self, force: bool = True) -> None:
+        if not self._pending:
+            return
+        if self.store.fs is not None:
+            if not force and time.monotonic() - self._last_flush < REMOTE_FLUSH_S:
+                return
+            self._flush_remote()
+        else:
+            self._flush_local()
+        self._pending = []
+        self._rewrite = False
+        self._last_flush = time.monotonic()
+
+    def _flush_local(self) -> None:
+        if self._fh is None:
+            path = self.store.path(self.name)
+            self._fh = open(path, "w" if self._rewrite else "a", encoding="utf-8")
+            if not self._rewrite and _ends_mid_line(path):
+                self._fh.write("\n")  # after a line cut short by a kill
+        self._fh.write("".join(line + "\n" for line in self._pending))
+        self._fh.flush()
+
+    def _flush_remote(self) -> None:
+        old = b"" if self._rewrite or not self.store.exists(self.name) else \
+            self.store.read(self.name)
+        new = "".join(line + "\n" for line in self._pending).encode("utf-8")
+        self.store.write(self.name, old + new)
+
+    def close(self) -> None:
+        self.flush()
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+def _ends_mid_line(path: str) -> bool:
+    with open(path, "rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        if fh.tell() == 0:
+            return False
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) != b"\n"

@@ -1,0 +1,283 @@
+"""One batch run: plan and check the output, skip what is done, annotate, record, finish."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from ..writers import write_stdout_bytes
+from .manifest import Manifest, model_identity
+from .outputs import Store, Target, assemble, plan_target, remove_leftovers
+from .progress import Progress
+from .work import (
+    Job,
+    Outcome,
+    Source,
+    check_domain,
+    init_worker,
+    load_model,
+    run_source,
+    source_task,
+)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C (the command line installs the handler)."""
+
+
+@dataclass
+class Summary:
+    """What a run did. ``total`` inputs: ``skipped`` were done before (``--resume``),
+    ``done`` now, ``failures`` failed (their outcomes, with the error)."""
+
+    total: int
+    skipped: int = 0
+    done: int = 0
+    papers: int = 0
+    sentences: int = 0
+    failures: list[Outcome] = field(default_factory=list)
+    seconds: float = 0.0
+    output: str = "stdout"
+    manifest: str | None = None
+    kept: str = "stdout"  # where finished papers are until the run completes
+    other_types: list[str] = field(default_factory=list)  # files in directories not read
+
+    @property
+    def finished(self) -> int:
+        """Inputs whose outputs are on disk: done now or before."""
+        return self.skipped + self.done
+
+
+class Interrupted(Exception):
+    """The run stopped on Ctrl-C or SIGTERM; finished papers are on disk."""
+
+    def __init__(self, summary: Summary) -> None:
+        super().__init__("interrupted")
+        self.summary = summary
+
+
+def annotate_files(inputs: Sequence[str | Path], output: str | Path | None = None, *,
+                   to: str = "xml", model: str | Path | None = None, fmt: str = "auto",
+                   domain: str | None = None, jobs: int = 1, scheduler: Any = None,
+                   resume: bool = False, progress: str = "auto",
+                   as_directory: bool | None = None, batch_size: int | None = None,
+                   grobid: Any = None) -> Summary:
+    """Annotate files and directories into ``output``, streaming one input at a time.
+
+    ``inputs``: files, or directories read recursively (``.xml .nxml .txt .jsonl``).
+    ``output``: a file for one paper or a stream format (``jsonl``, ``tsv``), a directory
+    for several papers as ``xml``/``html`` (one file each), ``None`` for stdout, or, with
+    ``scheduler``, any fsspec URL the Dask workers can write to. ``model``: a model
+    directory (``None``: the bundled model). ``jobs``: worker processes on this
+    machine; ``scheduler``: a Dask scheduler address or ``distributed.Client`` instead.
+    ``resume``: continue the run recorded in the output's manifest. ``progress``:
+    ``"auto"``, ``"bar"``, ``"lines"`` or ``"off"`` (on stderr). ``grobid``: the GROBID
+    server PDFs are read through (a URL or ``GrobidClient``; None: ``$CORESC_GROBID_URL``).
+    ``-`` among the inputs is standard input, read once before the work starts.
+
+    Everything that can be checked is checked before any paper is read (model, domain,
+    output). Inputs that fail are recorded in the manifest and returned in
+    ``Summary.failures``; raises :class:`Interrupted` on Ctrl-C (and SIGTERM where the
+    caller maps it to :class:`Terminated`), :class:`~coresc.errors.UsageError` for a
+    mistake in the arguments.
+    """
+    plan = _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
+                 as_directory, grobid)
+    cluster = _cluster()(scheduler, plan.job) if scheduler is not None else None
+    try:
+        return _execute(plan, cluster, jobs, resume, progress, batch_size)
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+@dataclass
+class _Plan:
+    sources: list[Source]
+    model: Any  # the loaded model (the parent's, inherited by forked workers)
+    job: Job
+    other_types: list[str] = field(default_factory=list)
+
+
+def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
+          as_directory, grobid=None) -> _Plan:
+    """Everything checked before any paper is read: inputs found, model, domain, output."""
+    from ..readers import INPUT_SUFFIXES, STDIN, find_inputs
+    from ..readers.grobid import grobid_client
+
+    if jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, not {jobs}")
+    client = grobid_client(grobid)  # a bad URL fails here, before the model loads
+    found = find_inputs(inputs)
+    sources = [_stdin_source() if str(p) == STDIN else Source.file(p) for p in found.files]
+    if not sources:
+        raise UsageError(f"{', '.join(map(str, inputs))}: no readable files found "
+                         f"(looked for {' '.join(INPUT_SUFFIXES)})")
+    model_dir = None if model is None else str(model)
+    # a bad model fails before anything is read
+    loaded = load_model(model_dir, shared=jobs > 1 or scheduler is not None)
+    check_domain(loaded, domain)
+    if as_directory is None:
+        as_directory = len(inputs) > 1 or any(Path(p).is_dir() for p in inputs)
+    if (scheduler is not None or resume) and output is None:
+        raise UsageError(f"{'--scheduler' if scheduler is not None else '--resume'} needs "
+                         f"-o (an output file or directory)")
+    target = plan_target(to, None if output is None else str(output), sources,
+                         as_directory, fmt)
+    job = Job(model_dir=model_dir, fmt=fmt, to=to, domain=domain, target=target,
+              grobid=client)
+    return _Plan(sources, loaded, job, [str(f) for f in found.skipped])
+
+
+def _stdin_source() -> Source:
+    """Standard input as an in-memory input (worker processes cannot read the parent's)."""
+    stream = sys.stdin
+    data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
+    return Source(name="-", data=data)
+
+
+def _execute(plan: _Plan, cluster, jobs: int, resume: bool, progress: str,
+             batch_size: int | None) -> Summary:
+    """Skip what the manifest has as done, annotate the rest, record, finish the output."""
+    t0 = time.monotonic()  # start-up (imports, loading the model) is not the run's time
+    job, target, sources = plan.job, plan.job.target, plan.sources
+    summary = Summary(total=len(sources), other_types=plan.other_types)
+    if target is not None:
+        summary.output, summary.kept = target.display(), target.kept()
+    manifest = _open_manifest(target, job, resume)
+    todo = sources
+    if manifest is not None:
+        summary.manifest = manifest.location
+        todo = _still_to_do(sources, target, manifest, resume)
+        summary.skipped = len(sources) - len(todo)
+    meter = Progress(len(todo), progress)
+    if cluster is not None:
+        outcomes = cluster.outcomes(todo, batch_size)
+    else:
+        outcomes = local_outcomes(todo, job, plan.model, jobs)
+    try:
+        _consume(outcomes, summary, manifest, meter, target, job.to)
+        meter.close()
+        if target is not None and target.kind == "parts" and (
+                todo or not _output_exists(target)):
+            _finish_stream(target, manifest, sources, job.to)
+    except KeyboardInterrupt:
+        outcomes.close()  # stops the workers
+        summary.seconds = time.monotonic() - t0
+        raise Interrupted(summary) from None
+    finally:
+        meter.close()
+        _close(manifest)
+    summary.seconds = time.monotonic() - t0
+    return summary
+
+
+def _cluster():
+    try:
+        from .cluster import DaskRun
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in ("dask", "distributed"):
+            raise
+        raise UsageError("--scheduler needs Dask: pip install 'coresc[dask]'") from None
+    return DaskRun
+
+
+def local_outcomes(sources: Iterable[Source], job: Job, model, jobs: int,
+                   ) -> Iterator[Outcome]:
+    """Outcomes in input order, from this process or ``jobs`` worker processes."""
+    if jobs <= 1:
+        return (run_source(s, job, model) for s in sources)
+    from .pool import ordered_map
+
+    return ordered_map(source_task, sources, jobs, initializer=init_worker,
+                       initargs=(job,), inherited=(model,))
+
+
+def _open_manifest(target: Target | None, job: Job, resume: bool) -> Manifest | None:
+    if target is None or target.manifest is None:
+        return None
+    settings = {**model_identity(job.model_dir), "to": job.to, "format": job.fmt,
+                "domain": job.domain}
+    store = Store(target.root)
+    manifest = Manifest.open(store, target.manifest, settings, resume)
+    if target.kind == "parts" and not resume:
+        store.remove_tree(target.parts_dir)
+    remove_leftovers(target)
+    return manifest
+
+
+def _still_to_do(sources: list[Source], target: Target, manifest: Manifest,
+                 resume: bool) -> list[Source]:
+    """The inputs not done yet. A stream output also needs the parts of the done ones,
+    which are gone once a run completed: then only a no-op resume skips them."""
+    if not resume:
+        return sources
+    done = [manifest.is_done(s.path) for s in sources]
+    todo = [s for s, d in zip(sources, done, strict=True) if not d]
+    if target.kind != "parts" or (not todo and _output_exists(target)):
+        return todo
+    store = Store(target.root)
+    return [s for s, d in zip(sources, done, strict=True)
+            if not d or not store.exists(target.part_name(s.name))]
+
+
+def _output_exists(target: Target) -> bool:
+    return Store(target.root).exists(target.name)
+
+
+def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest | None,
+             meter: Progress, target: Target | None, to: str) -> None:
+    header_due = target is None
+    for oc in outcomes:
+        if target is None:
+            if header_due:
+                write_stdout_bytes(_stream_header(to))
+                header_due = False
+            _stdout_outcome(oc, to)
+        if manifest is not None:
+            manifest.add(oc, oc.name)
+        if oc.status == "done":
+            summary.done += 1
+            summary.papers += oc.papers
+            summary.sentences += oc.sentences
+        else:
+            summary.failures.append(oc)
+        meter.update(oc.sentences if oc.status == "done" else 0)
+
+
+def _stream_header(to: str) -> bytes:
+    from ..writers import get_writer
+
+    writer = get_writer(to)
+    return b"" if writer.per_paper else writer.load("header")(True).encode("utf-8")
+
+
+def _stdout_outcome(oc: Outcome, to: str) -> None:
+    from ..writers import get_writer
+
+    if oc.data is None:
+        return
+    if get_writer(to).per_paper and len(oc.data) > 1:
+        raise UsageError(f"{oc.name}: {len(oc.data)} papers cannot go to stdout as {to}: "
+                         f"give -o DIRECTORY")
+    for data in oc.data:
+        write_stdout_bytes(data)
+
+
+def _finish_stream(target: Target, manifest: Manifest, sources: list[Source],
+                   to: str) -> None:
+    """Join the parts into the output; drop them once every input is in it."""
+    done = manifest.done_names([s.name for s in sources])
+    assemble(target, done, _stream_header(to).decode("utf-8"))
+    if len(done) == len(sources):
+        Store(target.root).remove_tree(target.parts_dir)
+
+
+def _close(manifest: Manifest | None) -> None:
+    if manifest is not None:
+        manifest.close()
