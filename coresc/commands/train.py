@@ -5,14 +5,20 @@ labels (ART SciXML, mode2 / Multi-CoreSC, JSONL with "gold"). The CRF's c1/c2 ar
 by cross-validation on the training papers unless both are given. The one-vs-rest
 secondary layer is trained when the data has multi-label papers (e.g. the CRA corpus).
 
+The model directory records every training paper (id and content hash, so `coresc
+evaluate` can keep them apart from held-out papers), the command that built it, and gets
+a model card (MODEL_CARD.md, `coresc model-info`).
+
 examples:
   coresc train ../shared/data/art-corpus ../shared/data/cra-corpus -o my-model/
+  coresc train ../shared/data/cra-corpus -o cra-model/   # no ART corpus (CC BY-NC)
   coresc train corpus/ -o quick-model/ --c1 0.05 --c2 0.01 --max-iterations 50
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -80,10 +86,29 @@ def run(args: argparse.Namespace) -> int:
           file=sys.stderr)
     model.fit(papers)
     model.meta_["corpora"] = [str(c) for c in args.corpora]
+    model.meta_["command"] = command_line(args)
     model.save(args.output)
     print(f"[coresc] saved model to {args.output} "
           f"({time.monotonic() - t0:.0f}s in all)", file=sys.stderr)
     return 0
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The ``coresc train`` command that ``args`` came from (non-default options only)."""
+    from ..features import DEFAULT_FEATURES
+
+    parts = ["coresc", "train", *args.corpora, "-o", str(args.output)]
+    for flag, value, default in (
+            ("--c1", args.c1, None), ("--c2", args.c2, None),
+            ("--max-iterations", args.max_iterations, 150),
+            ("--features", args.features, ",".join(DEFAULT_FEATURES)),
+            ("--decode", args.decode, "balanced"), ("--format", args.format, "auto"),
+            ("--domains", args.domains, "")):
+        if value != default:
+            parts += [flag, str(value)]
+    parts += [flag for flag, on in (("--no-secondary", args.no_secondary),
+                                    ("--stack", args.stack)) if on]
+    return shlex.join(parts)
 
 
 def corpus_name(path: str) -> str:

@@ -16,6 +16,8 @@ MODEL_FORMAT = 1
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "default"
 
 MODEL_FILES = ("crf.crfsuite", "config.json", "meta.json")
+#: The calibration maps (:mod:`coresc.model.calibration`), absent in uncalibrated models.
+CALIBRATION_FILE = "calibration.json"
 
 
 class ModelError(CorescError):

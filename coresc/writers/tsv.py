@@ -2,6 +2,8 @@
 
 ``gold`` is the ranked codes joined by ``|`` (``Res|Obs``); ``pred``, present when any
 paper has predictions, is ``Label:score`` joined by ``|`` (``Res:0.912|Obs:0.071``).
+After ``annotate --min-score`` a last column ``withheld`` gives, for a sentence left
+without a label (empty ``pred``), the label it would have had as ``Label:score``.
 Tabs, newlines and other control characters inside a field become spaces, so every
 row is exactly one line with the same number of columns.
 """
@@ -24,12 +26,18 @@ def _field(value: object) -> str:
 
 def write_tsv(papers: Sequence[Paper], fh: TextIO) -> None:
     """Write every sentence of ``papers`` as a tab-separated row after one header row."""
-    with_pred = any(s.pred for paper in papers for s in paper.sentences())
-    columns = FIELDS + (("pred",) if with_pred else ())
+    with_pred = any(s.annotated for paper in papers for s in paper.sentences())
+    with_withheld = any("min_score" in p.meta or any(s.withheld for s in p.sentences())
+                        for p in papers)
+    columns = FIELDS + (("pred",) if with_pred else ()) + (("withheld",) if with_withheld
+                                                          else ())
     fh.write("\t".join(columns) + "\n")
     for paper in papers:
         for rec in sentence_records(paper, with_pred=with_pred):
             rec["gold"] = "|".join(rec["gold"])
             if with_pred:
                 rec["pred"] = "|".join(f"{p['label']}:{p['score']:.3f}" for p in rec["pred"])
+            if with_withheld:
+                w = rec.get("withheld")
+                rec["withheld"] = f"{w['label']}:{w['score']:.3f}" if w else ""
             fh.write("\t".join(_field(rec[c]) for c in columns) + "\n")
