@@ -9,7 +9,9 @@ ranked ``pred`` with scores) :func:`calibration_summary` computes
   label is the gold primary label";
 * the same for the emitted secondary labels' scores;
 * the accuracy / coverage curve of ``annotate --min-score``: per threshold, the share of
-  sentences that keep a label and the accuracy of their primary label.
+  sentences that keep a label and the accuracy of their primary label (the primary label
+  is the gold primary label, as the runs' ``accuracy`` counts it, so the curve starts at
+  the run's accuracy).
 
 On silver reference labels (SAPIENTA's) the same numbers measure agreement with SAPIENTA,
 and the metric names say so. :func:`plot_reliability` and :func:`plot_coverage` draw the
@@ -56,7 +58,7 @@ def calibration_summary(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] 
         "primary": reliability(first, hit),
         "primary_strict_ece": reliability(first, strict)["ece"],
         "secondary": reliability(second, second_hit) if second else None,
-        "coverage": coverage_curve(first, hit),
+        "coverage": coverage_curve(first, strict),
     }
 
 

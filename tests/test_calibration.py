@@ -33,6 +33,8 @@ def test_isotonic_pools_adjacent_violators() -> None:
     assert m.x.tolist() == [0.1, 0.2, 0.3, 0.4] and m.y.tolist() == [0.0, 0.5, 0.5, 1.0]
     assert m(0.25) == pytest.approx(0.5) and m(0.35) == pytest.approx(0.75)
     assert m(0.0) == 0.0 and m(1.0) == 1.0  # constant beyond the knots
+    for v in (0.0, 0.1, 0.15, 0.25, 0.35, 0.4, 1.0):
+        assert m.one(v) == pytest.approx(float(m(v)))
     tied = fit_isotonic([0.5, 0.5, 0.5, 0.9], [1, 0, 0, 1])
     assert tied.x.tolist() == [0.5, 0.9] and tied.y.tolist() == pytest.approx([1 / 3, 1.0])
     with pytest.raises(ValueError):

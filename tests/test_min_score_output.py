@@ -66,6 +66,7 @@ def test_mode2_marks_withheld_and_reads_back_as_unlabelled(paper) -> None:
     [back] = read_file_bytes(data)
     assert [s.text for s in back.sentences()] == [s.text for s in paper.sentences()]
     assert not back.sentences()[1].pred and not back.sentences()[1].gold
+    assert back.sentences()[1].withheld == Prediction("Goa", 0.312)  # `coresc view` shows it
     assert back.sentences()[0].pred[0].label == "Res"
     # annotating the output again replaces the marker, it does not pile up
     back.sentences()[1].pred = [Prediction("Bac", 0.7)]

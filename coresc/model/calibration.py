@@ -18,6 +18,7 @@ over equal-width bins) and of what a score threshold buys (:func:`coverage_curve
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,8 +50,23 @@ class IsotonicMap:
     y: np.ndarray
     n: int
 
+    def __post_init__(self) -> None:
+        self._xs, self._ys = self.x.tolist(), self.y.tolist()
+
     def __call__(self, raw: np.ndarray | float) -> np.ndarray:
         return np.interp(raw, self.x, self.y)
+
+    def one(self, raw: float) -> float:
+        """The map at one score (a bisection: several times faster than numpy per call,
+        which matters once per label of every annotated sentence)."""
+        xs, ys = self._xs, self._ys
+        i = bisect_right(xs, raw)
+        if i == 0:
+            return ys[0]
+        if i == len(xs):
+            return ys[-1]
+        x0, x1 = xs[i - 1], xs[i]
+        return ys[i - 1] + (ys[i] - ys[i - 1]) * (raw - x0) / (x1 - x0)
 
     def to_json(self) -> dict[str, Any]:
         return {"x": [float(v) for v in self.x], "y": [float(v) for v in self.y], "n": self.n}
@@ -115,7 +131,7 @@ class Calibration:
         out = []
         cap = 1.0
         for k, p in enumerate(ranking):
-            score = min(float(self.maps[min(k, len(self.maps) - 1)](p.score)), cap)
+            score = min(self.maps[min(k, len(self.maps) - 1)].one(p.score), cap)
             out.append(Prediction(p.label, score))
             cap = score
         return out

@@ -135,6 +135,10 @@ def card_markdown(model_dir: str | Path) -> str:
         evaluation = None  # made for an earlier training of this directory
     name = d.name or str(d)
     lines = [f"# Model card: coresc model `{name}`", "",
+             "Labels each sentence of a scientific paper with its CoreSC discourse role "
+             "(primary label, up to two secondary labels, each with a score); use it with "
+             f"`coresc annotate --model {name}/`, or without `--model` for the bundled "
+             "model.", "",
              f"coresc {meta.get('coresc_version', '?')} model, trained "
              f"{meta.get('trained', '?')}; {meta.get('n_papers', '?')} papers, "
              f"{meta.get('n_sentences', '?')} sentences "
@@ -202,9 +206,9 @@ def _licence_section(meta: Mapping[str, Any]) -> list[str]:
             "coresc treats the model as one. Use it, and the labels it produces, for "
             "non-commercial purposes only, and credit the ART corpus (Liakata et al.). "
             "For commercial use, train a model without ART (see *Rebuild*) and check "
-            "the terms of the data you train it on.", ""]
+            "the terms of the data you train it on."]
     else:
-        lines += ["- This model was trained without the ART corpus (no CC BY-NC data).", ""]
+        lines += ["- This model was trained without the ART corpus (no CC BY-NC data)."]
     for corpus in _training(meta).get("corpora") or {}:
         key = corpus_key(corpus)
         if key and key != "art":
@@ -259,7 +263,7 @@ def _scores_section(meta: Mapping[str, Any]) -> list[str]:
         f"of {stats.get('n', '?')} training sentences (inner folds), where the raw primary "
         "score (a CRF marginal) had an expected calibration error of "
         f"{_num(stats.get('ece_primary_raw'))}. On papers unlike the training papers, "
-        "scores are less reliable; the held-out ECE is in the table above. "
+        "scores are less reliable: see the held-out ECE above, where one is recorded. "
         "`coresc annotate --min-score X` leaves sentences whose primary label scores below "
         "X without a label.", ""]
 
@@ -306,8 +310,9 @@ def _settings_section(meta: Mapping[str, Any], config: Mapping[str, Any]) -> lis
              f"- labels: {', '.join(meta.get('labels', []))}"]
     if sec:
         lines.append(f"- secondary labels: one-vs-rest layer trained on {sec.get('n_papers')} "
-                     f"multi-label papers; a 2nd label when its raw probability reaches "
-                     f"{sec.get('threshold2')}, a 3rd at {sec.get('threshold3')}")
+                     "multi-label papers; a 2nd label when its raw probability reaches "
+                     f"{_threshold(sec.get('threshold2'))}, a 3rd at "
+                     f"{_threshold(sec.get('threshold3'))}")
     else:
         lines.append("- secondary labels: none (no multi-label training papers)")
     return lines + [""]
@@ -319,11 +324,16 @@ def _rebuild_section(meta: Mapping[str, Any], evaluation: Mapping[str, Any] | No
              f"Trained by: `{command}`" if command else "Training command: not recorded."]
     if evaluation and evaluation.get("command"):
         lines.append(f"Held-out evaluation: `{evaluation['command']}`")
-    lines += ["", "Without the ART corpus (no CC BY-NC data): "
-              "`coresc train ../shared/data/cra-corpus -o cra-model/` "
-              "(or `python experiments/train_default_model.py --without-art --out cra-model/`),"
-              " then `coresc annotate --model cra-model/ ...`.", ""]
-    return lines
+    if uses_art(meta):
+        lines += ["", "Without the ART corpus (no CC BY-NC data): "
+                  "`coresc train ../shared/data/cra-corpus -o cra-model/` (or `python "
+                  "experiments/train_default_model.py --without-art --out cra-model/`), then "
+                  "`coresc annotate --model cra-model/ ...`."]
+    return lines + [""]
+
+
+def _threshold(t: float | None) -> str:
+    return "-" if t is None else ("never (threshold above 1)" if t > 1 else f"{t:.2f}")
 
 
 def _num(v: float | None) -> str:
