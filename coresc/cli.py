@@ -13,10 +13,11 @@ import sys
 
 from . import __version__
 from .errors import CorescError
+from .extras import missing_module_error
 
 COMMANDS = (
     "convert", "train", "annotate", "evaluate", "experiment", "report",
-    "agreement", "consensus", "view",
+    "agreement", "consensus", "view", "model-info",
 )
 
 
@@ -28,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"coresc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
-        module = importlib.import_module(f"coresc.commands.{name}")
+        module = importlib.import_module(f"coresc.commands.{name.replace('-', '_')}")
         doc = (module.__doc__ or "").strip()
         cmd = sub.add_parser(name, help=doc.splitlines()[0] if doc else None,
                              description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -45,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(args._run(args) or 0)
     except CorescError as exc:
         print(f"coresc {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:  # an optional dependency, or a broken install
+        print(f"coresc {args.command}: error: {missing_module_error(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"coresc {args.command}: interrupted", file=sys.stderr)

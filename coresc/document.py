@@ -86,6 +86,8 @@ class Sentence:
     """A sentence and everything a feature extractor or writer needs to know of it.
 
     ``gold`` and ``pred`` are ranked lists of at most three entries, primary first.
+    ``withheld`` is the primary label a score threshold (``annotate --min-score``) kept
+    back: the sentence is then left without a label (``pred`` empty).
     ``element`` is the source XML element (lxml) the sentence came from, or ``None``
     for sources without one (plain text, JSONL); writers use it to put annotations
     back in place. It is never serialised.
@@ -97,12 +99,18 @@ class Sentence:
     n_citations: int = 0
     gold: list[Label] = field(default_factory=list)
     pred: list[Prediction] = field(default_factory=list)
+    withheld: Prediction | None = None
     element: Any = field(default=None, repr=False, compare=False)
 
     @property
     def gold_codes(self) -> list[str]:
         """The gold label codes, primary first (empty when unlabelled)."""
         return [lab.code for lab in self.gold]
+
+    @property
+    def annotated(self) -> bool:
+        """Whether a model has labelled the sentence (or left it without a label)."""
+        return bool(self.pred) or self.withheld is not None
 
     @property
     def pred_codes(self) -> list[str]:

@@ -1,6 +1,7 @@
 """Experiments: a YAML config -> folds -> trained models -> metrics, tracked in MLflow.
 
-A config (``experiments/*.yaml``) names
+A config names (the shipped ones are ``coresc/configs/*.yaml``; a bare name is looked up
+in ``./experiments/`` first, then among them, see :func:`resolve_config_path`)
 
 * ``corpora``: ``name: {path, labels}``, paths relative to :func:`coresc.config.data_dir`;
   ``labels`` is ``gold`` or ``silver`` (default: silver under ``oa-stm/coresc-auto``,
@@ -49,10 +50,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import PROJECT_ROOT, data_dir
+from .config import data_dir
 from .errors import CorescError, UsageError
 
-EXPERIMENTS_DIR = PROJECT_ROOT / "experiments"
+#: The configs shipped with the package (found after any kind of install).
+CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
+#: Where a user's own named configs are looked up first, relative to the working directory.
+LOCAL_CONFIGS = Path("experiments")
 FOLD_KINDS = ("dirs", "kfold", "train-test", "leave-one-domain-out")
 _TOP_KEYS = {"name", "description", "corpora", "folds", "features", "model", "seed"}
 
@@ -102,16 +106,28 @@ def _rel(path: Path) -> str:
         return str(path)
 
 
+def config_dirs() -> tuple[Path, ...]:
+    """Where named configs are looked up, in order: ``./experiments/``, then the package's."""
+    return (Path.cwd() / LOCAL_CONFIGS, CONFIGS_DIR)
+
+
+def known_configs() -> list[str]:
+    """The names ``coresc experiment NAME`` finds (``cra-3fold``, ...)."""
+    return sorted({p.stem for d in config_dirs() for p in d.glob("*.yaml")})
+
+
 def resolve_config_path(name_or_path: str | Path) -> Path:
-    """A config file path, or the name of one in ``experiments/`` (``cra-3fold``)."""
+    """A config file path, or the name of a config (``cra-3fold``): one in
+    ``./experiments/`` of the working directory first, else one shipped with coresc."""
     p = Path(name_or_path)
     if p.is_file():
         return p
-    for candidate in (EXPERIMENTS_DIR / f"{name_or_path}.yaml", EXPERIMENTS_DIR / str(p)):
-        if candidate.is_file():
-            return candidate
-    known = ", ".join(sorted(x.stem for x in EXPERIMENTS_DIR.glob("*.yaml")))
-    raise UsageError(f"{name_or_path}: no such config file or experiment (known: {known})")
+    for d in config_dirs():
+        for candidate in (d / f"{name_or_path}.yaml", d / str(p)):
+            if candidate.is_file():
+                return candidate
+    raise UsageError(f"{name_or_path}: no such config file or experiment "
+                     f"(known: {', '.join(known_configs())})")
 
 
 def load_config(name_or_path: str | Path | Mapping[str, Any],
@@ -542,9 +558,23 @@ def _metric_safe(label: str) -> str:
 # --------------------------------------------------------------------------- artefacts
 
 def write_artifacts(out: Path, title: str, scores: Mapping[str, Any], silver: bool,
-                    records: list[dict], extra: Mapping[str, float]) -> None:
-    """confusion.png, per_label.csv, report.md and predictions.jsonl into ``out``."""
+                    records: list[dict], extra: Mapping[str, float]) -> dict[str, float]:
+    """confusion.png, per_label.csv, report.md, predictions.jsonl and the scores'
+    calibration (calibration.json, reliability.png, coverage.png) into ``out``; returns
+    the calibration metrics (:func:`coresc.reliability.calibration_metrics`)."""
+    from . import reliability as rel
+
     out.mkdir(parents=True, exist_ok=True)
+    calibration = rel.calibration_summary(records)
+    cal_metrics = rel.calibration_metrics(calibration, silver) if calibration else {}
+    if calibration:
+        _write_json(out / rel.ARTIFACT, calibration)
+        ref = "silver: SAPIENTA" if silver else "gold"
+        rel.plot_reliability([(title, calibration)], out / "reliability.png",
+                             f"{title}: reliability of the primary score ({ref})")
+        rel.plot_coverage([(title, calibration)], out / "coverage.png",
+                          f"{title}: accuracy / coverage by --min-score ({ref})")
+        extra = {**extra, **cal_metrics}
     prim = scores["primary"]
     with open(out / "per_label.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
@@ -559,6 +589,7 @@ def write_artifacts(out: Path, title: str, scores: Mapping[str, Any], silver: bo
     with open(out / "predictions.jsonl", "w", encoding="utf-8") as fh:
         for rec in records:
             fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    return cal_metrics
 
 
 def plot_confusion(confusion: Mapping[str, Any], path: Path, title: str) -> None:
@@ -645,6 +676,7 @@ class ExperimentResult:
     fold_run_ids: dict[str, str]
     wall_time: float
     silver: bool
+    partial: str | None = None  # what part of the data a --max-papers trial used
 
 
 class Terminated(KeyboardInterrupt):
@@ -693,7 +725,8 @@ def run_experiment(config: str | Path | Mapping[str, Any] | ExperimentConfig, *,
                    max_papers: int | None = None) -> ExperimentResult:
     """Run an experiment config end to end and record it in MLflow.
 
-    ``config``: a path, a config name in ``experiments/``, a mapping or a loaded config.
+    ``config``: a path, a config name (:func:`resolve_config_path`), a mapping or a loaded
+    config.
     ``jobs``: folds run at the same time (default: 2, fewer when memory is short).
     ``local_fallback``: use the local sqlite store when the tracking server is down.
     ``settings``: :class:`coresc.tracking.TrackingSettings` (default: ``mlflow.yaml``).
@@ -716,11 +749,15 @@ def run_experiment(config: str | Path | Mapping[str, Any] | ExperimentConfig, *,
     _progress(f"{cfg.name}: {len(folds)} fold(s), {len(papers)} papers, {jobs} job(s), "
               f"tracking {settings.tracking_uri}")
 
-    parent = client.create_run(exp_id, run_name=cfg.name, tags={
-        "coresc.config": cfg.name, "coresc.kind": "experiment",
-        "coresc.reference_labels": "silver" if silver else "gold",
-        "mlflow.note.content": cfg.description or cfg.name,
-    })
+    tags = {"coresc.config": cfg.name, "coresc.kind": "experiment",
+            "coresc.reference_labels": "silver" if silver else "gold",
+            "mlflow.note.content": cfg.description or cfg.name}
+    if max_papers:  # a trial on part of the data must never pass for the real experiment
+        tags["coresc.partial"] = f"first {max_papers} papers of each corpus"
+        tags["mlflow.note.content"] = (f"PARTIAL RUN ({tags['coresc.partial']}). "
+                                       + tags["mlflow.note.content"])
+    parent = client.create_run(exp_id, run_name=cfg.name + (" (partial)" if max_papers else ""),
+                               tags=tags)
     pid = parent.info.run_id
     open_runs: dict[str, str] = {pid: "RUNNING"}
     fold_ids: dict[str, str] = {}
@@ -786,7 +823,8 @@ def run_experiment(config: str | Path | Mapping[str, Any] | ExperimentConfig, *,
                 client.set_terminated(run_id, status if run_status == "RUNNING" else run_status)
     _progress(f"{cfg.name}: done in {_fmt_duration(metrics['wall_time_s'])}; run {pid}")
     return ExperimentResult(cfg.name, pid, exp_id, settings.tracking_uri, metrics,
-                            fold_metrics, fold_ids, metrics["wall_time_s"], silver)
+                            fold_metrics, fold_ids, metrics["wall_time_s"], silver,
+                            tags.get("coresc.partial"))
 
 
 def _write_json(path: Path, data: Any) -> None:
@@ -879,11 +917,12 @@ def _log_fold(client, run_id: str, cfg: ExperimentConfig, fold: Fold, res: FoldR
     gold_by, pred_by = _gold_pred(fold.test, papers, res.predictions)
     scores = score_predictions(gold_by, pred_by)
     timing = {"train_time_s": res.train_time, "predict_time_s": res.predict_time}
-    metrics = {**flat_metrics(scores, silver), **timing}
-    _log_metrics(client, run_id, metrics)
-    out = work / f"fold-{fold.name}"
     records = prediction_records(fold.test, papers, res.predictions, fold.name)
-    write_artifacts(out, f"{cfg.name} / {fold.name}", scores, silver, records, timing)
+    out = work / f"fold-{fold.name}"
+    calibration = write_artifacts(out, f"{cfg.name} / {fold.name}", scores, silver, records,
+                                  timing)
+    metrics = {**flat_metrics(scores, silver), **timing, **calibration}
+    _log_metrics(client, run_id, metrics)
     _write_json(out / "fold.json", {"name": fold.name, "train": fold.train, "test": fold.test})
     client.log_artifacts(run_id, str(out))
     if res.model_dir:
@@ -920,10 +959,11 @@ def _log_parent(client, run_id: str, cfg: ExperimentConfig, folds: Sequence[Fold
                                                     / len(vals))
     metrics["train_time_s"] = sum(r.train_time for r in results.values())
     metrics["predict_time_s"] = sum(r.predict_time for r in results.values())
-    _log_metrics(client, run_id, metrics)
     out = work / "parent"
     extra = {k: v for k, v in metrics.items() if k.startswith("fold_") or k.endswith("_time_s")}
-    write_artifacts(out, f"{cfg.name} (all folds pooled)", scores, silver, records, extra)
+    metrics.update(write_artifacts(out, f"{cfg.name} (all folds pooled)", scores, silver,
+                                   records, extra))
+    _log_metrics(client, run_id, metrics)
     client.log_artifacts(run_id, str(out))
     return metrics
 
@@ -938,7 +978,11 @@ def summary_line(result: ExperimentResult) -> str:
         head = f"accuracy {m['accuracy']:.4f}, macro-F1 {m['macro_f1']:.4f}, " \
                f"CoreSC1 kappa {m.get('kappa_coresc1_micro', float('nan')):.3f}, " \
                f"weighted kappa {m.get('kappa_weighted_micro', float('nan')):.3f}"
-    return f"{result.config}: {head}; {_fmt_duration(result.wall_time)}; run {result.run_id}"
+    if "ece_primary" in m:
+        head += f", ECE {m['ece_primary']:.3f}"
+    partial = f" PARTIAL RUN ({result.partial})," if result.partial else ""
+    return (f"{result.config}:{partial} {head}; {_fmt_duration(result.wall_time)}; "
+            f"run {result.run_id}")
 
 
 __all__ = [

@@ -8,9 +8,14 @@ finished run of that config) and writes
 * per test set, the per-label precision / recall / F1 of every model tested on it side by
   side, in the layout of the CRA paper's Table 8 (ART-trained vs CRA-trained on CRA, and
   the reverse direction on ART), with the published numbers alongside and a bar chart;
-* for a leave-one-domain-out run, per-label F1 in each OA-STM domain (table and plot).
+* for a leave-one-domain-out run, per-label F1 in each OA-STM domain (table and plot);
+* how far the scores can be trusted: expected calibration error, reliability diagram and
+  the accuracy / coverage curve of ``annotate --min-score`` (from each run's
+  ``calibration.json`` artefact, :mod:`coresc.reliability`).
 
-Everything is read from the runs' metrics and parameters; nothing is recomputed here.
+A partial run (``coresc experiment --max-papers``) is marked as such wherever it appears.
+Everything is read from the runs' metrics, parameters and artefacts; nothing is
+recomputed here. A store that does not exist is an error, and is not created.
 """
 
 from __future__ import annotations
@@ -62,6 +67,12 @@ class RunInfo:
     train: str
     metrics: dict[str, float]
     params: dict[str, str]
+    partial: str | None = None  # what part of the data a --max-papers trial used
+
+    @property
+    def label(self) -> str:
+        """The run's name in tables: its config, marked when it is a partial run."""
+        return f"{self.config} (PARTIAL: {self.partial})" if self.partial else self.config
 
     @property
     def prefix(self) -> str:
@@ -114,7 +125,10 @@ def resolve_runs(refs: Sequence[str], client, experiment_id: str) -> list[RunInf
             run_id=run.info.run_id, config=tags.get("coresc.config", ref),
             silver=tags.get("coresc.reference_labels") == "silver",
             test=params.get("test_corpora", "?"), train=params.get("train_corpora", "?"),
-            metrics=dict(run.data.metrics), params=dict(params)))
+            metrics=dict(run.data.metrics), params=dict(params),
+            partial=tags.get("coresc.partial") or (
+                f"first {params['max_papers']} papers of each corpus"
+                if params.get("max_papers") else None)))
     return out
 
 
@@ -126,21 +140,22 @@ def _fmt(v: float | None, pct: bool = True) -> str:
 
 def headline_table(runs: Sequence[RunInfo]) -> list[str]:
     lines = ["| experiment | trained on | tested on | labels | accuracy / agreement % | "
-             "macro-F1 | CoreSC1 kappa | weighted kappa | wall time | run |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "macro-F1 | CoreSC1 kappa | weighted kappa | ECE | wall time | run |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in runs:
         kind = "silver: agreement with SAPIENTA" if r.silver else "gold: accuracy"
         wall = r.metrics.get("wall_time_s")
         lines.append(
-            f"| {r.config} | {r.train} | {r.test} | {kind} | {_fmt(r.headline)} | "
+            f"| {r.label} | {r.train} | {r.test} | {kind} | {_fmt(r.headline)} | "
             f"{_fmt(r.metrics.get(r.prefix + 'macro_f1'), False)} | "
             f"{_fmt(r.metrics.get(r.prefix + 'kappa_coresc1_micro'), False)} | "
             f"{_fmt(r.metrics.get(r.prefix + 'kappa_weighted_micro'), False)} | "
+            f"{_fmt(r.metrics.get(r.prefix + 'ece_primary'), False)} | "
             f"{'-' if wall is None else f'{wall / 60:.1f} min'} | `{r.run_id[:8]}` |")
     for r in runs:
         if r.config in PUBLISHED_ACCURACY:
             acc, what = PUBLISHED_ACCURACY[r.config]
-            lines.append(f"| published: {what} | | | gold: accuracy | {acc:.1f} | | | | | |")
+            lines.append(f"| published: {what} | | | gold: accuracy | {acc:.1f} | | | | | | |")
     return lines
 
 
@@ -148,7 +163,7 @@ def side_by_side(test: str, runs: Sequence[RunInfo]) -> list[str]:
     """Table 8 layout: one row per label, P / R / F1 of each model on the same test set."""
     labels = sorted({lab for r in runs for lab in r.per_label()}, key=sort_key)
     published = test == "cra"
-    head = "| label | " + " | ".join(f"{r.config} P | {r.config} R | {r.config} F1"
+    head = "| label | " + " | ".join(f"{r.label} P | {r.label} R | {r.label} F1"
                                      for r in runs)
     sep = "| --- | " + " | ".join("--- | --- | ---" for _ in runs)
     if published:
@@ -175,7 +190,7 @@ def plot_side_by_side(test: str, runs: Sequence[RunInfo], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     labels = sorted({lab for r in runs for lab in r.per_label()}, key=sort_key)
-    series = [(f"{r.config}", [100 * r.per_label().get(lab, {}).get("f1", 0.0)
+    series = [(r.label, [100 * r.per_label().get(lab, {}).get("f1", 0.0)
                                for lab in labels]) for r in runs]
     if test == "cra":
         series.append(("published CRF (CRA 3-fold)",
@@ -247,9 +262,10 @@ def write_report(refs: Sequence[str], out: str | Path, tracking_uri: str | None 
 
     settings = load_settings()
     uri = tracking_uri or settings.tracking_uri
-    from .tracking import check_reachable
+    from .tracking import check_reachable, check_store_exists
 
     check_reachable(uri)
+    check_store_exists(uri)  # opening a missing sqlite store would create it
     client = _client(uri)
     name = experiment_name or settings.experiment_name
     exp = client.get_experiment_by_name(name)
@@ -264,7 +280,13 @@ def write_report(refs: Sequence[str], out: str | Path, tracking_uri: str | None 
           "Gold labels are human annotation; silver labels are SAPIENTA's automatic output, "
           "so scores against them are *agreement with SAPIENTA (silver)*, not accuracy. "
           f"Published numbers are reference values from the {PUBLISHED_SOURCE}, "
-          "not results of this project.", "", "## Headline numbers", ""]
+          "not results of this project.", ""]
+    partial = [r for r in runs if r.partial]
+    if partial:
+        md += ["**Partial runs** (`coresc experiment --max-papers`, a quick check on part of "
+               "the data, not comparable with full runs or the published numbers): "
+               + ", ".join(f"{r.config} ({r.partial})" for r in partial) + ".", ""]
+    md += ["## Headline numbers", ""]
     md += headline_table(runs)
     by_test: dict[str, list[RunInfo]] = {}
     for r in runs:
@@ -298,6 +320,9 @@ def write_report(refs: Sequence[str], out: str | Path, tracking_uri: str | None 
                 md.append(f"| {dom} | " + " | ".join(_fmt(f1s.get(lab)) for lab in labels)
                           + " |")
             md += ["", f"![per-label F1 per domain]({png.name})"]
+    cal_md, cal_files = _calibration_section(client, runs, stem)
+    md += cal_md
+    written += cal_files
     _atomic_write(out, "\n".join(md) + "\n")
     return [out, *written]
 
@@ -342,6 +367,43 @@ def per_fold_section(client, experiment_id: str, runs: Sequence[RunInfo]) -> lis
 
 def _delta(value: float | None, base: float | None) -> str:
     return "n/a" if value is None or base is None else f"{(value - base) * 100:+.2f}"
+
+
+def _calibration_section(client, runs: Sequence[RunInfo], stem: Path) -> tuple[list[str],
+                                                                           list[Path]]:
+    """ECE table, reliability diagram and accuracy / coverage curve of the runs that
+    logged a ``calibration.json`` artefact."""
+    import json
+
+    from . import reliability as rel
+
+    series = []
+    for r in runs:
+        try:
+            path = client.download_artifacts(r.run_id, rel.ARTIFACT)
+        except Exception:  # runs logged before calibration was measured have none
+            continue
+        series.append((r.label, json.loads(Path(path).read_text(encoding="utf-8"))))
+    if not series:
+        return [], []
+    reliability_png = Path(f"{stem}-reliability.png")
+    coverage_png = Path(f"{stem}-coverage.png")
+    rel.plot_reliability(series, reliability_png, "Reliability of the primary label's score")
+    rel.plot_coverage(series, coverage_png, "Accuracy / coverage as --min-score rises")
+    silver = any(r.silver for r in runs)
+    md = ["", "## Scores: calibration and the accuracy / coverage curve", "",
+          "A score is meant as the probability that the label is one of the sentence's "
+          "reference labels. ECE: expected calibration error of the primary label's score "
+          f"over {len(series[0][1]['primary']['bins'])} equal-width bins, against that event "
+          "(and against the stricter \"is the primary reference label\"); ECE secondary: of "
+          "the emitted 2nd/3rd labels (their number in brackets). The last columns show "
+          "what `coresc annotate --min-score X` keeps: the share of sentences left with a "
+          "label and the accuracy of their primary label."
+          + (" On silver runs, accuracy means agreement with SAPIENTA." if silver else ""),
+          "", *rel.summary_table(series), "",
+          f"![reliability diagram]({reliability_png.name})",
+          f"![accuracy / coverage]({coverage_png.name})"]
+    return md, [reliability_png, coverage_png]
 
 
 def _slug(text: str) -> str:

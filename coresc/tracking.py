@@ -145,6 +145,24 @@ def check_reachable(uri: str, timeout: float = PROBE_TIMEOUT) -> None:
         ) from None
 
 
+def check_store_exists(uri: str) -> None:
+    """Raise :class:`UsageError` when ``uri`` names a local store (sqlite file, or a
+    ``file:`` / plain folder) that does not exist; MLflow would create an empty one."""
+    path = None
+    if uri.startswith("sqlite:///"):
+        path = Path(uri[len("sqlite:///"):])  # relative to the working directory, as MLflow
+    elif uri.startswith("file:"):
+        from urllib.parse import urlparse
+        from urllib.request import url2pathname
+
+        path = Path(url2pathname(urlparse(uri).path))
+    elif "://" not in uri:
+        path = Path(uri)
+    if path is not None and not path.exists():
+        raise UsageError(f"no MLflow store at {path}: run `coresc experiment` first, or point "
+                         "--tracking-uri / MLFLOW_TRACKING_URI / mlflow.yaml at your store")
+
+
 def connect(settings: TrackingSettings | None = None, local_fallback: bool = False):
     """Check the tracking store, point MLflow at it, and return ``(client, experiment_id)``.
 

@@ -14,7 +14,7 @@ from coresc.document import Label, Paper, Paragraph, Section, Sentence
 from coresc.errors import UsageError
 from coresc.tracking import TrackingSettings
 
-CONFIGS = sorted((Path(__file__).parent.parent / "experiments").glob("*.yaml"))
+CONFIGS = sorted(ex.CONFIGS_DIR.glob("*.yaml"))
 
 
 # --------------------------------------------------------------------------- helpers

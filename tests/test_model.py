@@ -99,7 +99,8 @@ def test_annotate_sets_pred(model, papers):
 def test_save_load_round_trip(model, papers, tmp_path):
     model.save(tmp_path / "m")
     names = sorted(f.name for f in (tmp_path / "m").iterdir())
-    assert names == ["config.json", "crf.crfsuite", "meta.json", "ovr.npz", "ovr_vocab.json"]
+    assert names == ["MODEL_CARD.md", "calibration.json", "config.json", "crf.crfsuite",
+                     "meta.json", "ovr.npz", "ovr_vocab.json"]
     loaded = CoreSCClassifier.load(tmp_path / "m")
     assert loaded.get_params() == model.get_params()
     a, b = model.predict(papers), loaded.predict(papers)
@@ -148,7 +149,8 @@ def test_validation_and_unfitted(papers):
 def test_decode_modes(papers, tmp_path):
     """posterior = argmax of each sentence's marginal; viterbi = the tagger's path."""
     m = CoreSCClassifier(features=GROUPS, c1=0.5, c2=5.0, max_iterations=10,
-                         secondary=False, decode="posterior", verbose=False).fit(papers)
+                         secondary=False, decode="posterior", calibrate=False,
+                         verbose=False).fit(papers)
     assert m.label_bias_ == {} and m.meta_["inner_cv_accuracy"] == {}  # no inner CV
     marg = m.marginals(papers)
     got = [[r[0].label for r in paper] for paper in m.predict(papers)]

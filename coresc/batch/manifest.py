@@ -32,7 +32,7 @@ from .work import Outcome, fingerprint
 MANIFEST_VERSION = 1
 
 #: Settings that must match for ``--resume`` to continue an output.
-RESUME_KEYS = ("model_sha256", "to", "format", "domain")
+RESUME_KEYS = ("model_sha256", "to", "format", "domain", "min_score")
 
 #: A manifest written to a URL (no appending there) is rewritten at most this often.
 REMOTE_FLUSH_S = 30.0
@@ -116,7 +116,8 @@ class Manifest:
         for key in RESUME_KEYS:
             if header.get(key) != self.settings.get(key):
                 what = {"model_sha256": "model", "to": "output format (--to)",
-                        "format": "input format (--format)", "domain": "--domain"}[key]
+                        "format": "input format (--format)", "domain": "--domain",
+                        "min_score": "--min-score"}[key]
                 raise UsageError(
                     f"{self.location}: this output was made with another {what} "
                     f"({header.get(key)!r}, now {self.settings.get(key)!r}); resume with "

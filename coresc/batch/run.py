@@ -66,7 +66,7 @@ def annotate_files(inputs: Sequence[str | Path], output: str | Path | None = Non
                    domain: str | None = None, jobs: int = 1, scheduler: Any = None,
                    resume: bool = False, progress: str = "auto",
                    as_directory: bool | None = None, batch_size: int | None = None,
-                   grobid: Any = None) -> Summary:
+                   grobid: Any = None, min_score: float | None = None) -> Summary:
     """Annotate files and directories into ``output``, streaming one input at a time.
 
     ``inputs``: files, or directories read recursively (``.xml .nxml .txt .jsonl``).
@@ -79,6 +79,8 @@ def annotate_files(inputs: Sequence[str | Path], output: str | Path | None = Non
     ``"auto"``, ``"bar"``, ``"lines"`` or ``"off"`` (on stderr). ``grobid``: the GROBID
     server PDFs are read through (a URL or ``GrobidClient``; None: ``$CORESC_GROBID_URL``).
     ``-`` among the inputs is standard input, read once before the work starts.
+    ``min_score``: leave sentences whose primary label scores below it unlabelled (see
+    :meth:`~coresc.model.CoreSCClassifier.annotate`).
 
     Everything that can be checked is checked before any paper is read (model, domain,
     output). Inputs that fail are recorded in the manifest and returned in
@@ -87,7 +89,7 @@ def annotate_files(inputs: Sequence[str | Path], output: str | Path | None = Non
     mistake in the arguments.
     """
     plan = _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
-                 as_directory, grobid)
+                 as_directory, grobid, min_score)
     cluster = _cluster()(scheduler, plan.job) if scheduler is not None else None
     try:
         return _execute(plan, cluster, jobs, resume, progress, batch_size)
@@ -105,8 +107,10 @@ class _Plan:
 
 
 def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
-          as_directory, grobid=None) -> _Plan:
+          as_directory, grobid=None, min_score=None) -> _Plan:
     """Everything checked before any paper is read: inputs found, model, domain, output."""
+    if min_score is not None and not 0.0 <= min_score <= 1.0:
+        raise UsageError(f"--min-score must be a probability between 0 and 1, not {min_score}")
     from ..readers import INPUT_SUFFIXES, STDIN, find_inputs
     from ..readers.grobid import grobid_client
 
@@ -130,7 +134,7 @@ def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
     target = plan_target(to, None if output is None else str(output), sources,
                          as_directory, fmt)
     job = Job(model_dir=model_dir, fmt=fmt, to=to, domain=domain, target=target,
-              grobid=client)
+              grobid=client, min_score=min_score)
     return _Plan(sources, loaded, job, [str(f) for f in found.skipped])
 
 
@@ -161,11 +165,11 @@ def _execute(plan: _Plan, cluster, jobs: int, resume: bool, progress: str,
     else:
         outcomes = local_outcomes(todo, job, plan.model, jobs)
     try:
-        _consume(outcomes, summary, manifest, meter, target, job.to)
+        _consume(outcomes, summary, manifest, meter, target, job)
         meter.close()
         if target is not None and target.kind == "parts" and (
                 todo or not _output_exists(target)):
-            _finish_stream(target, manifest, sources, job.to)
+            _finish_stream(target, manifest, sources, job)
     except KeyboardInterrupt:
         outcomes.close()  # stops the workers
         summary.seconds = time.monotonic() - t0
@@ -202,7 +206,7 @@ def _open_manifest(target: Target | None, job: Job, resume: bool) -> Manifest | 
     if target is None or target.manifest is None:
         return None
     settings = {**model_identity(job.model_dir), "to": job.to, "format": job.fmt,
-                "domain": job.domain}
+                "domain": job.domain, "min_score": job.min_score}
     store = Store(target.root)
     manifest = Manifest.open(store, target.manifest, settings, resume)
     if target.kind == "parts" and not resume:
@@ -231,14 +235,14 @@ def _output_exists(target: Target) -> bool:
 
 
 def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest | None,
-             meter: Progress, target: Target | None, to: str) -> None:
+             meter: Progress, target: Target | None, job: Job) -> None:
     header_due = target is None
     for oc in outcomes:
         if target is None:
             if header_due:
-                write_stdout_bytes(_stream_header(to))
+                write_stdout_bytes(_stream_header(job))
                 header_due = False
-            _stdout_outcome(oc, to)
+            _stdout_outcome(oc, job.to)
         if manifest is not None:
             manifest.add(oc, oc.name)
         if oc.status == "done":
@@ -250,11 +254,13 @@ def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest |
         meter.update(oc.sentences if oc.status == "done" else 0)
 
 
-def _stream_header(to: str) -> bytes:
+def _stream_header(job: Job) -> bytes:
     from ..writers import get_writer
 
-    writer = get_writer(to)
-    return b"" if writer.per_paper else writer.load("header")(True).encode("utf-8")
+    writer = get_writer(job.to)
+    if writer.per_paper:
+        return b""
+    return writer.load("header")(True, job.min_score is not None).encode("utf-8")
 
 
 def _stdout_outcome(oc: Outcome, to: str) -> None:
@@ -270,10 +276,10 @@ def _stdout_outcome(oc: Outcome, to: str) -> None:
 
 
 def _finish_stream(target: Target, manifest: Manifest, sources: list[Source],
-                   to: str) -> None:
+                   job: Job) -> None:
     """Join the parts into the output; drop them once every input is in it."""
     done = manifest.done_names([s.name for s in sources])
-    assemble(target, done, _stream_header(to).decode("utf-8"))
+    assemble(target, done, _stream_header(job).decode("utf-8"))
     if len(done) == len(sources):
         Store(target.root).remove_tree(target.parts_dir)
 

@@ -66,6 +66,7 @@ class Job:
     domain: str | None = None
     target: Any = None
     grobid: Any = None  # a readers.grobid.GrobidClient for PDFs, or None
+    min_score: float | None = None  # annotate --min-score: withhold labels scoring below
 
 
 @dataclass
@@ -168,12 +169,14 @@ def _view(paper: Paper, sections: list[Section]) -> Paper:
                  source_path=paper.source_path, sections=sections, meta=paper.meta)
 
 
-def annotate_paper(model, paper: Paper, domain: str | None = None) -> Paper:
-    """Set ``pred`` on every sentence of ``paper`` (in blocks when it is very long)."""
+def annotate_paper(model, paper: Paper, domain: str | None = None,
+                   min_score: float | None = None) -> Paper:
+    """Set ``pred`` on every sentence of ``paper`` (in blocks when it is very long);
+    ``min_score``: as :meth:`CoreSCClassifier.annotate`."""
     if domain is not None:
         paper.meta["corpus"] = domain
     for block in paper_blocks(paper):
-        model.annotate([block])
+        model.annotate([block], min_score=min_score)
     return paper
 
 
@@ -222,8 +225,8 @@ def run_source(source: Source, job: Job, model) -> Outcome:
         out.papers = len(papers)
         out.sentences = sum(len(p) for p in papers)
         for paper in papers:
-            annotate_paper(model, paper, job.domain)
-        rendered = render(papers, job.to)
+            annotate_paper(model, paper, job.domain, job.min_score)
+        rendered = render(papers, job.to, job.min_score is not None)
         if job.target is None:
             out.data = [data for _, data in rendered]
         else:
@@ -234,8 +237,10 @@ def run_source(source: Source, job: Job, model) -> Outcome:
     return out
 
 
-def render(papers: list[Paper], fmt: str) -> list[tuple[Paper, bytes]]:
-    """Each paper's output: a whole file (xml, html) or its part of a stream (jsonl, tsv)."""
+def render(papers: list[Paper], fmt: str,
+           with_withheld: bool = False) -> list[tuple[Paper, bytes]]:
+    """Each paper's output: a whole file (xml, html) or its part of a stream (jsonl, tsv);
+    ``with_withheld``: the stream has room for labels a score threshold kept back."""
     from ..writers import get_writer
 
     writer = get_writer(fmt)
@@ -247,7 +252,7 @@ def render(papers: list[Paper], fmt: str) -> list[tuple[Paper, bytes]]:
         return [(p, render_mode2(p, in_place=True) if _as_mode2(p, fmt) else func(p))
                 for p in papers]
     part = writer.load("part")
-    return [(p, part(p, True).encode("utf-8")) for p in papers]
+    return [(p, part(p, True, with_withheld).encode("utf-8")) for p in papers]
 
 
 def _as_mode2(paper: Paper, fmt: str) -> bool:

@@ -4,8 +4,13 @@ The model annotates every paper of CORPUS (files or directories, any readable fo
 with gold labels); sentences without a gold label are left out of the scores. Prints
 the metrics table (primary label, the five agreement kappas, secondary labels).
 
+Papers the model was trained on (same text or same id as a paper in its meta.json) score
+in-sample: the report then says so at the top, and scores the held-out papers again on
+their own. Only held-out scores say how the model does on new papers.
+
 examples:
-  coresc evaluate ../shared/data/cra-corpus
+  coresc train ../shared/data/art-corpus -o art-model/
+  coresc evaluate --model art-model/ ../shared/data/cra-corpus    # held out: ART only
   coresc evaluate --model my-model/ test-papers/ --json scores.json
 """
 
@@ -33,6 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..metrics import evaluate_papers, format_report
+    from ..model.provenance import seen_in_training
     from ..readers import read_corpus
 
     model = load_model(args.model)
@@ -43,13 +49,60 @@ def run(args: argparse.Namespace) -> int:
         result = evaluate_papers(papers)
     except ValueError as exc:
         raise UsageError(f"{', '.join(args.corpora)}: {exc}") from None
+    try:
+        seen = seen_in_training(model.meta_, papers)
+    except LookupError:
+        seen = None
+    held = [p for p, s in zip(papers, seen or [], strict=False) if not s]
+    held_result = _scores_or_none(evaluate_papers, held) if seen and held else None
+    result["training_overlap"] = overlap = _overlap(papers, seen)
+    overlap["held_out"] = held_result
+    sys.stdout.write(_overlap_lines(overlap))
     sys.stdout.write(format_report(result))
+    if held_result is not None:
+        sys.stdout.write(f"\nheld-out papers only ({len(held)} of {len(papers)}, never seen "
+                         "in training):\n\n" + format_report(held_result))
     if args.json:
         from ..writers import atomic_output
 
         with atomic_output(args.json) as fh:
             json.dump(result, fh, indent=1)
     return 0
+
+
+def _scores_or_none(evaluate, papers):
+    try:
+        return evaluate(papers)
+    except ValueError:  # the held-out papers carry no gold label
+        return None
+
+
+def _overlap(papers, seen) -> dict:
+    """Which evaluated papers the model was trained on (``seen`` None: not recorded)."""
+    if seen is None:
+        return {"known": False}
+    return {"known": True, "n_papers": len(papers),
+            "seen": [{"paper": p.id, "match": s} for p, s in zip(papers, seen, strict=True)
+                     if s],
+            "n_seen_sentences": sum(1 for p, s in zip(papers, seen, strict=True) if s
+                                    for x in p.sentences() if x.gold)}
+
+
+def _overlap_lines(overlap: dict) -> str:
+    """The warning at the top of the report."""
+    if not overlap["known"]:
+        return ("training papers: not recorded by this model, so it cannot tell whether "
+                "these scores are held-out\n\n")
+    n_seen = len(overlap["seen"])
+    if not n_seen:
+        return (f"held-out: none of the {overlap['n_papers']} papers was in the model's "
+                "training data\n\n")
+    held = overlap["held_out"]
+    return (f"WARNING: IN-SAMPLE. {n_seen} of {overlap['n_papers']} papers "
+            f"({overlap['n_seen_sentences']} gold sentences) were in this model's training "
+            "data; the scores below include them and overstate accuracy on new papers. "
+            + ("The held-out papers are scored on their own at the end."
+               if held else "No held-out paper is left to score.") + "\n\n")
 
 
 def set_domain(model, papers, name: str | None) -> None:

@@ -1,14 +1,15 @@
 """Run an experiment config (cross-validation, cross-corpus ...) and record it in MLflow.
 
-CONFIG is a YAML file or the name of one in experiments/ (art-9fold, cra-3fold,
-art-to-cra, cra-to-art, art+cra-to-oa-stm, oa-stm-leave-one-domain-out, csabstruct).
+CONFIG is a YAML file or the name of a config: one in ./experiments/ of the working
+directory, else one shipped with coresc (art-9fold, cra-3fold, art-to-cra, cra-to-art,
+art+cra-to-oa-stm, oa-stm-leave-one-domain-out, csabstruct, ...).
 The config is checked before any training. Runs go where mlflow.yaml says (default: a
 local sqlite store, no server needed); MLFLOW_TRACKING_URI overrides it. Progress goes to
 stderr; the headline numbers go to stdout. Ctrl-C ends the MLflow runs as KILLED.
 
 Examples:
   coresc experiment cra-3fold
-  coresc experiment experiments/art-9fold.yaml --jobs 1
+  coresc experiment my-experiment.yaml --jobs 1
   MLFLOW_TRACKING_URI=http://127.0.0.1:5000 coresc experiment art-to-cra --local-fallback
 """
 
@@ -21,7 +22,7 @@ from ..errors import UsageError
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", nargs="+", metavar="CONFIG",
-                        help="config file or name in experiments/ (several run one by one)")
+                        help="config file or name (several run one by one)")
     parser.add_argument("--jobs", "-j", type=int, default=None,
                         help="folds run at the same time (default 2, fewer if memory is short)")
     parser.add_argument("--local-fallback", action="store_true",
@@ -35,6 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..extras import require
+
+    require("experiments")  # before any work: not after the folds have trained
     from ..experiments import load_config, make_folds, read_corpora, run_experiment, summary_line
 
     if args.jobs is not None and args.jobs < 1:

@@ -30,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..extras import require
+
+    require("experiments")
     from ..report import write_report
 
     files = write_report(args.runs, args.output, tracking_uri=args.tracking_uri,

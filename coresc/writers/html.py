@@ -5,8 +5,11 @@ depth) and every sentence coloured by its primary label: the predicted one when 
 sentence has predictions, else the gold one. Secondary labels follow the sentence as
 small badges, scores are in the sentence's ``title`` (shown on hover), and sentences
 whose predicted primary label differs from the gold one are outlined and carry a
-``≠ gold`` badge. A summary at the top gives label counts (the legend, whose buttons
-filter the sentences) and a stacked bar of label proportions per section (inline SVG).
+``≠ gold`` badge. A sentence that a score threshold (``annotate --min-score``) left
+without a label is shown uncoloured, with a dashed ``no label`` badge naming the label it
+would have had (``data-withheld``). A summary at the top gives label counts (the legend,
+whose buttons filter the sentences) and a stacked bar of label proportions per section
+(inline SVG).
 
 The corpus view gives the label distribution of the whole corpus and of each paper
 and, when sentences carry both predictions and gold labels, the confusion matrix as a
@@ -119,9 +122,12 @@ def _style_attr(style: tuple[str, str]) -> str:
 
 
 def primary(sentence: Sentence) -> str:
-    """The label a sentence is shown with: predicted primary, else gold primary, else ''."""
+    """The label a sentence is shown with: predicted primary, else gold primary, else ''
+    ('' too for a sentence a score threshold left without a label)."""
     if sentence.pred:
         return sentence.pred[0].label
+    if sentence.withheld is not None:
+        return ""
     if sentence.gold:
         return sentence.gold[0].code
     return ""
@@ -211,6 +217,9 @@ def _scores_title(s: Sentence) -> str:
     parts = []
     if s.pred:
         parts.append("predicted: " + ", ".join(f"{p.label} {p.score:.3f}" for p in s.pred))
+    elif s.withheld is not None:
+        parts.append(f"no label: the best, {s.withheld.label} {s.withheld.score:.3f}, "
+                     "is below the minimum score")
     if s.gold:
         parts.append("gold: " + ", ".join(s.gold_codes))
     parts.append(f"sentence {s.sid}")
@@ -228,6 +237,8 @@ def _sentence_html(s: Sentence, styles: dict[str, tuple[str, str]]) -> str:
         attrs.append(f'data-gold="{esc(s.gold[0].code)}"')
     if s.pred and s.gold:
         attrs.append(f'data-match="{int(s.pred[0].label == s.gold[0].code)}"')
+    if s.withheld is not None and not s.pred:
+        attrs.append(f'data-withheld="{esc(s.withheld.label)}"')
     attrs.append(f'style="{_style_attr(style)}"')
     attrs.append(f'title="{esc(_scores_title(s))}"')
     badges = []
@@ -238,6 +249,9 @@ def _sentence_html(s: Sentence, styles: dict[str, tuple[str, str]]) -> str:
                           f"{esc(p.label)} {p.score:.2f}</span>")
         if s.gold and s.pred[0].label != s.gold[0].code:
             badges.append(f'<span class="g">&#8800; gold {esc("/".join(s.gold_codes))}</span>')
+    elif s.withheld is not None:
+        badges.append(f'<span class="w">no label ({esc(s.withheld.label)} '
+                      f"{s.withheld.score:.2f})</span>")
     else:
         for code in s.gold_codes[1:]:
             badges.append(f'<span class="b" data-label="{esc(code)}" '
@@ -275,6 +289,11 @@ def _section_html(i: int, sec: Section, styles: dict[str, tuple[str, str]],
 def _label_sources(sentences: Sequence[Sentence]) -> str:
     n_pred = sum(1 for s in sentences if s.pred)
     n_gold = sum(1 for s in sentences if s.gold)
+    n_withheld = sum(1 for s in sentences if s.withheld is not None and not s.pred)
+    if n_withheld:
+        return (f"colours show predicted labels ({n_pred} sentences); {n_withheld} sentences "
+                "left without a label (score below the minimum)"
+                + (f"; gold labels on {n_gold} sentences are compared" if n_gold else ""))
     if n_pred and n_gold:
         return (f"colours show predicted labels ({n_pred} sentences); "
                 f"gold labels on {n_gold} sentences are compared")

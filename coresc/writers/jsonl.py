@@ -2,8 +2,10 @@
 
 Record: ``paper, sid, section, section_type, zone, text, gold`` (ranked list of label
 codes, empty when unlabelled) and, when any sentence of the paper has predictions,
-``pred`` (ranked list of ``{"label": str, "score": float}``). ``section`` is the
-heading of the sentence's section and ``section_type`` its normalised type.
+``pred`` (ranked list of ``{"label": str, "score": float}``). A sentence that a score
+threshold (``annotate --min-score``) left without a label has ``"pred": []`` and
+``"withheld": {"label", "score", "min_score"}``: the label it would have had. ``section``
+is the heading of the sentence's section and ``section_type`` its normalised type.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ def sentence_records(paper: Paper, with_pred: bool | None = None) -> Iterator[di
     ``with_pred``: add ``pred``; ``None`` adds it when any sentence has predictions.
     """
     if with_pred is None:
-        with_pred = any(s.pred for s in paper.sentences())
+        with_pred = any(s.annotated for s in paper.sentences())
     for sec in paper.sections:
         for sent in sec.sentences():
             record: dict[str, Any] = {
@@ -40,19 +42,33 @@ def sentence_records(paper: Paper, with_pred: bool | None = None) -> Iterator[di
             if with_pred:
                 record["pred"] = [{"label": p.label, "score": round(p.score, SCORE_DECIMALS)}
                                   for p in sent.pred]
+                if sent.withheld is not None:
+                    record["withheld"] = withheld_record(sent, paper)
             yield record
 
 
-def jsonl_part(paper: Paper, with_pred: bool | None = None) -> str:
-    """One paper's lines of a JSONL file (one JSON object per sentence, not escaped)."""
+def jsonl_part(paper: Paper, with_pred: bool | None = None,
+               with_withheld: bool | None = None) -> str:
+    """One paper's lines of a JSONL file (one JSON object per sentence, not escaped).
+
+    ``with_withheld`` is accepted for the writers' common signature: a record has a
+    ``withheld`` field exactly when its sentence had a label kept back.
+    """
     dumps = json.dumps
     return "".join(dumps(record, ensure_ascii=False) + "\n"
                    for record in sentence_records(paper, with_pred))
 
 
-def jsonl_header(with_pred: bool) -> str:
+def jsonl_header(with_pred: bool, with_withheld: bool = False) -> str:
     """What a JSONL file starts with: nothing (every line is a record)."""
     return ""
+
+
+def withheld_record(sent, paper: Paper) -> dict[str, Any]:
+    """The label a ``--min-score`` threshold kept back, its score and the threshold."""
+    return {"label": sent.withheld.label,
+            "score": round(sent.withheld.score, SCORE_DECIMALS),
+            "min_score": paper.meta.get("min_score")}
 
 
 def write_jsonl(papers: Sequence[Paper], fh: TextIO) -> None:

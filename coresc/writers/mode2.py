@@ -10,6 +10,10 @@ they were; when the ``<s>`` already wraps its text in ``<text>`` (SAPIENTA's
 annotator output) they go before it instead. A root other than ``PAPER`` (JATS,
 Elsevier) is wrapped in ``<PAPER><mode2 .../>...</PAPER>`` as SAPIENTA's splitter does.
 
+A sentence that a score threshold (``annotate --min-score``) left without a label gets no
+``CoreSc`` element but an empty ``CoreScWithheld`` with the label it would have had
+(``type``), its ``score`` and the threshold (``minScore``); readers take it for no label.
+
 Papers without a source tree (plain text, JSONL) get a fresh SciXML-like document:
 ``PAPER/mode2``, ``TITLE``, ``ABSTRACT``, ``BODY/DIV[@DEPTH]/HEADER``, ``P``, ``s``.
 
@@ -29,7 +33,9 @@ from .. import __version__
 from ..document import Label, Paper, Prediction, Section, Sentence
 from ..xmlsafe import localname
 
-ANNOTATION_TAGS = {"annotationART": 1, "CoreSc1": 1, "CoreSc2": 2, "CoreSc3": 3}
+WITHHELD_TAG = "CoreScWithheld"
+ANNOTATION_TAGS = {"annotationART": 1, "CoreSc1": 1, "CoreSc2": 2, "CoreSc3": 3,
+                   WITHHELD_TAG: 0}
 MAX_LABELS = 3
 LABEL_SOURCES = ("auto", "pred", "gold")
 
@@ -49,7 +55,8 @@ def render_mode2(paper: Paper, labels: str = "auto", in_place: bool = False) -> 
 def mode2_tree(paper: Paper, labels: str = "auto",
                in_place: bool = False) -> etree._ElementTree:
     """A new mode2 document for ``paper`` (the paper is left untouched unless ``in_place``)."""
-    attrs = label_attributes(paper.sentences(), uses_predictions(paper, labels))
+    attrs = label_attributes(paper.sentences(), uses_predictions(paper, labels),
+                             paper.meta.get("min_score"))
     if paper.tree is None:
         return _fresh_tree(paper, attrs)
     return _annotated_copy(paper, attrs, in_place)
@@ -62,20 +69,29 @@ def uses_predictions(paper: Paper, labels: str) -> bool:
     """
     if labels not in LABEL_SOURCES:
         raise ValueError(f"labels must be one of {LABEL_SOURCES}, not {labels!r}")
-    return labels == "pred" or (labels == "auto" and any(s.pred for s in paper.sentences()))
+    return labels == "pred" or (labels == "auto" and any(s.annotated for s in paper.sentences()))
 
 
-def label_attributes(sentences: Iterable[Sentence], use_pred: bool) -> list[list[dict]]:
+def label_attributes(sentences: Iterable[Sentence], use_pred: bool,
+                     min_score: float | None = None) -> list[list[dict]]:
     """Per sentence, the attribute dicts of its ``CoreSc1``..``CoreSc3`` (ranked).
 
     Gold labels keep their own attributes (missing ones stay missing, so a gold paper
     reads back exactly). Predictions get SAPIENTA's attributes: ``conceptID`` is the
     label plus a running count over the paper, ``novelty`` and ``advantage`` are
-    ``"None"``, plus the model's ``score``.
+    ``"None"``, plus the model's ``score``. A withheld prediction gives one dict whose
+    ``_tag`` is :data:`WITHHELD_TAG`.
     """
     counts: Counter[str] = Counter()
     out = []
     for sent in sentences:
+        if use_pred and not sent.pred and sent.withheld is not None:
+            w = {"_tag": WITHHELD_TAG, "type": sent.withheld.label,
+                 "score": f"{sent.withheld.score:.3f}"}
+            if min_score is not None:
+                w["minScore"] = f"{min_score:g}"
+            out.append([w])
+            continue
         ranked = sent.pred if use_pred else sent.gold
         out.append([_pred_attrs(x, counts) if use_pred else _gold_attrs(x)
                     for x in ranked[:MAX_LABELS]])
@@ -153,13 +169,22 @@ def _annotate_sentence(s: etree._Element, attrs: list[dict]) -> None:
         # "GSC" (gold standard) stays only on the gold labels it came with.
         if rank in old_atype and "score" not in values:
             values = {"atype": old_atype[rank], **values}
-        new.append(etree.Element(f"CoreSc{rank}", values))
+        new.append(_label_element(rank, values))
     text_child = next(s.iterchildren("{*}text"), None)
     if text_child is not None:
         for el in reversed(new):
             text_child.addprevious(el)
     else:
         s.extend(new)
+
+
+def _label_element(rank: int, values: dict) -> etree._Element:
+    """``CoreSc<rank>`` (or the tag a dict's ``_tag`` names) with the other attributes."""
+    el = etree.Element(values.get("_tag", f"CoreSc{rank}"))
+    for key, value in values.items():
+        if key != "_tag":
+            el.set(key, value)
+    return el
 
 
 def _append_before(el: etree._Element, text: str | None) -> None:
@@ -259,4 +284,4 @@ def _add_sentence(parent: etree._Element, sent: Sentence, attrs: list[dict]) -> 
     s = etree.SubElement(parent, "s", sid=sent.sid)
     s.text = sent.text
     for rank, values in enumerate(attrs, start=1):
-        etree.SubElement(s, f"CoreSc{rank}", values)
+        s.append(_label_element(rank, values))

@@ -1,0 +1,344 @@
+"""The model card of a model directory: what it was trained on, how good it is, its limits.
+
+Everything on the card is generated, never typed in: :func:`card_markdown` renders it from
+the directory's ``meta.json`` and ``config.json`` (training corpora, counts, label
+distribution, settings, version, date, the command that built it) and, when present,
+``evaluation.json``: held-out results of the experiment runner and the weaknesses seen in
+its held-out predictions, made by :func:`evaluation_from_predictions` (called by
+``experiments/model_card.py`` on finished MLflow runs, never on in-sample predictions).
+:func:`write_card` puts the rendering in ``MODEL_CARD.md``; ``coresc model-info`` prints it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..labels import LABEL_NAMES, sort_key
+from .storage import read_json, write_atomic
+
+CARD_FILE = "MODEL_CARD.md"
+EVALUATION_FILE = "evaluation.json"
+
+#: What a corpus's licence means for a model trained on it, by corpus name (as
+#: ``Paper.meta["corpus"]`` spells it: the experiment configs' names or the folder names
+#: ``coresc train`` uses). Source: ../shared/data/README.md.
+CORPUS_LICENCES: dict[str, tuple[str, str]] = {
+    "art": ("ART corpus (Liakata et al.), chemistry and biochemistry papers",
+            "CC BY-NC 3.0 (non-commercial use, with attribution)"),
+    "cra": ("Multi-CoreSC CRA corpus, cancer risk assessment papers",
+            "research use (see the corpus paper)"),
+    "csabstruct": ("CSAbstruct, computer-science abstracts", "Apache-2.0"),
+}
+
+#: The confusions the card reports, as (label, label) pairs, and how many examples each.
+CONFUSIONS = (("Exp", "Met"), ("Obs", "Res"))
+N_EXAMPLES = 2
+EXAMPLE_CHARS = 220
+
+
+def corpus_key(name: str) -> str | None:
+    """The :data:`CORPUS_LICENCES` key of a corpus name (``art-corpus`` -> ``art``)."""
+    base = name.lower().removesuffix("-corpus").removesuffix("_corpus")
+    return base if base in CORPUS_LICENCES else None
+
+
+def uses_art(meta: Mapping[str, Any]) -> bool:
+    """Whether the model's training data includes the ART corpus (CC BY-NC)."""
+    return "art" in {corpus_key(c) for c in _training(meta).get("corpora", {})}
+
+
+def _training(meta: Mapping[str, Any]) -> Mapping[str, Any]:
+    record = meta.get("training_data")
+    return record if isinstance(record, Mapping) else {}
+
+
+# ---------------------------------------------------------------- held-out evaluation
+
+
+def evaluation_from_predictions(runs: Sequence[Mapping[str, Any]],
+                                records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The card's ``evaluation.json``: held-out results and weaknesses.
+
+    ``runs``: one dict per experiment run (``config``, ``run_id``, ``test``, ``train``,
+    ``labels`` gold/silver, ``metrics``, ``settings``: differences from the model's own
+    settings, empty when none); ``records``: the runs' pooled held-out prediction
+    records (``predictions.jsonl``: ``corpus``, ``zone``, ``text``, ``gold``, ``pred``)
+    of the runs on gold labels.
+    """
+    records = [r for r in records if r.get("gold") and r.get("pred")]
+    return {
+        "generated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "runs": [dict(r) for r in runs],
+        "weaknesses": weaknesses(records) if records else {},
+    }
+
+
+def weaknesses(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Captions against the rest, and the :data:`CONFUSIONS`, from held-out records.
+
+    Examples are the wrong predictions with the highest scores (the ones a score filter
+    would let through), in a fixed order.
+    """
+    def right(r) -> bool:
+        return r["pred"][0]["label"] == r["gold"][0]
+
+    caption = [r for r in records if r.get("zone") == "caption"]
+    rest = [r for r in records if r.get("zone") != "caption"]
+    out: dict[str, Any] = {"n": len(records)}
+    if caption:
+        wrong = Counter((r["gold"][0], r["pred"][0]["label"]) for r in caption if not right(r))
+        out["captions"] = {
+            "n": len(caption), "accuracy": sum(map(right, caption)) / len(caption),
+            "accuracy_elsewhere": sum(map(right, rest)) / len(rest) if rest else None,
+            "top_confusions": [[g, p, n] for (g, p), n in wrong.most_common(3)],
+            "examples": _examples([r for r in caption if not right(r)])}
+    pairs = []
+    for a, b in CONFUSIONS:
+        entry = {"labels": [a, b]}
+        for g, p in ((a, b), (b, a)):
+            gold = [r for r in records if r["gold"][0] == g]
+            confused = [r for r in gold if r["pred"][0]["label"] == p]
+            entry[f"{g}_as_{p}"] = {"n": len(confused), "of": len(gold),
+                                    "examples": _examples(confused)}
+        pairs.append(entry)
+    out["confusions"] = pairs
+    return out
+
+
+def _examples(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    ranked = sorted(records, key=lambda r: (-r["pred"][0]["score"], r.get("corpus") or "",
+                                            str(r.get("paper")), str(r.get("sid"))))
+    out = []
+    for r in ranked[:N_EXAMPLES]:
+        text = r["text"] if len(r["text"]) <= EXAMPLE_CHARS \
+            else r["text"][: EXAMPLE_CHARS - 1].rstrip() + "…"
+        out.append({"corpus": r.get("corpus"), "paper": r.get("paper"), "text": text,
+                    "gold": r["gold"], "pred": r["pred"][0]["label"],
+                    "score": round(float(r["pred"][0]["score"]), 3)})
+    return out
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def card_markdown(model_dir: str | Path) -> str:
+    """The model card of ``model_dir`` as Markdown (see the module docstring)."""
+    d = Path(model_dir)
+    meta = read_json(d / "meta.json")
+    config = read_json(d / "config.json")
+    evaluation = read_json(d / EVALUATION_FILE) if (d / EVALUATION_FILE).is_file() else None
+    if evaluation is not None and evaluation.get("model_trained") != meta.get("trained"):
+        evaluation = None  # made for an earlier training of this directory
+    name = d.name or str(d)
+    lines = [f"# Model card: coresc model `{name}`", "",
+             "Labels each sentence of a scientific paper with its CoreSC discourse role "
+             "(primary label, up to two secondary labels, each with a score); use it with "
+             f"`coresc annotate --model {name}/`, or without `--model` for the bundled "
+             "model.", "",
+             f"coresc {meta.get('coresc_version', '?')} model, trained "
+             f"{meta.get('trained', '?')}; {meta.get('n_papers', '?')} papers, "
+             f"{meta.get('n_sentences', '?')} sentences "
+             f"({meta.get('n_labelled', '?')} with a gold label).", ""]
+    lines += _training_section(meta)
+    lines += _licence_section(meta)
+    lines += _evaluation_section(evaluation)
+    lines += _scores_section(meta)
+    lines += _weakness_section(evaluation)
+    lines += _settings_section(meta, config)
+    lines += _rebuild_section(meta, evaluation)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_card(model_dir: str | Path) -> Path:
+    """Write ``MODEL_CARD.md`` into ``model_dir`` (atomically); return its path.
+
+    An ``evaluation.json`` made for an earlier training of the directory is removed.
+    """
+    d = Path(model_dir)
+    if (d / EVALUATION_FILE).is_file() and read_json(d / EVALUATION_FILE).get(
+            "model_trained") != read_json(d / "meta.json").get("trained"):
+        (d / EVALUATION_FILE).unlink()
+    path = d / CARD_FILE
+    write_atomic(path, card_markdown(model_dir).encode("utf-8"))
+    return path
+
+
+def _training_section(meta: Mapping[str, Any]) -> list[str]:
+    record = _training(meta)
+    lines = ["## Training data", ""]
+    corpora = record.get("corpora") or {}
+    if not corpora:
+        return lines + ["Not recorded (the model was saved before coresc recorded its "
+                        "training papers).", ""]
+    lines += ["| corpus | what | licence | papers | sentences | with a gold label |",
+              "| --- | --- | --- | ---: | ---: | ---: |"]
+    for corpus, c in corpora.items():
+        what, licence = CORPUS_LICENCES.get(corpus_key(corpus) or "", ("", "unknown: check "
+                                                                         "the data's terms"))
+        lines.append(f"| {corpus or '(unnamed)'} | {what} | {licence} | {c['papers']} | "
+                     f"{c['sentences']} | {c['labelled']} |")
+    counts = record.get("label_counts") or {}
+    total = sum(counts.values())
+    if total:
+        lines += ["", "Primary gold labels of the training sentences:", "",
+                  "| label | | sentences | share |", "| --- | --- | ---: | ---: |"]
+        for lab in sorted(counts, key=sort_key):
+            lines.append(f"| {lab} | {LABEL_NAMES.get(lab, '')} | {counts[lab]} | "
+                         f"{100 * counts[lab] / total:.1f}% |")
+    lines += ["", "Every training paper's id and content hash are in `meta.json` "
+              "(`training_data`); `coresc evaluate` uses them to keep training papers apart "
+              "from held-out ones.", ""]
+    return lines
+
+
+def _licence_section(meta: Mapping[str, Any]) -> list[str]:
+    lines = ["## Licence and use", "",
+             "The coresc code is MIT-licensed. A trained model is made from its training "
+             "corpora, whose terms follow it:", ""]
+    if uses_art(meta):
+        lines += [
+            "- **This model was trained on the ART corpus, licensed CC BY-NC 3.0.** Whether "
+            "a statistical model is an adaptation of its training data is not settled law; "
+            "coresc treats the model as one. Use it, and the labels it produces, for "
+            "non-commercial purposes only, and credit the ART corpus (Liakata et al.). "
+            "For commercial use, train a model without ART (see *Rebuild*) and check "
+            "the terms of the data you train it on."]
+    else:
+        lines += ["- This model was trained without the ART corpus (no CC BY-NC data)."]
+    for corpus in _training(meta).get("corpora") or {}:
+        key = corpus_key(corpus)
+        if key and key != "art":
+            what, licence = CORPUS_LICENCES[key]
+            lines.append(f"- {what}: {licence}.")
+        elif not key:
+            lines.append(f"- `{corpus or '(unnamed)'}`: licence unknown to coresc; check it.")
+    return lines + ["", "This is not legal advice.", ""]
+
+
+def _evaluation_section(evaluation: Mapping[str, Any] | None) -> list[str]:
+    lines = ["## Held-out accuracy", ""]
+    if not evaluation or not evaluation.get("runs"):
+        return lines + [
+            "No held-out evaluation is recorded for this model. Scores on its own training "
+            "papers say nothing about new papers: evaluate it on papers it was not trained "
+            "on (`coresc evaluate` reports training papers apart), or run the experiment "
+            "runner and `experiments/model_card.py` (see *Rebuild*).", ""]
+    lines += ["From the experiment runner (`coresc experiment`): each test paper was "
+              "labelled by a model trained without it, with this model's settings unless "
+              "the last column says otherwise. Generated "
+              f"{evaluation.get('generated', '?')}.", "",
+              "| tested on | trained on | reference labels | sentences | accuracy | macro-F1 "
+              "| ECE of the primary score | experiment (MLflow run) | settings |",
+              "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |"]
+    for r in evaluation["runs"]:
+        m = r.get("metrics", {})
+        silver = r.get("labels") == "silver"
+        pre = "silver_" if silver else ""
+        acc = m.get("silver_agreement" if silver else "accuracy")
+        diff = "; ".join(r.get("settings") or []) or "same"
+        lines.append(
+            f"| {r.get('test')} | {r.get('train')} | "
+            f"{'silver (agreement with SAPIENTA)' if silver else 'gold'} | "
+            f"{int(m.get('n_sentences', 0))} | {_pct(acc)} | {_num(m.get(pre + 'macro_f1'))} | "
+            f"{_num(m.get(pre + 'ece_primary'))} | {r.get('config')} (`{r.get('run_id', '')[:8]}`)"
+            f" | {diff} |")
+    return lines + [""]
+
+
+def _scores_section(meta: Mapping[str, Any]) -> list[str]:
+    stats = meta.get("calibration")
+    lines = ["## What a score means", ""]
+    if not stats:
+        return lines + ["Scores are uncalibrated: the primary label's is a CRF marginal, a "
+                        "secondary label's a one-vs-rest probability. Do not read them as "
+                        "probabilities.", ""]
+    return lines + [
+        "Every score is a calibrated probability that the label is one of the sentence's "
+        "labels, on one scale for the primary and the secondary labels, non-increasing "
+        "down each sentence's list. The calibration was fitted on out-of-fold predictions "
+        f"of {stats.get('n', '?')} training sentences (inner folds), where the raw primary "
+        "score (a CRF marginal) had an expected calibration error of "
+        f"{_num(stats.get('ece_primary_raw'))}. On papers unlike the training papers, "
+        "scores are less reliable: see the held-out ECE above, where one is recorded. "
+        "`coresc annotate --min-score X` leaves sentences whose primary label scores below "
+        "X without a label.", ""]
+
+
+def _weakness_section(evaluation: Mapping[str, Any] | None) -> list[str]:
+    w = (evaluation or {}).get("weaknesses") or {}
+    lines = ["## Known weaknesses", ""]
+    if not w:
+        return lines + ["Not measured: needs a held-out evaluation (see *Rebuild*).", ""]
+    lines.append(f"From {w['n']} held-out sentences with gold labels "
+                 "(examples: the wrong labels with the highest scores).")
+    cap = w.get("captions")
+    if cap:
+        tops = ", ".join(f"{g} as {p} ({n})" for g, p, n in cap["top_confusions"])
+        lines += ["", f"- **Figure and table captions**: {cap['n']} caption sentences, "
+                  f"accuracy {_pct(cap['accuracy'])} against "
+                  f"{_pct(cap['accuracy_elsewhere'])} elsewhere; most common errors: {tops}."]
+        lines += _example_lines(cap["examples"])
+    for pair in w.get("confusions", []):
+        a, b = pair["labels"]
+        ab, ba = pair[f"{a}_as_{b}"], pair[f"{b}_as_{a}"]
+        lines += ["", f"- **{a} vs {b}** ({LABEL_NAMES.get(a, a)} / {LABEL_NAMES.get(b, b)}): "
+                  f"{ab['n']} of {ab['of']} {a} sentences labelled {b}, "
+                  f"{ba['n']} of {ba['of']} {b} sentences labelled {a}."]
+        lines += _example_lines(ab["examples"] + ba["examples"])
+    return lines + [""]
+
+
+def _example_lines(examples: Sequence[Mapping[str, Any]]) -> list[str]:
+    return [f"  - \"{e['text']}\" (gold {'/'.join(e['gold'])}, predicted {e['pred']} "
+            f"at {e['score']:.2f}; {e.get('corpus') or ''} {e.get('paper') or ''})"
+            for e in examples]
+
+
+def _settings_section(meta: Mapping[str, Any], config: Mapping[str, Any]) -> list[str]:
+    sec = meta.get("secondary") or {}
+    lines = ["## Settings", "",
+             f"- features: {', '.join(config.get('features', []))}",
+             f"- primary label: linear-chain CRF, c1 {meta.get('c1')} / c2 {meta.get('c2')}, "
+             f"decoding `{config.get('decode', '?')}`"
+             + (", stacked second CRF" if config.get("stack") else "")
+             + (f", domain copies {', '.join(meta.get('domains') or [])}"
+                if meta.get("domains") else ""),
+             f"- labels: {', '.join(meta.get('labels', []))}"]
+    if sec:
+        lines.append(f"- secondary labels: one-vs-rest layer trained on {sec.get('n_papers')} "
+                     "multi-label papers; a 2nd label when its raw probability reaches "
+                     f"{_threshold(sec.get('threshold2'))}, a 3rd at "
+                     f"{_threshold(sec.get('threshold3'))}")
+    else:
+        lines.append("- secondary labels: none (no multi-label training papers)")
+    return lines + [""]
+
+
+def _rebuild_section(meta: Mapping[str, Any], evaluation: Mapping[str, Any] | None) -> list[str]:
+    command = meta.get("command") or meta.get("trained_by")
+    lines = ["## Rebuild", "",
+             f"Trained by: `{command}`" if command else "Training command: not recorded."]
+    if evaluation and evaluation.get("command"):
+        lines.append(f"Held-out evaluation: `{evaluation['command']}`")
+    if uses_art(meta):
+        lines += ["", "Without the ART corpus (no CC BY-NC data): "
+                  "`coresc train ../shared/data/cra-corpus -o cra-model/` (or `python "
+                  "experiments/train_default_model.py --without-art --out cra-model/`), then "
+                  "`coresc annotate --model cra-model/ ...`."]
+    return lines + [""]
+
+
+def _threshold(t: float | None) -> str:
+    return "-" if t is None else ("never (threshold above 1)" if t > 1 else f"{t:.2f}")
+
+
+def _num(v: float | None) -> str:
+    return "-" if v is None else f"{v:.3f}"
+
+
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{100 * v:.1f}%"

@@ -1,0 +1,126 @@
+"""Every verb, given bad arguments or missing an optional extra, ends in one clear line.
+
+Never a traceback: each case runs the command line in-process, and anything but a normal
+return or argparse's exit fails the test (as a traceback would end the real command).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from coresc import cli
+from coresc.extras import EXTRAS, MissingExtra, missing_module_error, require
+
+
+def run(argv: list[str], capsys) -> tuple[int, str]:
+    """``coresc ARGV`` in-process: (exit code, stderr). Other exceptions propagate."""
+    try:
+        rc = cli.main(argv)
+    except SystemExit as exc:  # argparse: usage line + error line, exit 2
+        rc = exc.code
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    return rc, err
+
+
+@pytest.fixture()
+def files(tmp_path: Path, fixtures: Path) -> dict[str, str]:
+    text = tmp_path / "p.txt"
+    text.write_text("Introduction\n\nWe measured the weight of the rats. It rose.\n")
+    return {"gold": str(fixtures / "io_art_small.xml"), "text": str(text),
+            "missing": str(tmp_path / "no-such-file.xml"), "out": str(tmp_path / "out"),
+            "a1": str(fixtures / "agreement_a1"), "a2": str(fixtures / "agreement_a2"),
+            "bad": str(fixtures / "io_malformed.xml"),
+            "store": f"sqlite:///{tmp_path / 'store' / 'mlflow.db'}"}
+
+
+#: Per verb, argument lists that must fail with a one-line error (exit code 1 or 2).
+BAD = {
+    "convert": [["{missing}"], ["{bad}"], ["{gold}", "--to", "pdf"]],
+    "train": [["{missing}", "-o", "{out}"], ["{gold}", "-o", "{out}", "--c1", "0.1"],
+              ["{gold}", "-o", "{out}", "--max-iterations", "0"],
+              ["{gold}", "-o", "{out}", "--features", "telepathy"]],
+    "annotate": [["{missing}"], ["{text}", "--min-score", "2"],
+                 ["{text}", "--min-score", "nan"], ["{text}", "--model", "{missing}"],
+                 ["{text}", "--domain", "art"]],
+    "evaluate": [["{missing}"], ["{text}"], ["{gold}", "--model", "{missing}"]],
+    "experiment": [["no-such-experiment"], ["cra-3fold", "--jobs", "0"],
+                   ["cra-3fold", "--max-papers", "0"], ["{gold}"]],
+    "report": [["never-ran", "--tracking-uri", "{store}"]],
+    "agreement": [["{a1}"], ["{a1}", "{missing}"]],
+    "consensus": [["{a1}", "-o", "{out}"], ["{a1}", "{missing}", "-o", "{out}"]],
+    "view": [["{missing}", "-o", "{out}"]],
+    "model-info": [["{missing}"], ["{a1}"]],
+}
+
+
+def test_every_verb_has_bad_argument_cases() -> None:
+    assert set(BAD) == set(cli.COMMANDS)
+
+
+@pytest.mark.parametrize("verb", cli.COMMANDS)
+def test_bad_arguments_give_one_line(verb: str, files, capsys) -> None:
+    for case in [["--no-such-option"], *BAD[verb]]:
+        argv = [verb, *(a.format(**files) for a in case)]
+        rc, err = run(argv, capsys)
+        assert rc in (1, 2), (argv, rc, err)
+        last = err.strip().splitlines()[-1]
+        assert last.startswith("coresc") and "error" in last, (argv, err)
+    rc, err = run([verb], capsys)  # no arguments at all
+    assert rc in (0, 2), (verb, err)
+
+
+#: Per verb, a valid call; with the extras blocked, the verbs that need one exit 2 saying
+#: which to install, the others still work.
+GOOD = {
+    "convert": ["{gold}", "--to", "jsonl", "-o", "{out}.jsonl"],
+    "train": ["{gold}", "-o", "{out}", "--c1", "0.1", "--c2", "0.1", "--max-iterations", "3"],
+    "annotate": ["{text}", "--to", "tsv", "-o", "{out}.tsv"],
+    "evaluate": ["{gold}"],
+    "experiment": ["cra-3fold", "--check"],
+    "report": ["cra-3fold", "--tracking-uri", "{store}"],
+    "agreement": ["{a1}", "{a2}"],
+    "consensus": ["{a1}", "{a2}", "-o", "{out}"],
+    "view": ["{gold}", "-o", "{out}.html"],
+    "model-info": [],
+}
+NEEDS_EXTRA = {"experiment": "experiments", "report": "experiments"}
+
+
+@pytest.mark.parametrize("verb", cli.COMMANDS)
+def test_missing_extra_one_line_naming_it(verb: str, files, capsys, monkeypatch) -> None:
+    for module in EXTRAS["experiments"]:  # as if `pip install coresc` without extras
+        monkeypatch.setitem(sys.modules, module, None)
+    rc, err = run([verb, *(a.format(**files) for a in GOOD[verb])], capsys)
+    if verb in NEEDS_EXTRA:
+        assert rc == 2 and err.count("\n") == 1, err
+        assert f"pip install 'coresc[{NEEDS_EXTRA[verb]}]'" in err
+        assert not Path(files["store"][len("sqlite:///"):]).parent.exists()
+    else:
+        assert rc == 0, err
+
+
+def test_require_and_missing_module_messages(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "yaml", None)
+    with pytest.raises(MissingExtra, match=r"missing: pyyaml\); install them with: "
+                                           r"pip install 'coresc\[experiments\]'"):
+        require("experiments")
+    exc = missing_module_error(ModuleNotFoundError("No module named 'matplotlib.pyplot'",
+                                                   name="matplotlib.pyplot"))
+    assert "coresc[experiments]" in str(exc) and "matplotlib" in str(exc)
+    other = missing_module_error(ModuleNotFoundError("x", name="lxml"))
+    assert "'lxml' is missing" in str(other) and "reinstall" in str(other)
+
+
+def test_extras_match_pyproject() -> None:
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    declared = project["project"]["optional-dependencies"]
+    from coresc.extras import PACKAGE_NAMES
+    for extra, modules in EXTRAS.items():
+        names = {d.split(">")[0].split("=")[0].split("[")[0].strip().lower()
+                 for d in declared[extra]}
+        assert {PACKAGE_NAMES.get(m, m) for m in modules} == names

@@ -1,0 +1,153 @@
+"""Model cards: generated from the model directory and held-out runs, shown by model-info."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+from pathlib import Path
+
+import pytest
+from test_model import GROUPS, make_paper
+
+from coresc.cli import main
+from coresc.errors import UsageError
+from coresc.model import DEFAULT_MODEL_DIR, CoreSCClassifier
+from coresc.model.card import (
+    CARD_FILE,
+    EVALUATION_FILE,
+    card_markdown,
+    evaluation_from_predictions,
+    weaknesses,
+    write_card,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _rec(gold, pred, score, zone="body", text="A sentence.", paper="p"):
+    return {"corpus": "cra", "paper": paper, "sid": "1", "zone": zone, "text": text,
+            "gold": gold, "pred": [{"label": pred, "score": score}]}
+
+
+def test_weaknesses_from_held_out_records() -> None:
+    records = [_rec(["Exp"], "Met", 0.9, text="Cells were lysed."),
+               _rec(["Exp"], "Met", 0.4), _rec(["Exp"], "Exp", 0.8),
+               _rec(["Met"], "Exp", 0.7), _rec(["Obs"], "Res", 0.6),
+               _rec(["Res"], "Res", 0.9, zone="caption"),
+               _rec(["Obs"], "Res", 0.95, zone="caption", text="Figure 1. " + "x" * 300)]
+    w = weaknesses(records)
+    assert w["n"] == 7
+    cap = w["captions"]
+    assert cap["n"] == 2 and cap["accuracy"] == 0.5 and cap["accuracy_elsewhere"] == 0.2
+    assert cap["top_confusions"] == [["Obs", "Res", 1]]
+    assert cap["examples"][0]["text"].endswith("…") and len(cap["examples"][0]["text"]) == 220
+    exp_met, obs_res = w["confusions"]
+    assert exp_met["Exp_as_Met"]["n"] == 2 and exp_met["Exp_as_Met"]["of"] == 3
+    assert exp_met["Exp_as_Met"]["examples"][0]["text"] == "Cells were lysed."  # top score
+    assert exp_met["Met_as_Exp"] == {"n": 1, "of": 1, "examples": [
+        {"corpus": "cra", "paper": "p", "text": "A sentence.", "gold": ["Met"],
+         "pred": "Exp", "score": 0.7}]}
+    assert obs_res["Obs_as_Res"]["n"] == 2 and obs_res["Res_as_Obs"]["n"] == 0
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory) -> Path:
+    rng = random.Random(2)
+    papers = [make_paper(i, rng) for i in range(6)]
+    for i, p in enumerate(papers):
+        p.meta["corpus"] = "art" if i % 2 else "my-corpus"
+    model = CoreSCClassifier(features=GROUPS, c1=0.5, c2=0.5, max_iterations=10,
+                             verbose=False).fit(papers)
+    model.meta_["command"] = "coresc train x -o y"
+    return model.save(tmp_path_factory.mktemp("card") / "m")
+
+
+def test_card_written_with_every_model(model_dir, capsys) -> None:
+    card = (model_dir / CARD_FILE).read_text()
+    assert card == card_markdown(model_dir)
+    assert "| art | ART corpus" in card and "CC BY-NC 3.0" in card
+    assert "**This model was trained on the ART corpus" in card
+    assert "`my-corpus`: licence unknown" in card
+    assert "| Res | Result |" in card  # label distribution
+    assert "No held-out evaluation is recorded" in card
+    assert "Trained by: `coresc train x -o y`" in card
+    assert "calibrated probability" in card
+    assert main(["model-info", str(model_dir)]) == 0
+    assert capsys.readouterr().out == card
+
+
+def test_card_shows_held_out_runs_and_drops_stale_ones(model_dir) -> None:
+    meta = json.loads((model_dir / "meta.json").read_text())
+    records = [_rec(["Exp"], "Met", 0.9), _rec(["Res"], "Res", 0.8, zone="caption")]
+    run = {"config": "cra-3fold", "run_id": "0123456789abcdef", "test": "cra", "train": "cra",
+           "labels": "gold", "settings": ["inner_folds: 3 (model: 2)"],
+           "metrics": {"accuracy": 0.709, "macro_f1": 0.544, "ece_primary": 0.013,
+                       "n_sentences": 8447}}
+    evaluation = evaluation_from_predictions([run], records)
+    evaluation["model_trained"] = meta["trained"]
+    (model_dir / EVALUATION_FILE).write_text(json.dumps(evaluation))
+    card = card_markdown(model_dir)
+    assert "| cra | cra | gold | 8447 | 70.9% | 0.544 | 0.013 | cra-3fold (`01234567`) | " \
+           "inner_folds: 3 (model: 2) |" in card
+    assert "**Exp vs Met**" in card and "1 of 1 Exp sentences labelled Met" in card
+    assert "No held-out evaluation" not in card
+    evaluation["model_trained"] = "an earlier training"
+    (model_dir / EVALUATION_FILE).write_text(json.dumps(evaluation))
+    assert "No held-out evaluation is recorded" in card_markdown(model_dir)
+    write_card(model_dir)
+    assert not (model_dir / EVALUATION_FILE).exists()
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("model_card", ROOT / "experiments" /
+                                                  "model_card.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_model_card_script_from_real_runs(shared_data, tmp_path, monkeypatch) -> None:
+    """A full (not partial) experiment on a small corpus, attached to a model's card."""
+    from coresc import experiments as ex
+
+    data = tmp_path / "data" / "small"
+    data.mkdir(parents=True)
+    for src in sorted((shared_data / "cra-corpus").glob("*.xml"))[:4]:
+        (data / src.name).symlink_to(src)
+    monkeypatch.setenv("CORESC_DATA", str(data.parent))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mlflow.yaml").write_text("tracking_uri: sqlite:///mlflow.db\n")
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    small = {"name": "small-2fold", "corpora": {"cra": "small"},
+             "folds": {"kind": "kfold", "corpus": "cra", "k": 2},
+             "features": ["location", "section", "ngrams", "zone"],
+             "model": {"c1": 0.05, "c2": 0.01, "max_iterations": 5, "verbose": False}}
+    ex.run_experiment(small, jobs=1, log_models=False)
+    ex.run_experiment({**small, "name": "small-trial"}, jobs=1, log_models=False,
+                      max_papers=2)
+    papers = ex.read_corpora(ex.load_config(small))
+    model = CoreSCClassifier(features=["location", "section", "ngrams", "zone"], c1=0.05,
+                             c2=0.01, max_iterations=5, verbose=False)
+    model_dir = model.fit(list(papers.values())).save(tmp_path / "m")
+    script = _script()
+    with pytest.raises(UsageError, match="partial run"):
+        script.main(["small-trial", "--model", str(model_dir)])
+    assert script.main(["small-2fold", "--model", str(model_dir)]) == 0
+    evaluation = json.loads((model_dir / EVALUATION_FILE).read_text())
+    [run] = evaluation["runs"]
+    assert run["config"] == "small-2fold" and run["settings"] == []
+    assert run["metrics"]["n_sentences"] > 0 and "ece_primary" in run["metrics"]
+    assert evaluation["weaknesses"]["n"] == run["metrics"]["n_sentences"]
+    card = (model_dir / CARD_FILE).read_text()
+    assert "| cra | cra | gold |" in card and "small-2fold (`" in card
+    assert "Held-out evaluation: `python experiments/model_card.py small-2fold" in card
+
+
+def test_bundled_model_card_is_generated_not_typed() -> None:
+    card = (DEFAULT_MODEL_DIR / CARD_FILE).read_text(encoding="utf-8")
+    assert card == card_markdown(DEFAULT_MODEL_DIR)
+    assert "CC BY-NC 3.0" in card and "**This model was trained on the ART corpus" in card
+    assert "| art-corpus |" in card and "| cra-corpus |" in card
+    assert "Trained by: `python experiments/train_default_model.py" in card
