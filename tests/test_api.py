@@ -93,14 +93,14 @@ def test_pipe_with_workers_gives_the_same_papers_in_order(tagger, tmp_path):
 
 
 def test_annotated_papers_are_not_kept_by_the_model(tagger):
-    from coresc.model import classifier
+    from coresc.model import analyses
 
     paper = coresc.read(EXAMPLE)
     tagger(paper)
     ref = weakref.ref(paper)
     del paper
     gc.collect()
-    assert ref() is None and len(classifier._ANALYSES) == 0
+    assert ref() is None and len(analyses.ANALYSES) == 0
 
 
 def _rss_mb() -> float:

@@ -21,9 +21,18 @@
   the first CRF's marginals for it, its neighbours, its paragraph, its section and the
   paper, learnt from out-of-fold marginals so it learns how far to trust the first.
 
+* **Encoder** (optional, ``encoder``). A fine-tuned transformer sentence encoder whose
+  label probabilities (for the sentence and its neighbours) become CRF features; the CRF
+  trains on out-of-fold probabilities. Fine-tuning needs torch (:mod:`~coresc.model.finetune`);
+  a saved model runs the encoder as ONNX (:mod:`~coresc.model.encoder`).
+
 The package holds one idea a module: :mod:`~coresc.model.classifier` (the estimator),
-:mod:`~coresc.model.crf`, :mod:`~coresc.model.secondary`, :mod:`~coresc.model.domains`
-and :mod:`~coresc.model.storage`.
+:mod:`~coresc.model.crf`, :mod:`~coresc.model.secondary`, :mod:`~coresc.model.domains`,
+:mod:`~coresc.model.encoder` and :mod:`~coresc.model.finetune`,
+:mod:`~coresc.model.calibration`, :mod:`~coresc.model.analyses` (cached tokens and POS
+tags), :mod:`~coresc.model.persist` (saving and loading directories),
+:mod:`~coresc.model.storage` (their file formats), :mod:`~coresc.model.provenance` and
+:mod:`~coresc.model.card` (training records, model cards).
 
 A saved model is a directory (no pickle anywhere)::
 
@@ -39,7 +48,8 @@ A saved model is a directory (no pickle anywhere)::
 from __future__ import annotations
 
 from ..labels import LABELS
-from .classifier import CoreSCClassifier, clear_cache, load_default, log
+from .analyses import clear_cache
+from .classifier import CoreSCClassifier, load_default, log
 from .crf import DECODINGS, DEFAULT_GRID, balanced_folds
 from .domains import DOMAIN_KINDS, augment, domain_tag, paper_domains
 from .storage import DEFAULT_MODEL_DIR, MODEL_FORMAT, ModelError

