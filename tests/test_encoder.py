@@ -11,6 +11,7 @@ import json
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -254,3 +255,18 @@ def test_crf_only_model_drops_stale_encoder_files(papers, tiny_base, cache_dir, 
                      secondary=False, decode="viterbi", verbose=False).fit(papers).save(d)
     assert not (d / "encoder.onnx").exists()
     assert CoreSCClassifier.load(d).encoder is None
+
+
+def test_bundled_model_names_resolve_and_a_missing_tier_says_how_to_train_it(tmp_path,
+                                                                            monkeypatch) -> None:
+    from coresc.model import storage
+
+    assert storage.resolve_model(None) == storage.DEFAULT_MODEL_DIR
+    assert storage.resolve_model("fast") == storage.BUNDLED_DIR / "fast"
+    monkeypatch.setattr(storage, "BUNDLED_DIR", tmp_path)  # an installation without it
+    with pytest.raises(storage.ModelError, match="--tier accurate"):
+        storage.resolve_model("accurate")
+    mine = tmp_path / "work" / "accurate"  # a user's own folder of that name wins
+    mine.mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "work")
+    assert storage.resolve_model("accurate") == Path("accurate")
