@@ -210,6 +210,8 @@ def test_saved_model_predicts_the_same_and_needs_no_torch(papers, tiny_base, cac
     model = fit(papers, tiny_base)
     d = model.save(tmp_path / "m")
     assert {"encoder.onnx", "tokenizer.json", "encoder.json"} <= {p.name for p in d.iterdir()}
+    card = (d / "MODEL_CARD.md").read_text(encoding="utf-8")
+    assert "- sentence encoder: " in card and "first 2 layers" in card
     loaded = CoreSCClassifier.load(d)
     assert loaded.predict(papers) == model.predict(papers)
     code = (

@@ -315,6 +315,14 @@ def _settings_section(meta: Mapping[str, Any], config: Mapping[str, Any]) -> lis
                      f"{_threshold(sec.get('threshold3'))}")
     else:
         lines.append("- secondary labels: none (no multi-label training papers)")
+    enc = meta.get("encoder")
+    if enc:
+        st = enc.get("settings", {})
+        lines.append(f"- sentence encoder: {st.get('base')} (Apache-2.0), first {st.get('layers')} "
+                     f"layers, top {st.get('train_layers') or 'all'} fine-tuned for "
+                     f"{st.get('epochs')} epochs on {enc.get('n_train_sentences')} sentences "
+                     f"(context: {st.get('context')}); its label probabilities are CRF "
+                     "features; runs as ONNX (`encoder.onnx`)")
     return lines + [""]
 
 
