@@ -1,0 +1,48 @@
+"""Train and save the model of one fold of an experiment config, as the runner trains it.
+
+    python experiments/save_fold_model.py OUT_DIR [--config cra-3fold-encoder] [--fold 1]
+
+The same papers, folds and settings as ``coresc experiment CONFIG`` (so with an encoder
+every fine-tuning is found in the encoder cache, ``$CORESC_CACHE_DIR``, after a run of
+the config); used for the encoder tier's speed and trade-off figures in
+docs/benchmarks.md (``benchmarks/encoder_speed.py``, ``benchmarks/encoder_tradeoff.py``),
+which need a real trained model and its fold's held-out papers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from coresc.experiments import load_config, make_folds, read_corpora
+from coresc.model import CoreSCClassifier, log
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--config", default="cra-3fold-encoder")
+    ap.add_argument("--fold", type=int, default=1, help="1-based, as the runner names them")
+    args = ap.parse_args(argv)
+    cfg = load_config(args.config)
+    papers = read_corpora(cfg)
+    folds = make_folds(cfg, papers)
+    if not 1 <= args.fold <= len(folds):
+        ap.error(f"--fold must be between 1 and {len(folds)}")
+    fold = folds[args.fold - 1]
+    log(f"{args.config} {fold.name}: training on {len(fold.train)} papers "
+        f"({len(fold.test)} held out)")
+    model = CoreSCClassifier(features=cfg.features, seed=cfg.seed, **cfg.model)
+    t0 = time.monotonic()
+    model.fit([papers[k] for k in fold.train])
+    model.meta_["command"] = " ".join(["python", "experiments/save_fold_model.py",
+                                       *(argv if argv is not None else sys.argv[1:])])
+    model.save(args.out)
+    log(f"saved {args.out} ({time.monotonic() - t0:.0f}s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
