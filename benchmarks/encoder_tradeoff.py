@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from coresc.experiments import load_config, make_folds, read_corpora
+from coresc.experiments import fold_papers, load_config
 from coresc.metrics import classification_scores
 from coresc.model import CoreSCClassifier
 from coresc.model.encoder import EncoderSettings, OnnxEncoder, encoder_inputs
@@ -73,10 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config", default="cra-3fold-encoder")
     ap.add_argument("--fold", type=int, default=1, help="1-based, as the runner names them")
     args = ap.parse_args(argv)
-    cfg = load_config(args.config)
-    papers = read_corpora(cfg)
-    fold = make_folds(cfg, papers)[args.fold - 1]
-    test = [papers[k] for k in fold.test]
+    fold, _, test = fold_papers(load_config(args.config), args.fold)
     model = CoreSCClassifier.load(args.model)
     n = sum(1 for p in test for s in p.sentences() if s.gold)
     print(f"{args.model}: {fold.name} of {args.config}, {len(test)} test papers, "

@@ -439,12 +439,28 @@ def _worker_init() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def run_fold(index: int) -> FoldResult:
-    """Train on fold ``index``'s training papers, predict its test papers, save the model."""
+def new_model(cfg: ExperimentConfig):
+    """The untrained model every fold of ``cfg`` trains (a :class:`CoreSCClassifier`)."""
     from .model import CoreSCClassifier
 
+    return CoreSCClassifier(features=cfg.features, seed=cfg.seed, **cfg.model)
+
+
+def fold_papers(cfg: ExperimentConfig, number: int) -> tuple[Fold, list, list]:
+    """Fold ``number`` of ``cfg`` (1-based, as the runner names them): the fold, its
+    training papers and its test papers, read as the runner reads them."""
+    papers = read_corpora(cfg)
+    folds = make_folds(cfg, papers)
+    if not 1 <= number <= len(folds):
+        raise UsageError(f"{cfg.name}: no fold {number} (it has folds 1 to {len(folds)})")
+    fold = folds[number - 1]
+    return fold, [papers[k] for k in fold.train], [papers[k] for k in fold.test]
+
+
+def run_fold(index: int) -> FoldResult:
+    """Train on fold ``index``'s training papers, predict its test papers, save the model."""
     papers, fold, cfg = _STATE["papers"], _STATE["folds"][index], _STATE["config"]
-    model = CoreSCClassifier(features=cfg.features, seed=cfg.seed, **cfg.model)
+    model = new_model(cfg)
     start = time.perf_counter()
     model.fit([papers[k] for k in fold.train])
     train_time = time.perf_counter() - start

@@ -16,8 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-from coresc.experiments import load_config, make_folds, read_corpora
-from coresc.model import CoreSCClassifier, log
+from coresc.errors import UsageError
+from coresc.experiments import fold_papers, load_config, new_model
+from coresc.model import log
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,17 +27,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config", default="cra-3fold-encoder")
     ap.add_argument("--fold", type=int, default=1, help="1-based, as the runner names them")
     args = ap.parse_args(argv)
-    cfg = load_config(args.config)
-    papers = read_corpora(cfg)
-    folds = make_folds(cfg, papers)
-    if not 1 <= args.fold <= len(folds):
-        ap.error(f"--fold must be between 1 and {len(folds)}")
-    fold = folds[args.fold - 1]
-    log(f"{args.config} {fold.name}: training on {len(fold.train)} papers "
-        f"({len(fold.test)} held out)")
-    model = CoreSCClassifier(features=cfg.features, seed=cfg.seed, **cfg.model)
+    try:
+        cfg = load_config(args.config)
+        fold, train, test = fold_papers(cfg, args.fold)
+    except UsageError as exc:
+        ap.error(str(exc))
+    log(f"{args.config} {fold.name}: training on {len(train)} papers ({len(test)} held out)")
+    model = new_model(cfg)
     t0 = time.monotonic()
-    model.fit([papers[k] for k in fold.train])
+    model.fit(train)
     model.meta_["command"] = " ".join(["python", "experiments/save_fold_model.py",
                                        *(argv if argv is not None else sys.argv[1:])])
     model.save(args.out)

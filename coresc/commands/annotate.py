@@ -38,7 +38,6 @@ import shlex
 import signal
 import sys
 
-from ..errors import UsageError
 from .convert import add_grobid_arguments
 
 WRITE_FORMATS = ("xml", "mode2", "jsonl", "tsv", "html")
@@ -86,7 +85,6 @@ def run(args: argparse.Namespace) -> int:
     from ..batch import Interrupted, annotate_files
     from .convert import grobid_of
 
-    check_min_score(args.min_score)
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         summary = annotate_files(
@@ -145,7 +143,3 @@ def report(summary, args: argparse.Namespace) -> int:
               file=sys.stderr)
     return 1 if summary.done or summary.skipped else 2
 
-
-def check_min_score(value: float | None) -> None:
-    if value is not None and not 0.0 <= value <= 1.0:
-        raise UsageError(f"--min-score must be a probability between 0 and 1, not {value}")
