@@ -39,6 +39,11 @@ from coresc.model import CoreSCClassifier, log  # noqa: E402
 from coresc.model.encoder import EncoderSettings  # noqa: E402
 from coresc.readers import read_corpus  # noqa: E402
 
+#: Encoder settings that have a command-line option.
+ENCODER_OPTIONS = ("layers", "train_layers", "epochs", "lr", "head_lr", "batch_size",
+                   "max_tokens", "inner_folds", "neighbours", "seed", "context",
+                   "window_tokens", "sentence_tokens", "overlap")
+
 
 def folds_of(setup: str):
     """(list of (train papers, test papers)) for a setup."""
@@ -92,7 +97,11 @@ def baseline(setup: str, fold: int, params: dict, train, test, store: Path | Non
 
 
 def run(setup: str, params: dict, encoder: dict, only: set[int] | None,
-        store: Path | None, rows_file: Path | None = None) -> dict:
+        store: Path | None, rows_file: Path | None = None, fit=None) -> dict:
+    """The nested protocol: each fold's encoder and its inner encoders are trained on
+    that fold's training papers alone (``fit`` may change how the model is fitted)."""
+    protocol = "nested" if fit is None else "crossfit"
+    fit = fit or (lambda model, train: model.fit(train))
     rows = []
     t0 = time.monotonic()
     for i, (train, test) in enumerate(folds_of(setup)):
@@ -101,7 +110,7 @@ def run(setup: str, params: dict, encoder: dict, only: set[int] | None,
         row: dict = {"fold": i, "test_papers": len(test)}
         row["crf"] = baseline(setup, i, params, train, test, store)
         t = time.monotonic()
-        model = CoreSCClassifier(**params, encoder=encoder).fit(train)
+        model = fit(CoreSCClassifier(**params, encoder=encoder), train)
         model.annotate(test)
         row["crf+enc"] = {**score(test), "seconds": round(time.monotonic() - t, 1)}
         row["enc"] = encoder_alone(model, test)
@@ -121,7 +130,8 @@ def run(setup: str, params: dict, encoder: dict, only: set[int] | None,
             "accuracy": round(sum(r[name]["accuracy"] * r[name]["n"] for r in rows) / n, 4),
             "macro_f1_mean": round(sum(r[name]["macro_f1"] for r in rows) / len(rows), 4)}
     return {"setup": setup, "folds": rows, "pooled": pooled, "params": params,
-            "encoder": encoder, "seconds": round(time.monotonic() - t0, 1)}
+            "encoder": encoder, "protocol": protocol,
+            "seconds": round(time.monotonic() - t0, 1)}
 
 
 def probe(setup: str, encoder: dict, only: set[int] | None, device: str) -> list[dict]:
@@ -129,36 +139,71 @@ def probe(setup: str, encoder: dict, only: set[int] | None, device: str) -> list
     folds, no CRF): a quick reading of encoder settings."""
     from coresc.features import paper_labels
     from coresc.labels import sort_key
-    from coresc.model.encoder import encoder_inputs, tokenize
-    from coresc.model.finetune.base import read_base
-    from coresc.model.finetune.oof import _examples, tokenizer_for
-    from coresc.model.finetune.train import fine_tune, predict
+    from coresc.model.finetune.oof import cross_fit
 
     settings = EncoderSettings.from_dict(encoder)
-    base = read_base(settings.base)
-    tok = tokenizer_for(base, settings)
     rows = []
     for i, (train, test) in enumerate(folds_of(setup)):
         if only is not None and i not in only:
             continue
         t = time.monotonic()
-        labels = [paper_labels(p) for p in train]
-        label_set = sorted({lab for seq in labels for lab in seq if lab}, key=sort_key)
-        enc = [tokenize(tok, encoder_inputs(p, settings.context)) for p in train]
-        key, state = fine_tune(base, settings, label_set,
-                               *_examples(enc, labels, range(len(train)),
-                                          {lab: j for j, lab in enumerate(label_set)}),
-                               device, log)
-        flat = [e for p in test for e in tokenize(tok, encoder_inputs(p, settings.context))]
-        probs = predict(base, settings, label_set, key, state, flat, device)
-        k = 0
-        for p in test:
-            for s in p.sentences():
-                s.pred = [Prediction(label_set[int(np.argmax(probs[k]))], 1.0)]
-                k += 1
+        papers = [*train, *test]
+        labels = [paper_labels(p) for p in papers]
+        label_set = sorted({lab for seq in labels[:len(train)] for lab in seq if lab},
+                           key=sort_key)
+        # fold 1 = the test papers: one encoder, trained on fold 0 (the training papers)
+        folds = [0] * len(train) + [1] * len(test)
+        probs = cross_fit(papers, labels, label_set, settings, folds, device, log,
+                          only_folds=(1,))
+        for p, rows_p in zip(test, probs[len(train):], strict=True):
+            for s, row in zip(p.sentences(), rows_p, strict=True):
+                s.pred = [Prediction(label_set[int(np.argmax(row))], 1.0)]
         rows.append({"fold": i, "enc": score(test), "seconds": round(time.monotonic() - t)})
         log(f"probe {setup} fold {i} {json.dumps(encoder)}: {rows[-1]}")
     return rows
+
+
+class _GivenProbabilities:
+    """Stands in for a fitted encoder: the probabilities cross-fitting computed."""
+
+    def __init__(self, probs: dict[str, np.ndarray], labels: list[str]) -> None:
+        self.probs, self.labels = probs, labels
+
+    def predict_paper(self, paper) -> np.ndarray:
+        return self.probs[paper.id]
+
+
+def crossfit_run(setup: str, params: dict, encoder: dict, only: set[int] | None,
+                 store: Path | None, rows_file: Path | None = None) -> dict:
+    """Like :func:`run`, but one encoder per outer fold (trained on the other folds)
+    serves as every paper's probability source: k fine-tunings instead of 3k."""
+    from coresc.features import paper_labels
+    from coresc.labels import sort_key
+    from coresc.model.finetune.oof import cross_fit
+
+    splits = folds_of(setup)
+    if setup not in SPLITS:
+        raise SystemExit(f"--protocol crossfit needs a k-fold setup ({', '.join(SPLITS)})")
+    # the corpus order, as each fold's training papers are in: the same examples in the
+    # same order as the nested protocol's final encoder, so the two share its cache
+    fold_of = {p.id: f for f, (_, test) in enumerate(splits) for p in test}
+    papers = load(SPLITS[setup][0])
+    folds = [fold_of[p.id] for p in papers]
+    labels = [paper_labels(p) for p in papers]
+    label_set = sorted({lab for seq in labels for lab in seq if lab}, key=sort_key)
+    settings = EncoderSettings.from_dict(encoder)
+    probs = cross_fit(papers, labels, label_set, settings, folds, params["device"], log)
+    given = _GivenProbabilities({p.id: pr for p, pr in zip(papers, probs, strict=True)},
+                                label_set)
+
+    def fit(model, train):
+        def use_given(_papers, _labels):
+            model._encoder_labels, model._encoder = label_set, given
+            return [given.predict_paper(p) for p in _papers]
+        model._fit_encoder = use_given
+        return model.fit(train)
+
+    return run(setup, params, encoder, only, store, rows_file, fit=fit)
 
 
 def table(result: dict) -> str:
@@ -184,8 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("setups", nargs="+")
     defaults = EncoderSettings()
-    for name in ("layers", "train_layers", "epochs", "lr", "head_lr", "batch_size",
-                 "max_tokens", "inner_folds", "neighbours", "seed", "context"):
+    for name in ENCODER_OPTIONS:
         kind = type(getattr(defaults, name))
         ap.add_argument("--" + name.replace("_", "-"), type=kind,
                         default=getattr(defaults, name))
@@ -195,6 +239,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--decode", default="posterior")
     ap.add_argument("--secondary", action="store_true")
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--protocol", choices=("nested", "crossfit"), default="nested",
+                    help="nested: each fold fine-tunes its own inner encoders (3 per fold); "
+                         "crossfit: one encoder per outer fold, trained on the other folds, "
+                         "feeds every other fold's CRF (k fine-tunings in all)")
     ap.add_argument("--folds", help="comma-separated fold indices to run (default: all)")
     ap.add_argument("--probe", action="store_true",
                     help="the encoder alone, fine-tuned once per fold (no inner folds, "
@@ -205,9 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baselines", default="runs/crf-baselines.json",
                     help="where CRF-only fold scores are kept between runs ('' = nowhere)")
     args = ap.parse_args(argv)
-    encoder = {name: getattr(args, name) for name in (
-        "layers", "train_layers", "epochs", "lr", "head_lr", "batch_size", "max_tokens",
-        "inner_folds", "neighbours", "seed", "context", "quantize")}
+    encoder = {name: getattr(args, name) for name in (*ENCODER_OPTIONS, "quantize")}
     EncoderSettings.from_dict(encoder)
     params = {"c1": args.c1, "c2": args.c2, "decode": args.decode,
               "secondary": args.secondary, "device": args.device, "verbose": True}
@@ -221,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
                     fh.write(json.dumps({"setup": setup, "encoder": encoder,
                                          "probe": rows}) + "\n")
             continue
-        result = run(setup, params, encoder, only,
+        result = (crossfit_run if args.protocol == "crossfit" else run)(
+                     setup, params, encoder, only,
                      Path(args.baselines) if args.baselines else None,
                      Path(args.rows) if args.rows else None)
         print(table(result), flush=True)

@@ -230,7 +230,7 @@ def test_saved_model_predicts_the_same_and_needs_no_torch(papers, tiny_base, cac
 def test_onnx_matches_torch(papers, tiny_base, cache_dir):
     from safetensors.torch import load
 
-    from coresc.model.encoder import tokenize
+    from coresc.model.encoder import paper_units, scatter
     from coresc.model.finetune.base import read_base
 
     model = fit(papers, tiny_base)
@@ -238,8 +238,9 @@ def test_onnx_matches_torch(papers, tiny_base, cache_dir):
     base = read_base(tiny_base)
     key = model.meta_["encoder"]["train_key"]
     state = load(cache.load_bytes(key, "weights.safetensors"))
-    encoded = tokenize(oof.tokenizer_for(base, s), encoder_inputs(papers[0], s.context))
-    ref = train.predict(base, s, model._encoder.labels, key, state, encoded)
+    units, where = paper_units(oof.tokenizer_for(base, s), papers[0], s)
+    ref = scatter(train.predict(base, s, model._encoder.labels, key, state, units), where,
+                  len(papers[0].sentences()))
     onnx = model._encoder_probs(papers[0])
     assert np.abs(ref - onnx).max() < 2e-3
 
@@ -272,3 +273,92 @@ def test_bundled_model_names_resolve_and_a_missing_tier_says_how_to_train_it(tmp
     mine.mkdir(parents=True)
     monkeypatch.chdir(tmp_path / "work")
     assert storage.resolve_model("accurate") == Path("accurate")
+
+
+# ---------------------------------------------------------------- windows of sentences
+
+WINDOW = {"context": "window", "window_tokens": 48, "sentence_tokens": 16}
+
+
+@pytest.fixture(scope="module")
+def tiny_tokenizer(tiny_base):
+    from coresc.model.finetune.base import read_base
+
+    return oof.tokenizer_for(read_base(tiny_base), EncoderSettings(**WINDOW))
+
+
+@pytest.mark.parametrize("overlap", [0, 1, 2])
+def test_windows_score_every_sentence_once_within_their_budget(papers, tiny_tokenizer,
+                                                               overlap):
+    from coresc.model.encoder import paper_units
+
+    s = EncoderSettings(**WINDOW, overlap=overlap)
+    sep = tiny_tokenizer.token_to_id("[SEP]")
+    for paper in papers:
+        units, where = paper_units(tiny_tokenizer, paper, s)
+        assert sorted(i for w in where for i in w) == list(range(len(paper.sentences())))
+        assert any(len(w) > 1 for w in where), "no window holds two sentences"
+        for (ids, types, spans), idx in zip(units, where, strict=True):
+            assert len(ids) == len(types) <= s.window_tokens and len(spans) == len(idx)
+            assert ids[0] == tiny_tokenizer.token_to_id("[CLS]")
+            for a, b in spans:  # a sentence's pieces, then its separator
+                assert 0 < a < b < len(ids) and ids[b] == sep and types[a] == 1
+            assert [a for a, _ in spans] == sorted(a for a, _ in spans)
+
+
+def test_windows_read_the_heading_once_and_the_sentence_before_as_context(
+        papers, tiny_tokenizer):
+    from coresc.model.encoder import paper_units
+
+    paper = papers[0]
+    s = EncoderSettings(**{**WINDOW, "window_tokens": 40}, overlap=1)
+    units, where = paper_units(tiny_tokenizer, paper, s)
+    heading = tiny_tokenizer.encode("Introduction", add_special_tokens=False).ids
+    first = units[0][0]
+    assert first[1:1 + len(heading)] == heading and units[0][1][1] == 0
+    # a later window of the same section starts with the last sentence of the one before
+    j = next(k for k in range(1, len(units)) if where[k][0] == where[k - 1][-1] + 1
+             and paper.sentences()[where[k][0]].text and k > 0)
+    prev = tiny_tokenizer.encode(paper.sentences()[where[j][0] - 1].text,
+                                 add_special_tokens=False).ids[:s.sentence_tokens]
+    start = units[j][0].index(tiny_tokenizer.token_to_id("[SEP]")) + 1
+    if units[j][0][1:1 + len(heading)] == heading:
+        assert units[j][0][start:start + len(prev)] == prev
+        assert units[j][2][0][0] == start + len(prev) + 1
+
+
+def test_one_sentence_units_pool_like_the_whole_input(papers, tiny_tokenizer):
+    from coresc.model.encoder import paper_units
+
+    units, where = paper_units(tiny_tokenizer, papers[1], EncoderSettings(context="heading"))
+    assert where == [[i] for i in range(len(papers[1].sentences()))]
+    assert all(spans == [(0, len(ids))] for ids, _, spans in units)
+
+
+def test_window_encoder_learns_and_onnx_matches_torch(papers, tiny_base, cache_dir,
+                                                      tmp_path):
+    from safetensors.torch import load
+
+    from coresc.model.encoder import paper_units, scatter
+    from coresc.model.finetune.base import read_base
+
+    model = fit(papers, tiny_base, epochs=30.0, **WINDOW)
+    probs = np.vstack([model._encoder_probs(p) for p in papers])
+    gold = [s.gold_codes[0] if s.gold else None for p in papers for s in p.sentences()]
+    labels = model._encoder.labels
+    right = [labels[int(np.argmax(r))] == g for r, g in zip(probs, gold, strict=True) if g]
+    assert np.mean(right) > 0.8
+    s = EncoderSettings.from_dict(model.encoder)
+    key = model.meta_["encoder"]["train_key"]
+    state = load(cache.load_bytes(key, "weights.safetensors"))
+    units, where = paper_units(oof.tokenizer_for(read_base(tiny_base), s), papers[0], s)
+    ref = scatter(train.predict(read_base(tiny_base), s, labels, key, state, units), where,
+                  len(papers[0].sentences()))
+    assert np.abs(ref - model._encoder_probs(papers[0])).max() < 2e-3
+    loaded = CoreSCClassifier.load(model.save(tmp_path / "m"))
+    assert loaded.predict(papers) == model.predict(papers)
+
+
+def test_window_longer_than_the_base_reads_is_refused(papers, tiny_base, cache_dir):
+    with pytest.raises(CorescError, match="window_tokens"):
+        fit(papers, tiny_base, context="window", window_tokens=128, sentence_tokens=16)

@@ -264,7 +264,7 @@ def check_domain(model, name: str | None) -> None:
     """:class:`~coresc.errors.UsageError` unless the model knows corpus domain ``name``."""
     if name is None:
         return
-    known = model.domain_names("corpus")
+    known = sorted({*model.domain_names("corpus"), *model.calibration_corpora()})
     if name not in known:
         raise UsageError(f"--domain {name}: the model has no such corpus domain "
                          f"(known: {', '.join(known) or 'none, it was trained without'})")

@@ -7,7 +7,11 @@ at each rank (1, 2, 3) to **the probability that this label is one of the senten
 labels**, one scale for every rank. The maps are fitted on out-of-fold rankings of the
 training data (the inner folds: the model that scored a sentence never saw it), by
 isotonic regression (pool adjacent violators), so they assume nothing about the shape of
-the miscalibration. Scores are then made non-increasing down a ranking: a label's score is
+the miscalibration. Where the training papers come from several corpora, each corpus
+with enough out-of-fold sentences (:data:`MIN_CORPUS_POINTS`) also gets maps of its
+own, used for papers known to be of that corpus (``Paper.meta["corpus"]``, set by
+``--domain``): a pooled map fitted mostly on one corpus is off on another. Scores are
+then made non-increasing down a ranking: a label's score is
 at most the score of the label ranked above it, so ``pred`` lists read in rank order
 with scores that never go up.
 
@@ -33,6 +37,8 @@ N_RANKS = 3
 ECE_BINS = 10
 #: Fewest out-of-fold sentences for a rank to get its own map; below, it shares rank 1's.
 MIN_POINTS = 20
+#: Fewest out-of-fold sentences of a corpus for it to get maps of its own.
+MIN_CORPUS_POINTS = 500
 #: Score thresholds of the accuracy / coverage curve.
 CURVE_THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(20))
 
@@ -119,26 +125,35 @@ class Calibration:
     """Per-rank maps of raw scores to calibrated probabilities (see the module docstring).
 
     ``maps[k]`` calibrates the label at rank ``k + 1``; ranks past the last map use it.
+    ``by_corpus``: maps of the same kind per training corpus, for papers of that corpus.
     ``stats``: what the fit saw (points and hit rates per rank, and the expected
     calibration error of the raw primary score on the out-of-fold data).
     """
 
     maps: list[IsotonicMap]
     stats: dict[str, Any] = field(default_factory=dict)
+    by_corpus: dict[str, list[IsotonicMap]] = field(default_factory=dict)
 
-    def apply(self, ranking: Sequence[Prediction]) -> list[Prediction]:
-        """The ranking with calibrated, non-increasing scores (labels and order kept)."""
+    def apply(self, ranking: Sequence[Prediction], corpus: str | None = None,
+              ) -> list[Prediction]:
+        """The ranking with calibrated, non-increasing scores (labels and order kept);
+        ``corpus``'s own maps when it has some, else the pooled ones."""
+        maps = self.by_corpus.get(corpus, self.maps) if corpus else self.maps
         out = []
         cap = 1.0
         for k, p in enumerate(ranking):
-            score = min(self.maps[min(k, len(self.maps) - 1)].one(p.score), cap)
+            score = min(maps[min(k, len(maps) - 1)].one(p.score), cap)
             out.append(Prediction(p.label, score))
             cap = score
         return out
 
     def to_json(self) -> dict[str, Any]:
-        return {"method": "isotonic", "target": "label is one of the sentence's gold labels",
-                "maps": [m.to_json() for m in self.maps], "stats": self.stats}
+        out = {"method": "isotonic", "target": "label is one of the sentence's gold labels",
+               "maps": [m.to_json() for m in self.maps], "stats": self.stats}
+        if self.by_corpus:
+            out["by_corpus"] = {name: [m.to_json() for m in maps]
+                                for name, maps in sorted(self.by_corpus.items())}
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> Calibration:
@@ -146,22 +161,48 @@ class Calibration:
         if not isinstance(data, dict) or data.get("method") != "isotonic" \
                 or not isinstance(data.get("maps"), list) or not data["maps"]:
             raise ValueError("expected {'method': 'isotonic', 'maps': [...]}")
+        by_corpus = data.get("by_corpus") or {}
+        if not isinstance(by_corpus, dict) or not all(
+                isinstance(v, list) and v for v in by_corpus.values()):
+            raise ValueError("by_corpus must map corpus names to lists of maps")
         return cls([IsotonicMap.from_json(m) for m in data["maps"][:N_RANKS]],
-                   dict(data.get("stats") or {}))
+                   dict(data.get("stats") or {}),
+                   {str(k): [IsotonicMap.from_json(m) for m in v[:N_RANKS]]
+                    for k, v in by_corpus.items()})
 
 
 def fit_calibration(rankings: Sequence[Sequence[Prediction]],
-                    golds: Sequence[Sequence[str]]) -> Calibration:
+                    golds: Sequence[Sequence[str]],
+                    corpora: Sequence[str | None] | None = None) -> Calibration:
     """Fit the per-rank maps on out-of-fold raw rankings and the sentences' gold labels.
 
     ``rankings[i]``: sentence ``i``'s raw ranking (label and raw score per rank);
-    ``golds[i]``: its gold label codes (non-empty). A rank with fewer than
-    :data:`MIN_POINTS` sentences shares the map of the rank above it.
+    ``golds[i]``: its gold label codes (non-empty); ``corpora[i]``: the corpus of its
+    paper, if known. A rank with fewer than :data:`MIN_POINTS` sentences shares the map
+    of the rank above it; a corpus of at least :data:`MIN_CORPUS_POINTS` sentences gets
+    maps of its own (when there are two corpora or more).
     """
-    if len(rankings) != len(golds):
-        raise ValueError("need one gold label list per ranking")
+    if len(rankings) != len(golds) or (corpora is not None and len(corpora) != len(golds)):
+        raise ValueError("need one gold label list (and corpus) per ranking")
+    maps, stats = _rank_maps(rankings, golds)
+    stats["n"] = len(rankings)
+    first = np.array([r[0].score for r in rankings])
+    hits = np.array([r[0].label in g for r, g in zip(rankings, golds, strict=True)])
+    stats["ece_primary_raw"] = round(reliability(first, hits)["ece"], 4)
+    by_corpus: dict[str, list[IsotonicMap]] = {}
+    names = sorted({c for c in corpora or () if c})
+    for name in names if len(names) > 1 else ():
+        rows = [i for i, c in enumerate(corpora) if c == name]
+        if len(rows) >= MIN_CORPUS_POINTS:
+            by_corpus[name], _ = _rank_maps([rankings[i] for i in rows],
+                                            [golds[i] for i in rows])
+            stats.setdefault("by_corpus", {})[name] = {"n": len(rows)}
+    return Calibration(maps, stats, by_corpus)
+
+
+def _rank_maps(rankings, golds) -> tuple[list[IsotonicMap], dict[str, Any]]:
     maps: list[IsotonicMap] = []
-    stats: dict[str, Any] = {"n": len(rankings)}
+    stats: dict[str, Any] = {}
     for k in range(N_RANKS):
         pairs = [(r[k].score, r[k].label in g) for r, g in zip(rankings, golds, strict=True)
                  if len(r) > k]
@@ -173,10 +214,7 @@ def fit_calibration(rankings: Sequence[Sequence[Prediction]],
         raw, hit = (np.array(v) for v in zip(*pairs, strict=True))
         maps.append(fit_isotonic(raw, hit))
         stats[f"rank{k + 1}"] = {"n": len(pairs), "hit_rate": round(float(hit.mean()), 4)}
-    first = np.array([r[0].score for r in rankings])
-    hits = np.array([r[0].label in g for r, g in zip(rankings, golds, strict=True)])
-    stats["ece_primary_raw"] = round(reliability(first, hits)["ece"], 4)
-    return Calibration(maps, stats)
+    return maps, stats
 
 
 # ---------------------------------------------------------------- measures

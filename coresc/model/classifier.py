@@ -46,7 +46,7 @@ from .domains import (
     domain_tag,
     paper_domains,
 )
-from .encoder import EncoderSettings, OnnxEncoder, encoder_features, encoder_inputs
+from .encoder import EncoderSettings, OnnxEncoder, encoder_features
 from .persist import load_model, save_model
 from .provenance import training_record
 from .secondary import design, fit_ovr, ovr_scores, sigmoid, tune_thresholds, vocabulary
@@ -248,7 +248,7 @@ class CoreSCClassifier:
     def _encoder_probs(self, paper: Paper) -> np.ndarray:
         if self._encoder is None:
             raise CorescError("the classifier's encoder is not trained (call fit or load)")
-        return self._encoder.predict_proba(encoder_inputs(paper, self._encoder.settings.context))
+        return self._encoder.predict_paper(paper)
 
     def _add_encoder_features(self, x: list[dict[str, float]], probs: np.ndarray) -> None:
         settings = EncoderSettings.from_dict(self.encoder)
@@ -338,9 +338,9 @@ class CoreSCClassifier:
         # raw scores -> probabilities, fitted out of fold (never on in-sample predictions)
         self.calibration_ = None
         if self.calibrate and folds is not None:
-            rankings, golds = self._oof_rankings(papers, X, oof_marg, oof_ovr)
+            rankings, golds, corpora = self._oof_rankings(papers, X, oof_marg, oof_ovr)
             if len(rankings) >= MIN_POINTS:
-                self.calibration_ = fit_calibration(rankings, golds)
+                self.calibration_ = fit_calibration(rankings, golds, corpora)
                 self._log(f"calibration: {self.calibration_.stats}")
             else:
                 self._log(f"scores left uncalibrated: {len(rankings)} out-of-fold "
@@ -532,12 +532,13 @@ class CoreSCClassifier:
 
     def _oof_rankings(self, papers, X, oof_marg, oof_ovr):
         """Raw rankings of the gold-labelled training sentences from out-of-fold
-        predictions, and their gold labels (what :func:`fit_calibration` fits on).
+        predictions, their gold labels and their papers' corpora (what
+        :func:`fit_calibration` fits on).
 
         The one-vs-rest layer's probabilities are its own out-of-fold ones for the papers
         it was trained on, and the final layer's (which never saw them) for the others.
         """
-        rankings, golds = [], []
+        rankings, golds, corpora = [], [], []
         for i, (paper, x) in enumerate(zip(papers, X, strict=True)):
             sents = paper.sentences()
             keep = [j for j, s in enumerate(sents) if s.gold]
@@ -554,7 +555,8 @@ class CoreSCClassifier:
                                    probs)
             rankings += [ranked[j] for j in keep]
             golds += [sents[j].gold_codes for j in keep]
-        return rankings, golds
+            corpora += [paper.meta.get("corpus")] * len(keep)
+        return rankings, golds, corpora
 
     # ------------------------------------------------------------ prediction
 
@@ -570,7 +572,8 @@ class CoreSCClassifier:
         secondary layer). Scores are calibrated probabilities, non-increasing down the
         list (raw scores for a model trained without calibration).
         """
-        return [[self._calibrated(r) for r in paper] for paper in self._rank_raw(papers)]
+        return [[self._calibrated(r, _corpus(p)) for r in ranked]
+                for p, ranked in zip(papers, self._rank_raw(papers), strict=True)]
 
     def _rank_raw(self, papers: Sequence[Paper]) -> list[list[list[Prediction]]]:
         """Rankings with raw scores: the decoded label's marginal, then the others'
@@ -621,10 +624,11 @@ class CoreSCClassifier:
         ``min_score``: labels whose (calibrated) score is below it are left out; a
         sentence whose primary label falls below gets no label at all.
         """
-        return [[keep_above(self._emit(r), min_score) for r in paper]
-                for paper in self._rank_raw(papers)]
+        return [[keep_above(self._emit(r, _corpus(p)), min_score) for r in ranked]
+                for p, ranked in zip(papers, self._rank_raw(papers), strict=True)]
 
-    def _emit(self, ranking: list[Prediction]) -> list[Prediction]:
+    def _emit(self, ranking: list[Prediction], corpus: str | None = None,
+              ) -> list[Prediction]:
         """The labels a raw ranking emits (thresholds on raw scores), calibrated."""
         out = ranking[:1]
         if self._ovr is not None and len(ranking) > 1:
@@ -633,10 +637,17 @@ class CoreSCClassifier:
                 out = ranking[:2]
                 if len(ranking) > 2 and ranking[2].score >= meta["threshold3"]:
                     out = ranking[:3]
-        return self._calibrated(out)
+        return self._calibrated(out, corpus)
 
-    def _calibrated(self, ranking: list[Prediction]) -> list[Prediction]:
-        return self.calibration_.apply(ranking) if self.calibration_ else list(ranking)
+    def _calibrated(self, ranking: list[Prediction], corpus: str | None = None,
+                    ) -> list[Prediction]:
+        if self.calibration_ is None:
+            return list(ranking)
+        return self.calibration_.apply(ranking, corpus)
+
+    def calibration_corpora(self) -> list[str]:
+        """The corpora with calibration maps of their own (``--domain`` picks one)."""
+        return sorted(self.calibration_.by_corpus) if self.calibration_ else []
 
     def annotate(self, papers: Sequence[Paper], min_score: float | None = None) -> None:
         """Set ``Sentence.pred`` of every sentence of every paper.
@@ -646,7 +657,7 @@ class CoreSCClassifier:
         """
         for paper, ranked in zip(papers, self._rank_raw(papers), strict=True):
             for s, r in zip(paper.sentences(), ranked, strict=True):
-                emitted = self._emit(r)
+                emitted = self._emit(r, _corpus(paper))
                 s.pred = keep_above(emitted, min_score)
                 s.withheld = emitted[0] if emitted and not s.pred else None
             if min_score:
@@ -707,6 +718,11 @@ class CoreSCClassifier:
                            if k not in ("c_grid", "verbose"))
         return f"CoreSCClassifier({params})"
 
+
+
+def _corpus(paper: Paper) -> str | None:
+    """The corpus a paper is known to come from (``--domain``, or its training record)."""
+    return paper.meta.get("corpus")
 
 
 def load_default() -> CoreSCClassifier:

@@ -7,9 +7,14 @@ needs only onnxruntime and tokenizers. A model directory with an encoder holds::
     tokenizer.json   its WordPiece tokenizer (the ``tokenizers`` library's format)
     encoder.json     the settings it was trained with and its label order
 
-The encoder sees one sentence at a time (with its section heading as the first segment
-when ``context="heading"``); the CRF sees the encoder's probabilities for the sentence
-and its neighbours (:func:`encoder_features`) next to the hand-built features.
+What the encoder reads (``context``): one sentence at a time, alone (``"sentence"``) or
+after its section heading (``"heading"``); or a window of consecutive sentences of a
+section encoded as one sequence after the heading (``"window"``), each sentence's vector
+pooled from its own word pieces, so that it sees its neighbours and the heading is paid
+for once per window. Either way the input of a paper is a list of *units* (one token
+sequence each, with the spans of the sentences it scores: :func:`paper_units`). The CRF
+sees the encoder's probabilities for the sentence and its neighbours
+(:func:`encoder_features`) next to the hand-built features.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from ..document import Paper
 from ..errors import CorescError
 
 #: What the encoder reads besides the sentence (:attr:`EncoderSettings.context`).
-CONTEXTS = ("sentence", "heading")
+CONTEXTS = ("sentence", "heading", "window")
 #: The base model fine-tuning starts from unless told otherwise.
 DEFAULT_BASE = "all-MiniLM-L6-v2"
 
@@ -41,8 +46,13 @@ class EncoderSettings:
     train_layers : fine-tune only the top ``train_layers`` of them (``0`` = all); the
         frozen lower layers are run once per sentence and cached, which makes training
         several times faster on a CPU.
-    context : ``"sentence"`` alone, or ``"heading"``: the section heading as a first
-        segment.
+    context : ``"sentence"`` alone, ``"heading"``: the section heading as a first
+        segment, or ``"window"``: the heading, then as many consecutive sentences of the
+        section as fit in ``window_tokens`` word pieces, each pooled from its own pieces.
+    window_tokens : the longest window (``context="window"``), at most 512.
+    sentence_tokens : in a window, a sentence is cut to this many word pieces.
+    overlap : in a window, this many sentences before its first are read as context
+        (not scored), so no sentence but a section's first starts blind.
     epochs, lr, head_lr, weight_decay, warmup, batch_size : optimisation (AdamW; linear
         warm-up over the ``warmup`` share of steps, then linear decay; batches of similar
         length).
@@ -75,6 +85,9 @@ class EncoderSettings:
     warmup: float = 0.1
     batch_size: int = 32
     max_tokens: int = 128
+    window_tokens: int = 256
+    sentence_tokens: int = 64
+    overlap: int = 1
     inner_folds: int = 2
     neighbours: int = 1
     quantize: bool = False
@@ -82,11 +95,15 @@ class EncoderSettings:
 
     def __post_init__(self) -> None:
         ints = {"layers": 1, "train_layers": 0, "batch_size": 1, "max_tokens": 8,
+                "window_tokens": 16, "sentence_tokens": 4, "overlap": 0,
                 "inner_folds": 2, "neighbours": 0, "seed": 0}
         for name, low in ints.items():
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < low:
                 raise ValueError(f"encoder {name} must be a whole number >= {low}, not {v!r}")
+        if self.window_tokens > 512 or self.sentence_tokens > self.window_tokens - 4:
+            raise ValueError("encoder window_tokens must be at most 512 and leave room for "
+                             "a sentence_tokens-long sentence, its heading and separators")
         if self.train_layers > self.layers:
             raise ValueError(f"encoder train_layers ({self.train_layers}) cannot exceed "
                              f"layers ({self.layers})")
@@ -119,22 +136,79 @@ class EncoderSettings:
         return asdict(self)
 
 
+def _heading(sec, s) -> str:
+    """What stands for the section heading: the zone for the title and abstract."""
+    return sec.heading or ("" if s.zone == "body" else s.zone)
+
+
 def encoder_inputs(paper: Paper, context: str) -> list[tuple[str, str | None]]:
-    """Per sentence, the encoder's input: ``(sentence, heading)`` or ``(sentence, None)``.
+    """Per sentence, a one-sentence input: ``(sentence, heading)`` or ``(sentence, None)``.
 
     The heading is that of the sentence's section, "" for the title and abstract; the
     zone stands in for it there, since those sentences have no heading.
     """
-    out = []
+    return [(s.text, _heading(sec, s) if context == "heading" else None)
+            for sec in paper.sections for s in sec.sentences()]
+
+
+#: One unit of encoder input: word-piece ids, token types, and the ``(start, end)`` token
+#: span of each sentence it scores (a sentence's vector is the mean over its span).
+Unit = tuple[list[int], list[int], list[tuple[int, int]]]
+
+
+def paper_units(tokenizer, paper: Paper, settings: EncoderSettings,
+                ) -> tuple[list[Unit], list[list[int]]]:
+    """A paper's encoder input: the units, and per unit the index (in
+    ``paper.sentences()`` order) of the sentence each span scores. Every sentence is
+    scored in exactly one unit."""
+    if settings.context != "window":
+        enc = tokenize(tokenizer, encoder_inputs(paper, settings.context))
+        return [(ids, types, [(0, len(ids))]) for ids, types in enc], [[i] for i in
+                                                                       range(len(enc))]
+    groups: list[tuple[str, list[str]]] = []  # runs of sentences under one heading
     for sec in paper.sections:
-        for par in sec.paragraphs:
-            for s in par.sentences:
-                if context == "heading":
-                    head = sec.heading or ("" if s.zone == "body" else s.zone)
-                    out.append((s.text, head))
-                else:
-                    out.append((s.text, None))
-    return out
+        for s in sec.sentences():
+            head = _heading(sec, s)
+            if not groups or groups[-1][0] != head:
+                groups.append((head, []))
+            groups[-1][1].append(s.text)
+    units, where, first = [], [], 0
+    for head, texts in groups:
+        for unit, idx in _windows(tokenizer, head, texts, settings):
+            units.append(unit)
+            where.append([first + i for i in idx])
+        first += len(texts)
+    return units, where
+
+
+def _windows(tokenizer, head: str, texts: Sequence[str], settings: EncoderSettings):
+    """Pack consecutive sentences after ``[CLS] heading [SEP]`` into windows of at most
+    ``window_tokens`` pieces; yields ``(unit, sentence indices)``."""
+    cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+    encode = [e.ids for e in tokenizer.encode_batch([head, *texts], add_special_tokens=False)]
+    room = settings.window_tokens - settings.sentence_tokens - 3
+    prefix = [cls, *encode[0][:max(0, min(32, room))], sep]
+    pieces = [p[:settings.sentence_tokens] for p in encode[1:]]
+    j = 0
+    while j < len(pieces):
+        ids = list(prefix)
+        ctx = [c for c in range(max(0, j - settings.overlap), j)]
+        while ctx and len(ids) + sum(len(pieces[c]) + 1 for c in ctx) + len(pieces[j]) + 1 \
+                > settings.window_tokens:
+            ctx.pop(0)
+        for c in ctx:
+            ids += [*pieces[c], sep]
+        spans, idx = [], []
+        while j < len(pieces) and (not spans or len(ids) + len(pieces[j]) + 1
+                                   <= settings.window_tokens):
+            start = len(ids)
+            ids += [*pieces[j], sep]
+            # an empty sentence is read as its separator
+            spans.append((start, start + max(1, len(pieces[j]))))
+            idx.append(j)
+            j += 1
+        types = [0] * len(prefix) + [1] * (len(ids) - len(prefix))
+        yield (ids, types, spans), idx
 
 
 def encoder_features(probs: np.ndarray, labels: Sequence[str], neighbours: int,
@@ -194,16 +268,21 @@ class OnnxEncoder:
         options.log_severity_level = 3
         self.session = ort.InferenceSession(onnx, options, providers=["CPUExecutionProvider"])
 
-    def encode(self, inputs: Sequence[tuple[str, str | None]]) -> list[Encoded]:
-        """Word-piece ids and token types per input (heading segment first)."""
-        return tokenize(self.tokenizer, inputs)
+        # encoders exported before windows pool inside the graph and take no ``pool``
+        self._pooled = "pool" in {i.name for i in self.session.get_inputs()}
 
-    def predict_proba(self, inputs: Sequence[tuple[str, str | None]]) -> np.ndarray:
-        """Label probabilities, rows in input order, columns in ``labels`` order."""
-        return run_batches(self.encode(inputs), self._run, len(self.labels), self.BATCH)
+    def predict_paper(self, paper: Paper) -> np.ndarray:
+        """Label probabilities of the paper's sentences (sentences x ``labels``)."""
+        units, where = paper_units(self.tokenizer, paper, self.settings)
+        flat = run_units(units, self._run, len(self.labels), self.BATCH)
+        return scatter(flat, where, len(paper.sentences()))
 
-    def _run(self, ids: np.ndarray, mask: np.ndarray, types: np.ndarray) -> np.ndarray:
-        return self.session.run(None, {"ids": ids, "mask": mask, "types": types})[0]
+    def _run(self, ids: np.ndarray, mask: np.ndarray, types: np.ndarray,
+             pool: np.ndarray) -> np.ndarray:
+        feed = {"ids": ids, "mask": mask, "types": types}
+        if self._pooled:
+            return self.session.run(None, {**feed, "pool": pool})[0]
+        return self.session.run(None, feed)[0][:, None, :]
 
 
 #: One tokenised input: (word-piece ids, token types), both with [CLS] and [SEP]s.
@@ -229,13 +308,50 @@ def pad_batch(batch: Sequence[Encoded]) -> tuple[np.ndarray, np.ndarray, np.ndar
     return ids, mask, types
 
 
-def run_batches(encoded: Sequence[Encoded], run, n_labels: int, batch: int) -> np.ndarray:
-    """``run(ids, mask, types)`` over batches of similar length; rows in input order."""
-    out = np.zeros((len(encoded), n_labels), dtype=np.float32)
-    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i][0]))
-    for start in range(0, len(order), batch):
-        rows = order[start:start + batch]
-        out[rows] = run(*pad_batch([encoded[i] for i in rows]))
+def pad_units(batch: Sequence[Unit]) -> tuple[np.ndarray, ...]:
+    """Ids, mask, types (batch x longest, int64) and the pooling weights (batch x most
+    spans x longest, float32: 1/length over each span) of a batch of units."""
+    ids, mask, types = pad_batch([(u[0], u[1]) for u in batch])
+    pool = np.zeros((len(batch), max(len(u[2]) for u in batch), ids.shape[1]), np.float32)
+    for r, (_, _, spans) in enumerate(batch):
+        for k, (a, b) in enumerate(spans):
+            pool[r, k, a:b] = 1.0 / (b - a)
+    return ids, mask, types, pool
+
+
+def unit_batches(units: Sequence[Unit], per_batch: int) -> list[list[int]]:
+    """Indices of units of similar length, about ``per_batch`` sentences a batch."""
+    order = sorted(range(len(units)), key=lambda i: len(units[i][0]))
+    batches: list[list[int]] = [[]]
+    n = 0
+    for i in order:
+        if n >= per_batch:
+            batches.append([])
+            n = 0
+        batches[-1].append(i)
+        n += len(units[i][2])
+    return [b for b in batches if b]
+
+
+def run_units(units: Sequence[Unit], run, n_labels: int, per_batch: int) -> np.ndarray:
+    """``run(ids, mask, types, pool)`` -> (batch x spans x labels) over batches; one row
+    per span, units and their spans in order."""
+    offsets = np.cumsum([0] + [len(u[2]) for u in units])
+    out = np.zeros((int(offsets[-1]), n_labels), dtype=np.float32)
+    for rows in unit_batches(units, per_batch):
+        probs = run(*pad_units([units[i] for i in rows]))
+        for r, i in enumerate(rows):
+            n = len(units[i][2])
+            out[offsets[i]:offsets[i] + n] = probs[r, :n]
+    return out
+
+
+def scatter(flat: np.ndarray, where: Sequence[Sequence[int]], n: int) -> np.ndarray:
+    """Rows of ``flat`` (spans in unit order) placed at their sentences' indices."""
+    out = np.zeros((n, flat.shape[1]), dtype=flat.dtype)
+    idx = [i for w in where for i in w]
+    if idx:
+        out[idx] = flat
     return out
 
 

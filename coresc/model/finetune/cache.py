@@ -37,17 +37,21 @@ def digest(*parts: Any) -> str:
     return h.hexdigest()
 
 
-def examples_digest(encoded: Iterable[tuple[list[int], list[int]]],
-                    labels: Iterable[int] | None = None) -> str:
-    """SHA-256 of tokenised examples (and their label indices) in order."""
+def examples_digest(units: Iterable[tuple], labels: Iterable[Iterable[int]] | None = None,
+                    ) -> str:
+    """SHA-256 of tokenised units (ids, types, spans) and their spans' label indices,
+    in order."""
     h = hashlib.sha256()
-    for ids, types in encoded:
+    for ids, types, spans in units:
         h.update(np.asarray(ids, dtype=np.int32).tobytes())
         h.update(b"|")
         h.update(np.asarray(types, dtype=np.int8).tobytes())
+        h.update(b"|")
+        h.update(np.asarray(spans, dtype=np.int32).tobytes())
         h.update(b"\x00")
-    if labels is not None:
-        h.update(np.asarray(list(labels), dtype=np.int32).tobytes())
+    for row in labels if labels is not None else ():
+        h.update(np.asarray(list(row), dtype=np.int32).tobytes())
+        h.update(b"\x00")
     return h.hexdigest()
 
 

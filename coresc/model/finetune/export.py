@@ -1,7 +1,8 @@
 """Export a fine-tuned encoder to ONNX: what a model directory ships.
 
-The graph takes ``ids``, ``mask`` and ``types`` (batch x tokens, int64) and gives label
-probabilities (batch x labels). Three steps:
+The graph takes ``ids``, ``mask`` and ``types`` (batch x tokens, int64) and ``pool``
+(batch x spans x tokens, float32: each sentence's averaging weights over its word
+pieces) and gives label probabilities (batch x spans x labels). Three steps:
 
 1. ``torch.onnx.export`` of the network with a softmax on top;
 2. onnxruntime's transformer optimiser fuses embeddings + layer norm, attention, bias +
@@ -32,8 +33,8 @@ class _Probabilities(torch.nn.Module):
         super().__init__()
         self.model = model
 
-    def forward(self, ids, mask, types):
-        return torch.softmax(self.model(ids, mask, types), -1)
+    def forward(self, ids, mask, types, pool):
+        return torch.softmax(self.model(ids, mask, types, pool), -1)
 
 
 def export_onnx(base: BaseCheckpoint, settings: EncoderSettings, n_labels: int,
@@ -45,13 +46,15 @@ def export_onnx(base: BaseCheckpoint, settings: EncoderSettings, n_labels: int,
 
     model = _Probabilities(build(base, settings, n_labels, state).eval())
     dummy = torch.ones((2, 8), dtype=torch.long)
+    pool = torch.full((2, 3, 8), 1.0 / 8)
     buf = io.BytesIO()
     axes = {"ids": {0: "batch", 1: "tokens"}, "mask": {0: "batch", 1: "tokens"},
-            "types": {0: "batch", 1: "tokens"}, "probs": {0: "batch"}}
+            "types": {0: "batch", 1: "tokens"}, "pool": {0: "batch", 1: "spans", 2: "tokens"},
+            "probs": {0: "batch", 1: "spans"}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(model, (dummy, dummy, torch.zeros_like(dummy)), buf,
-                          input_names=["ids", "mask", "types"], output_names=["probs"],
+        torch.onnx.export(model, (dummy, dummy, torch.zeros_like(dummy), pool), buf,
+                          input_names=["ids", "mask", "types", "pool"], output_names=["probs"],
                           dynamic_axes=axes, opset_version=17, dynamo=False)
     data = _fuse(buf.getvalue(), base.config)
     return _quantize(data) if quantize else compact(data)

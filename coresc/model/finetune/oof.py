@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...document import Paper
-from ..encoder import Encoded, EncoderSettings, encoder_info, encoder_inputs
+from ..encoder import EncoderSettings, Unit, encoder_info, paper_units, scatter
 from . import cache
 from .base import BaseCheckpoint, read_base
 from .export import export_onnx
@@ -53,28 +53,16 @@ def fit_encoder(papers: Sequence[Paper], labels: Sequence[Sequence[str | None]],
     ``labels`` are the primary gold labels per paper and sentence (``None``: not trained
     on); ``folds`` the inner fold of each paper.
     """
-    from ..encoder import tokenize
-
     t0 = time.monotonic()
     base = read_base(settings.base)
+    check_length(base, settings)
     tok = tokenizer_for(base, settings)
-    encoded = [tokenize(tok, encoder_inputs(p, settings.context)) for p in papers]
+    inputs = [paper_units(tok, p, settings) for p in papers]
     index = {lab: i for i, lab in enumerate(label_set)}
-    k = max(folds) + 1
-    oof: list[np.ndarray | None] = [None] * len(papers)
-    for f in range(k):
-        train = [i for i in range(len(papers)) if folds[i] != f]
-        test = [i for i in range(len(papers)) if folds[i] == f]
-        log(f"encoder: inner fold {f + 1}/{k}, fine-tuning on {len(train)} papers")
-        key, state = fine_tune(base, settings, label_set, *_examples(encoded, labels, train,
-                                                                     index), device, log)
-        flat = [e for i in test for e in encoded[i]]
-        probs = predict(base, settings, label_set, key, state, flat, device)
-        for i, part in zip(test, _split(probs, [len(encoded[i]) for i in test]), strict=True):
-            oof[i] = part
+    oof = _cross_fit(base, settings, inputs, labels, label_set, folds, device, log)
     log(f"encoder: final fine-tuning on all {len(papers)} papers")
     key, state = fine_tune(base, settings, label_set,
-                           *_examples(encoded, labels, range(len(papers)), index), device, log)
+                           *_examples(inputs, labels, range(len(papers)), index), device, log)
     name = "encoder-int8.onnx" if settings.quantize else "encoder.onnx"
     onnx = cache.load_bytes(key, name)
     if onnx is None:
@@ -84,18 +72,75 @@ def fit_encoder(papers: Sequence[Paper], labels: Sequence[Sequence[str | None]],
     info = encoder_info(label_set, settings, {
         "base_sha256": base.sha, "train_key": key, "n_train_sentences": n_train,
         "device": device, "seconds": round(time.monotonic() - t0, 1)})
-    return [o if o is not None else np.zeros((0, len(label_set))) for o in oof], \
-        FittedEncoder(onnx, _tokenizer_json(tok), info)
+    return oof, FittedEncoder(onnx, _tokenizer_json(tok), info)
 
 
-def _examples(encoded: Sequence[Sequence[Encoded]], labels, papers: Sequence[int],
-              index: dict[str, int]) -> tuple[list[Encoded], list[int]]:
+def cross_fit(papers: Sequence[Paper], labels: Sequence[Sequence[str | None]],
+              label_set: Sequence[str], settings: EncoderSettings, folds: Sequence[int],
+              device: str = "cpu", log: Log = print,
+              only_folds: Sequence[int] | None = None) -> list[np.ndarray]:
+    """Each paper's probabilities (sentences x ``label_set``) from the encoder fine-tuned
+    on the papers of every other fold (one fine-tuning per fold, cached).
+
+    With outer folds this is the cross-fitting protocol of an experiment: fold f's test
+    papers are read by the encoder trained without fold f, and its CRF trains on the
+    other papers' probabilities, each from an encoder trained without that paper's fold
+    (but with fold f's papers: the indirect route by which test labels shape the CRF's
+    training features, which the nested protocol closes at about twice the cost).
+    ``only_folds``: fine-tune only the encoders of these folds (the other papers' rows
+    stay zero).
+    """
+    base = read_base(settings.base)
+    check_length(base, settings)
+    tok = tokenizer_for(base, settings)
+    inputs = [paper_units(tok, p, settings) for p in papers]
+    return _cross_fit(base, settings, inputs, labels, label_set, folds, device, log,
+                      only_folds)
+
+
+def _cross_fit(base, settings, inputs, labels, label_set, folds, device, log,
+               only_folds=None) -> list[np.ndarray]:
+    index = {lab: i for i, lab in enumerate(label_set)}
+    k = max(folds) + 1
+    out: list[np.ndarray] = [np.zeros((len(seq), len(label_set)), np.float32)
+                             for seq in labels]
+    for f in range(k) if only_folds is None else only_folds:
+        train = [i for i in range(len(inputs)) if folds[i] != f]
+        test = [i for i in range(len(inputs)) if folds[i] == f]
+        log(f"encoder: fold {f + 1}/{k}, fine-tuning on {len(train)} papers")
+        key, state = fine_tune(base, settings, label_set,
+                               *_examples(inputs, labels, train, index), device, log)
+        flat = [u for i in test for u in inputs[i][0]]
+        probs = predict(base, settings, label_set, key, state, flat, device)
+        sizes = [sum(len(u[2]) for u in inputs[i][0]) for i in test]
+        for i, part in zip(test, _split(probs, sizes), strict=True):
+            out[i] = scatter(part, inputs[i][1], len(labels[i]))
+    return out
+
+
+def check_length(base: BaseCheckpoint, settings: EncoderSettings) -> None:
+    """CorescError when windows could be longer than the base has positions for."""
+    from ...errors import CorescError
+
+    limit = base.config.get("max_position_embeddings", 512)
+    if settings.context == "window" and settings.window_tokens > limit:
+        raise CorescError(f"encoder window_tokens {settings.window_tokens} is more than the "
+                          f"base model reads ({limit} word pieces)")
+
+
+def _examples(inputs: Sequence[tuple[list[Unit], list[list[int]]]], labels,
+              papers: Sequence[int], index: dict[str, int],
+              ) -> tuple[list[Unit], list[list[int]]]:
+    """The units of ``papers`` that score a labelled sentence, with each span's label
+    index (-100: not trained on)."""
     xs, ys = [], []
     for i in papers:
-        for e, lab in zip(encoded[i], labels[i], strict=True):
-            if lab in index:
-                xs.append(e)
-                ys.append(index[lab])
+        units, where = inputs[i]
+        for unit, idx in zip(units, where, strict=True):
+            y = [index.get(labels[i][j], -100) for j in idx]
+            if any(v >= 0 for v in y):
+                xs.append(unit)
+                ys.append(y)
     return xs, ys
 
 

@@ -9,13 +9,12 @@ each further encoder of a cross-validation only pays for the layers it trains.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..encoder import Encoded, EncoderSettings, pad_batch
+from ..encoder import EncoderSettings, Unit, pad_batch, pad_units, unit_batches
 from . import cache, require_torch
 from .base import BaseCheckpoint
 from .bert import BertConfig, BertEncoder
@@ -27,7 +26,12 @@ Log = Callable[[str], None]
 
 
 class SentenceClassifier(nn.Module):
-    """Encoder (mean-pooled) + dropout + linear head; ``forward`` gives logits."""
+    """Encoder + span pooling + dropout + linear head.
+
+    ``forward(ids, mask, types, pool, start=0)`` gives logits (batch x spans x labels):
+    ``pool`` (batch x spans x tokens) holds each span's averaging weights, so a row of
+    one span over every token is the mean pooling of a one-sentence input.
+    """
 
     def __init__(self, config: BertConfig, n_labels: int) -> None:
         super().__init__()
@@ -35,8 +39,9 @@ class SentenceClassifier(nn.Module):
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
         self.head = nn.Linear(config.hidden_size, n_labels)
 
-    def forward(self, ids, mask, types, start: int = 0):
-        return self.head(self.dropout(self.bert(ids, mask, types, start)))
+    def forward(self, ids, mask, types, pool, start: int = 0):
+        pooled = pool @ self.bert.hidden(ids, mask, types, start)
+        return self.head(self.dropout(pooled))
 
 
 def build(base: BaseCheckpoint, settings: EncoderSettings, n_labels: int,
@@ -83,17 +88,17 @@ class FrozenStates:
         self.base, self.settings = base, settings
 
     @staticmethod
-    def _key(e: Encoded) -> bytes:
+    def _key(e: Unit) -> bytes:
         return np.asarray(e[0], np.int32).tobytes() + b"|" + np.asarray(e[1], np.int8).tobytes()
 
-    def fill(self, encoded: Sequence[Encoded], device: str, log: Log) -> None:
+    def fill(self, encoded: Sequence[Unit], device: str, log: Log) -> None:
         todo = {self._key(e): e for e in encoded if self._key(e) not in self.states}
         if not todo:
             return
         model = build(self.base, self.settings, 1).to(device).eval()
         items = list(todo.items())
         log(f"encoder: running the {self.depth} frozen layer(s) once over "
-            f"{len(items)} sentences")
+            f"{len(items)} inputs")
 
         def run(ids, mask, types):
             with torch.no_grad():
@@ -104,42 +109,52 @@ class FrozenStates:
         order = sorted(range(len(items)), key=lambda i: len(items[i][1][0]))
         for start in range(0, len(order), 64):
             rows = order[start:start + 64]
-            for i, h in zip(rows, run(*pad_batch([items[i][1] for i in rows])), strict=True):
+            batch = pad_batch([items[i][1][:2] for i in rows])
+            for i, h in zip(rows, run(*batch), strict=True):
                 self.states[items[i][0]] = h.clone()
 
-    def batch(self, encoded: Sequence[Encoded], device: str):
-        """Padded hidden states (batch x tokens x hidden, float32), mask and types."""
-        ids, mask, types = pad_batch(encoded)
-        h = torch.zeros((len(encoded), ids.shape[1], self.base.config["hidden_size"]))
-        for r, e in enumerate(encoded):
+    def batch(self, units: Sequence[Unit], device: str):
+        """Padded hidden states (batch x tokens x hidden, float32), mask, types, pool."""
+        ids, mask, types, pool = pad_units(units)
+        h = torch.zeros((len(units), ids.shape[1], self.base.config["hidden_size"]))
+        for r, e in enumerate(units):
             s = self.states[self._key(e)]
             h[r, : len(s)] = s.float()
-        return (h.to(device), torch.from_numpy(mask).to(device),
-                torch.from_numpy(types).to(device))
+        return (h.to(device), *(torch.from_numpy(a).to(device) for a in (mask, types, pool)))
 
 
-def _batches(lengths: Sequence[int], size: int, rng: np.random.Generator) -> list[list[int]]:
-    """Index batches of similar length, in random order (ties broken at random)."""
-    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], rng.random()))
-    batches = [order[i:i + size] for i in range(0, len(order), size)]
+def _inputs(units: Sequence[Unit], states: FrozenStates | None, device: str):
+    """The network's inputs for a batch of units (hidden states above frozen layers)."""
+    if states:
+        return states.batch(units, device)
+    return [torch.from_numpy(a).to(device) for a in pad_units(units)]
+
+
+def _batches(units: Sequence[Unit], size: int, rng: np.random.Generator) -> list[list[int]]:
+    """Batches of units of similar length (ties broken at random), about ``size``
+    sentences each, in random order."""
+    order = rng.permutation(len(units))
+    batches = [[int(order[i]) for i in b]
+               for b in unit_batches([units[i] for i in order], size)]
     rng.shuffle(batches)
     return batches
 
 
 def train_key(base: BaseCheckpoint, settings: EncoderSettings, labels: Sequence[str],
-              encoded: Sequence[Encoded], y: Sequence[int], device: str) -> str:
+              encoded: Sequence[Unit], y: Sequence[Sequence[int]], device: str) -> str:
     """The cache key of one fine-tuning."""
     s = settings.to_dict()
     for name in ("inner_folds", "neighbours", "quantize"):  # not part of fine-tuning
         s.pop(name)
-    return cache.digest("coresc-encoder-1", s, base.sha, torch.device(device).type,
+    return cache.digest("coresc-encoder-2", s, base.sha, torch.device(device).type,
                         list(labels), cache.examples_digest(encoded, y))
 
 
 def fine_tune(base: BaseCheckpoint, settings: EncoderSettings, labels: Sequence[str],
-              encoded: Sequence[Encoded], y: Sequence[int], device: str = "cpu",
+              encoded: Sequence[Unit], y: Sequence[Sequence[int]], device: str = "cpu",
               log: Log = print) -> tuple[str, dict]:
-    """Fine-tune on ``encoded`` inputs with label indices ``y`` (into ``labels``).
+    """Fine-tune on the units ``encoded`` with, per unit, the label index (into
+    ``labels``) of each span, ``-100`` for a span not trained on.
 
     Returns ``(key, state)``: the cache key and the weights. Found in the cache, nothing
     is trained.
@@ -161,42 +176,46 @@ def fine_tune(base: BaseCheckpoint, settings: EncoderSettings, labels: Sequence[
         states.fill(encoded, device, log)
     rng = np.random.default_rng(settings.seed)
     torch.manual_seed(settings.seed)
-    lengths = [len(e[0]) for e in encoded]
-    steps_per_epoch = math.ceil(len(encoded) / settings.batch_size)
+    n_spans = sum(len(u[2]) for u in encoded)
+    steps_per_epoch = len(unit_batches(encoded, settings.batch_size))
     total = max(1, round(steps_per_epoch * settings.epochs))
     opt = _optimizer(model, settings)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, _schedule(total, settings.warmup))
-    target = torch.tensor(list(y), dtype=torch.long)
     step, seen, last = 0, 0, t0
     while step < total:
-        for rows in _batches(lengths, settings.batch_size, rng):
+        for rows in _batches(encoded, settings.batch_size, rng):
             if step >= total:
                 break
             batch = [encoded[i] for i in rows]
-            if states:
-                inputs = states.batch(batch, device)
-                logits = model(*inputs, start=frozen)
-            else:
-                inputs = [torch.from_numpy(a).to(device) for a in pad_batch(batch)]
-                logits = model(*inputs)
-            loss = nn.functional.cross_entropy(logits, target[rows].to(device))
+            logits = model(*_inputs(batch, states, device), start=frozen)
+            target = _targets([y[i] for i in rows], logits.shape[1]).to(device)
+            loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]),
+                                               target.reshape(-1), ignore_index=-100)
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             step += 1
-            seen += len(rows)
+            seen += sum(len(encoded[i][2]) for i in rows)
             now = time.monotonic()
             if now - last >= 30 or step == total:
                 last = now
                 rate = seen / (now - t0)
+                left = (total - step) * n_spans / steps_per_epoch / rate
                 log(f"encoder: step {step}/{total}, loss {loss.item():.3f}, "
-                    f"{rate:.0f} sentences/s, {_fmt(max(0.0, (total - step) * len(rows) / rate))}"
-                    f" left")
+                    f"{rate:.0f} sentences/s, {_fmt(max(0.0, left))} left")
     state = {k: v.detach().to("cpu").contiguous() for k, v in model.state_dict().items()}
     cache.save_bytes(key, "weights.safetensors", save_st(state))
-    log(f"encoder: fine-tuned on {len(encoded)} sentences in {_fmt(time.monotonic() - t0)}")
+    log(f"encoder: fine-tuned on {n_spans} sentences in {_fmt(time.monotonic() - t0)}")
     return key, state
+
+
+def _targets(y: Sequence[Sequence[int]], width: int):
+    """Label indices (batch x ``width``), -100 (ignored) past each unit's spans."""
+    t = torch.full((len(y), width), -100, dtype=torch.long)
+    for r, row in enumerate(y):
+        t[r, : len(row)] = torch.tensor(list(row), dtype=torch.long)
+    return t
 
 
 def check_device(device: str) -> None:
@@ -246,12 +265,14 @@ def _schedule(total: int, warmup: float) -> Callable[[int], float]:
 
 
 def predict(base: BaseCheckpoint, settings: EncoderSettings, labels: Sequence[str],
-            key: str, state: dict, encoded: Sequence[Encoded], device: str = "cpu",
+            key: str, state: dict, encoded: Sequence[Unit], device: str = "cpu",
             ) -> np.ndarray:
-    """Probabilities (inputs x labels) of the fine-tuned encoder ``key`` (cached)."""
+    """Probabilities (spans x labels, units and spans in order) of the fine-tuned
+    encoder ``key`` (cached)."""
     pkey = cache.digest(key, cache.examples_digest(encoded))
+    n_spans = sum(len(u[2]) for u in encoded)
     hit = cache.load_array(pkey)
-    if hit is not None and hit.shape == (len(encoded), len(labels)):
+    if hit is not None and hit.shape == (n_spans, len(labels)):
         return hit
     model = build(base, settings, len(labels), state).to(device).eval()
     frozen = _freeze(model, settings)
@@ -259,17 +280,16 @@ def predict(base: BaseCheckpoint, settings: EncoderSettings, labels: Sequence[st
     if states:
         states.fill(encoded, device, lambda _msg: None)
 
-    probs = np.zeros((len(encoded), len(labels)), dtype=np.float32)
-    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i][0]))
+    probs = np.zeros((n_spans, len(labels)), dtype=np.float32)
+    offsets = np.cumsum([0] + [len(u[2]) for u in encoded])
     with torch.no_grad():
-        for start in range(0, len(order), 64):
-            rows = order[start:start + 64]
+        for rows in unit_batches(encoded, 64):
             batch = [encoded[i] for i in rows]
-            if states:
-                logits = model(*states.batch(batch, device), start=frozen)
-            else:
-                logits = model(*[torch.from_numpy(a).to(device) for a in pad_batch(batch)])
-            probs[rows] = torch.softmax(logits, -1).to("cpu").numpy()
+            out = torch.softmax(model(*_inputs(batch, states, device), start=frozen), -1)
+            out = out.to("cpu").numpy()
+            for r, i in enumerate(rows):
+                n = len(encoded[i][2])
+                probs[offsets[i]:offsets[i] + n] = out[r, :n]
     cache.save_array(pkey, probs)
     return probs
 
