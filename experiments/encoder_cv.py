@@ -38,6 +38,7 @@ from coresc.metrics import evaluate_papers  # noqa: E402
 from coresc.model import CoreSCClassifier, log  # noqa: E402
 from coresc.model.encoder import EncoderSettings  # noqa: E402
 from coresc.readers import read_corpus  # noqa: E402
+from coresc.reliability import calibration_summary  # noqa: E402
 
 #: Encoder settings that have a command-line option.
 ENCODER_OPTIONS = ("layers", "train_layers", "epochs", "lr", "head_lr", "batch_size",
@@ -64,10 +65,24 @@ def folds_of(setup: str):
     raise SystemExit(f"unknown setup {setup!r} (cra3, art9, art9p, art2cra, csabstruct)")
 
 
-def score(papers) -> dict:
+def score(papers, keep: list | None = None) -> dict:
+    """Accuracy and macro-F1 of the primary label; ECE of its score (held-out papers).
+
+    ``keep``: a list the sentence records are appended to (for the pooled ECE)."""
     r = evaluate_papers(papers)
-    return {"accuracy": round(r["primary"]["accuracy"], 4),
-            "macro_f1": round(r["primary"]["macro_f1"], 4), "n": r["n_sentences"]}
+    out = {"accuracy": round(r["primary"]["accuracy"], 4),
+           "macro_f1": round(r["primary"]["macro_f1"], 4), "n": r["n_sentences"]}
+    records = [{"gold": s.gold_codes, "pred": [{"label": p.label, "score": p.score}
+                                               for p in s.pred]}
+               for paper in papers for s in paper.sentences()]
+    if keep is not None:
+        keep.extend(records)
+    return {**out, **_ece(records)}
+
+
+def _ece(records: list) -> dict:
+    summary = calibration_summary(records)
+    return {} if summary is None else {"ece": round(summary["primary"]["ece"], 4)}
 
 
 def encoder_alone(model: CoreSCClassifier, papers) -> dict:
@@ -103,6 +118,7 @@ def run(setup: str, params: dict, encoder: dict, only: set[int] | None,
     protocol = "nested" if fit is None else "crossfit"
     fit = fit or (lambda model, train: model.fit(train))
     rows = []
+    held_out: list = []
     t0 = time.monotonic()
     for i, (train, test) in enumerate(folds_of(setup)):
         if only is not None and i not in only:
@@ -112,7 +128,7 @@ def run(setup: str, params: dict, encoder: dict, only: set[int] | None,
         t = time.monotonic()
         model = fit(CoreSCClassifier(**params, encoder=encoder), train)
         model.annotate(test)
-        row["crf+enc"] = {**score(test), "seconds": round(time.monotonic() - t, 1)}
+        row["crf+enc"] = {**score(test, held_out), "seconds": round(time.monotonic() - t, 1)}
         row["enc"] = encoder_alone(model, test)
         row["delta_accuracy"] = round(row["crf+enc"]["accuracy"] - row["crf"]["accuracy"], 4)
         row["delta_macro_f1"] = round(row["crf+enc"]["macro_f1"] - row["crf"]["macro_f1"], 4)
@@ -129,6 +145,7 @@ def run(setup: str, params: dict, encoder: dict, only: set[int] | None,
         pooled[name] = {
             "accuracy": round(sum(r[name]["accuracy"] * r[name]["n"] for r in rows) / n, 4),
             "macro_f1_mean": round(sum(r[name]["macro_f1"] for r in rows) / len(rows), 4)}
+    pooled["crf+enc"].update(_ece(held_out))
     return {"setup": setup, "folds": rows, "pooled": pooled, "params": params,
             "encoder": encoder, "protocol": protocol,
             "seconds": round(time.monotonic() - t0, 1)}
@@ -222,6 +239,8 @@ def table(result: dict) -> str:
     d_f1 = p["crf+enc"]["macro_f1_mean"] - p["crf"]["macro_f1_mean"]
     lines.append("| pooled (F1: mean of folds) | | " + " | ".join(cells)
                  + f" | {d_acc:+.2f} | {d_f1:+.3f} |")
+    if "ece" in p["crf+enc"]:
+        lines.append(f"\nCRF+enc held-out ECE (primary score, pooled): {p['crf+enc']['ece']:.3f}")
     return "\n".join(lines)
 
 

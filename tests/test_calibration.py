@@ -83,6 +83,33 @@ def test_fit_and_apply_scores_never_increase() -> None:
         Calibration.from_json({"method": "platt", "maps": []})
 
 
+
+def test_each_corpus_gets_its_own_map_when_it_has_enough_points() -> None:
+    """Corpus "easy" is right 90% of the time at a raw 0.5, "hard" 30%: the pooled map
+    says 0.5 or so for both; each corpus's own map says what holds for it."""
+    rng = random.Random(5)
+    rankings, golds, corpora = [], [], []
+    for name, rate, n in (("easy", 0.9, 600), ("hard", 0.3, 900), ("tiny", 0.6, 100)):
+        for _ in range(n):
+            rankings.append(_ranked(("Res", 0.5), ("Obs", 0.2)))
+            golds.append(["Res"] if rng.random() < rate else ["Bac"])
+            corpora.append(name)
+    cal = fit_calibration(rankings, golds, corpora)
+    assert sorted(cal.by_corpus) == ["easy", "hard"]  # "tiny" has < MIN_CORPUS_POINTS
+    assert cal.stats["by_corpus"] == {"easy": {"n": 600}, "hard": {"n": 900}}
+    first = _ranked(("Res", 0.5))
+    pooled = cal.apply(first)[0].score
+    assert cal.apply(first, "easy")[0].score == pytest.approx(0.9, abs=0.05)
+    assert cal.apply(first, "hard")[0].score == pytest.approx(0.3, abs=0.05)
+    assert cal.apply(first, "tiny")[0].score == pooled == cal.apply(first, None)[0].score
+    assert 0.4 < pooled < 0.6
+    again = Calibration.from_json(json.loads(json.dumps(cal.to_json())))
+    assert again.apply(first, "easy") == cal.apply(first, "easy")
+    # one corpus alone: its map is the pooled one, nothing kept twice
+    assert fit_calibration(rankings[:600], golds[:600], corpora[:600]).by_corpus == {}
+    with pytest.raises(ValueError, match="by_corpus"):
+        Calibration.from_json({**cal.to_json(), "by_corpus": {"easy": []}})
+
 def test_reliability_and_coverage_by_hand() -> None:
     rel = reliability([0.05, 0.15, 0.15, 0.95, 1.0], [0, 1, 0, 1, 1])
     bins = {b["low"]: b for b in rel["bins"] if b["n"]}
@@ -158,6 +185,34 @@ def test_model_scores_are_calibrated_and_ordered(model, papers, tmp_path) -> Non
     assert uncalibrated.calibration_ is None and uncalibrated.meta_["calibration"] is None
     assert not (uncalibrated.save(tmp_path / "u") / "calibration.json").exists()
 
+
+def test_model_calibrates_each_training_corpus_apart(monkeypatch, tmp_path) -> None:
+    import coresc.model.calibration as calibration
+
+    monkeypatch.setattr(calibration, "MIN_CORPUS_POINTS", 20)
+    rng = random.Random(13)
+    papers = [make_paper(i, rng) for i in range(8)]
+    for i, p in enumerate(papers):
+        p.meta["corpus"] = "art" if i % 2 else "cra"
+        for s in p.sentences() if i % 2 else ():  # "art": half its gold labels are noise
+            if s.gold and rng.random() < 0.5:
+                s.gold = [Label(rng.choice(["Bac", "Exp", "Res", "Hyp", "Mot"]))]
+    model = CoreSCClassifier(features=GROUPS, c1=0.5, c2=0.5, max_iterations=10,
+                             secondary=False, verbose=False).fit(papers)
+    assert model.calibration_corpora() == ["art", "cra"]
+    loaded = CoreSCClassifier.load(model.save(tmp_path / "m"))
+    assert loaded.calibration_corpora() == ["art", "cra"]
+    paper = papers[0]
+    raw = [r[:1] for r in model._rank_raw([paper])[0]]  # no secondary layer: primary only
+    scores = {}
+    for name in ("art", "cra", None):
+        paper.meta["corpus"] = name
+        model.annotate([paper])
+        assert [s.pred for s in paper.sentences()] == \
+            [model.calibration_.apply(r, name) for r in raw]
+        scores[name] = [s.pred[0].score for s in paper.sentences()]
+    # the noisy corpus's map says less for the same raw scores: the choice is visible
+    assert sum(scores["art"]) < sum(scores["cra"])
 
 def test_min_score_leaves_sentences_without_a_label(model, papers, monkeypatch) -> None:
     # an identity map, so that the (separable) invented papers' scores spread out
