@@ -40,6 +40,10 @@ from coresc.model.encoder import EncoderSettings  # noqa: E402
 from coresc.readers import read_corpus  # noqa: E402
 from coresc.reliability import calibration_summary  # noqa: E402
 
+#: The corpus of each setup's test papers (as the experiment configs name them).
+SETUP_CORPUS = {"cra3": "cra", "art9": "art", "art9p": "art", "art2cra": "cra",
+                "csabstruct": "csabstruct"}
+
 #: Encoder settings that have a command-line option.
 ENCODER_OPTIONS = ("layers", "train_layers", "epochs", "lr", "head_lr", "batch_size",
                    "max_tokens", "inner_folds", "neighbours", "seed", "context",
@@ -80,6 +84,20 @@ def score(papers, keep: list | None = None) -> dict:
     return {**out, **_ece(records)}
 
 
+def _append_records(path: Path, setup: str, fold: int, papers) -> None:
+    with open(path, "a", encoding="utf-8") as fh:
+        for paper in papers:
+            for sec in paper.sections:
+                for s in sec.sentences():
+                    fh.write(json.dumps({
+                        "setup": setup, "fold": fold, "corpus": SETUP_CORPUS.get(setup),
+                        "paper": paper.id, "sid": s.sid, "section": sec.heading,
+                        "section_type": sec.type, "zone": s.zone, "text": s.text,
+                        "gold": s.gold_codes,
+                        "pred": [{"label": p.label, "score": round(p.score, 4)}
+                                 for p in s.pred]}) + "\n")
+
+
 def _ece(records: list) -> dict:
     summary = calibration_summary(records)
     return {} if summary is None else {"ece": round(summary["primary"]["ece"], 4)}
@@ -112,9 +130,13 @@ def baseline(setup: str, fold: int, params: dict, train, test, store: Path | Non
 
 
 def run(setup: str, params: dict, encoder: dict, only: set[int] | None,
-        store: Path | None, rows_file: Path | None = None, fit=None) -> dict:
+        store: Path | None, rows_file: Path | None = None, fit=None,
+        predictions: Path | None = None) -> dict:
     """The nested protocol: each fold's encoder and its inner encoders are trained on
-    that fold's training papers alone (``fit`` may change how the model is fitted)."""
+    that fold's training papers alone (``fit`` may change how the model is fitted).
+
+    ``predictions``: a JSON-lines file the CRF + encoder's held-out sentence records are
+    appended to (the experiment runner's ``predictions.jsonl`` fields, plus ``setup``)."""
     protocol = "nested" if fit is None else "crossfit"
     fit = fit or (lambda model, train: model.fit(train))
     rows = []
@@ -129,6 +151,8 @@ def run(setup: str, params: dict, encoder: dict, only: set[int] | None,
         model = fit(CoreSCClassifier(**params, encoder=encoder), train)
         model.annotate(test)
         row["crf+enc"] = {**score(test, held_out), "seconds": round(time.monotonic() - t, 1)}
+        if predictions:
+            _append_records(predictions, setup, i, test)
         row["enc"] = encoder_alone(model, test)
         row["delta_accuracy"] = round(row["crf+enc"]["accuracy"] - row["crf"]["accuracy"], 4)
         row["delta_macro_f1"] = round(row["crf+enc"]["macro_f1"] - row["crf"]["macro_f1"], 4)
@@ -191,7 +215,8 @@ class _GivenProbabilities:
 
 
 def crossfit_run(setup: str, params: dict, encoder: dict, only: set[int] | None,
-                 store: Path | None, rows_file: Path | None = None) -> dict:
+                 store: Path | None, rows_file: Path | None = None,
+                 predictions: Path | None = None) -> dict:
     """Like :func:`run`, but one encoder per outer fold (trained on the other folds)
     serves as every paper's probability source: k fine-tunings instead of 3k."""
     from coresc.features import paper_labels
@@ -220,7 +245,8 @@ def crossfit_run(setup: str, params: dict, encoder: dict, only: set[int] | None,
         model._fit_encoder = use_given
         return model.fit(train)
 
-    return run(setup, params, encoder, only, store, rows_file, fit=fit)
+    return run(setup, params, encoder, only, store, rows_file, fit=fit,
+               predictions=predictions)
 
 
 def table(result: dict) -> str:
@@ -269,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="append the results to this JSON-lines file")
     ap.add_argument("--rows", help="append each fold's row to this JSON-lines file as soon "
                                    "as the fold is done")
+    ap.add_argument("--predictions", type=Path,
+                    help="append the CRF + encoder's held-out sentence records to this "
+                         "JSON-lines file (for benchmarks/calibration.py and the model card)")
     ap.add_argument("--baselines", default="runs/crf-baselines.json",
                     help="where CRF-only fold scores are kept between runs ('' = nowhere)")
     args = ap.parse_args(argv)
@@ -289,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
         result = (crossfit_run if args.protocol == "crossfit" else run)(
                      setup, params, encoder, only,
                      Path(args.baselines) if args.baselines else None,
-                     Path(args.rows) if args.rows else None)
+                     Path(args.rows) if args.rows else None, predictions=args.predictions)
         print(table(result), flush=True)
         if args.json:
             with open(args.json, "a", encoding="utf-8") as fh:
