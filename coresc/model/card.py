@@ -227,7 +227,8 @@ def _evaluation_section(evaluation: Mapping[str, Any] | None) -> list[str]:
             "papers say nothing about new papers: evaluate it on papers it was not trained "
             "on (`coresc evaluate` reports training papers apart), or run the experiment "
             "runner and `experiments/model_card.py` (see *Rebuild*).", ""]
-    lines += ["From the experiment runner (`coresc experiment`): each test paper was "
+    lines += ["From the experiment runner (`coresc experiment`) or "
+              "`experiments/encoder_cv.py`: each test paper was "
               "labelled by a model trained without it, with this model's settings unless "
               "the last column says otherwise. Generated "
               f"{evaluation.get('generated', '?')}.", "",
@@ -244,7 +245,7 @@ def _evaluation_section(evaluation: Mapping[str, Any] | None) -> list[str]:
             f"| {r.get('test')} | {r.get('train')} | "
             f"{'silver (agreement with SAPIENTA)' if silver else 'gold'} | "
             f"{int(m.get('n_sentences', 0))} | {_pct(acc)} | {_num(m.get(pre + 'macro_f1'))} | "
-            f"{_num(m.get(pre + 'ece_primary'))} | {r.get('config')} (`{r.get('run_id', '')[:8]}`)"
+            f"{_num(m.get(pre + 'ece_primary'))} | {r.get('config')}{_run_id(r)}"
             f" | {diff} |")
     return lines + [""]
 
@@ -338,6 +339,10 @@ def _rebuild_section(meta: Mapping[str, Any], evaluation: Mapping[str, Any] | No
                   "experiments/train_default_model.py --without-art --out cra-model/`), then "
                   "`coresc annotate --model cra-model/ ...`."]
     return lines + [""]
+
+
+def _run_id(run: Mapping[str, Any]) -> str:
+    return f" (`{run['run_id'][:8]}`)" if run.get("run_id") else ""
 
 
 def _threshold(t: float | None) -> str:
