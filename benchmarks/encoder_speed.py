@@ -3,8 +3,9 @@
 Three measurements, each on the sentences of the real JATS and Elsevier papers in
 ``../shared/data`` (read from raw XML):
 
-* ``tradeoff``: the exported ONNX encoder alone, one thread, for each number of layers,
-  float32 or int8 weights, and truncation at 128 / 64 / 32 word pieces. Speed does not
+* ``tradeoff``: the exported ONNX encoder alone over whole papers, one thread, for each
+  number of layers, float32 or int8 weights, the heading context cut at 128 / 64 / 32
+  word pieces and the window context at 256 / 128 / 64. Speed does not
   depend on the fine-tuned values, so the encoders are built from the base checkpoint
   with an untrained head (needs the ``train`` extra and the base weights).
 * ``annotate``: a model (bundled name or directory) annotating every paper, from raw XML
@@ -49,12 +50,7 @@ def one_core() -> None:
 
 
 def tradeoff(args) -> None:
-    from coresc.model.encoder import (
-        EncoderSettings,
-        OnnxEncoder,
-        encoder_info,
-        encoder_inputs,
-    )
+    from coresc.model.encoder import EncoderSettings, OnnxEncoder, encoder_info
     from coresc.model.finetune.base import read_base
     from coresc.model.finetune.export import export_onnx
     from coresc.model.finetune.oof import tokenizer_for
@@ -62,34 +58,40 @@ def tradeoff(args) -> None:
     from coresc.readers import read_file
 
     one_core()
-    inputs = []
-    for path in papers_paths(args.papers):
-        for paper in read_file(path):
-            inputs += encoder_inputs(paper, "heading")
-    inputs = inputs[: args.sentences]
+    papers = [p for path in papers_paths(args.papers) for p in read_file(path)]
+    n = sum(len(p.sentences()) for p in papers)
     base = read_base(args.base)
     labels = [f"L{i}" for i in range(11)]
-    print(f"{len(inputs)} sentences (with their headings) of {args.papers} papers; one thread")
-    print("| layers | weights | max tokens | mean tokens | file MB | sentences / CPU-s | "
+    print(f"{n} sentences of {len(papers)} papers, whole papers; one thread")
+    print("| layers | weights | context | word pieces | file MB | sentences / CPU-s | "
           "sentences / s (wall) |")
     print("|---|---|---|---|---|---|---|")
     for layers in [int(x) for x in args.layers.split(",")]:
-        for quantize in (False, True):
+        for quantize in (False, True)[: 1 if args.float_only else 2]:
             settings = EncoderSettings(layers=layers, quantize=quantize)
             state = build(base, settings, len(labels)).state_dict()
             data = export_onnx(base, settings, len(labels), state, quantize)
-            for max_tokens in [int(x) for x in args.max_tokens.split(",")]:
-                s = EncoderSettings(layers=layers, quantize=quantize, max_tokens=max_tokens)
+            for context, tokens in _contexts(args):
+                s = EncoderSettings(layers=layers, quantize=quantize, context=context,
+                                    **tokens)
                 enc = OnnxEncoder(data, tokenizer_for(base, s).to_str(),
                                   encoder_info(labels, s), threads=1)
-                enc.predict_proba(inputs[:64])  # warm-up
-                mean_tokens = sum(len(e[0]) for e in enc.encode(inputs)) / len(inputs)
+                enc.predict_paper(papers[0])  # warm-up
                 cpu, wall = time.process_time(), time.perf_counter()
-                enc.predict_proba(inputs)
+                for paper in papers:
+                    enc.predict_paper(paper)
                 cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-                print(f"| {layers} | {'int8' if quantize else 'float32'} | {max_tokens} | "
-                      f"{mean_tokens:.1f} | {len(data) / 1e6:.1f} | {len(inputs) / cpu:.0f} | "
-                      f"{len(inputs) / wall:.0f} |", flush=True)
+                shown = ", ".join(f"{k} {v}" for k, v in tokens.items())
+                print(f"| {layers} | {'int8' if quantize else 'float32'} | {context} | "
+                      f"{shown} | {len(data) / 1e6:.1f} | {n / cpu:.0f} | {n / wall:.0f} |",
+                      flush=True)
+
+
+def _contexts(args) -> list[tuple[str, dict]]:
+    """(context, word-piece settings) pairs to time: each heading cut and window length."""
+    out = [("heading", {"max_tokens": int(x)}) for x in args.max_tokens.split(",") if x]
+    out += [("window", {"window_tokens": int(x)}) for x in args.window_tokens.split(",") if x]
+    return out
 
 
 def annotate(args) -> None:
@@ -137,9 +139,12 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="what", required=True)
     t = sub.add_parser("tradeoff")
     t.add_argument("--layers", default="1,2,3,4,6")
-    t.add_argument("--max-tokens", default="128,64,32")
+    t.add_argument("--max-tokens", default="128,64,32",
+                   help="heading context: the word-piece cuts to time ('' = none)")
+    t.add_argument("--window-tokens", default="256,128,64",
+                   help="window context: the window lengths to time ('' = none)")
+    t.add_argument("--float-only", action="store_true", help="skip the int8 exports")
     t.add_argument("--papers", type=int, default=12)
-    t.add_argument("--sentences", type=int, default=2000)
     t.add_argument("--base", default="all-MiniLM-L6-v2")
     a = sub.add_parser("annotate")
     a.add_argument("--model", default="accurate")

@@ -5,7 +5,8 @@
 MODEL_DIR is a model with a sentence encoder trained on the training papers of fold
 ``--fold`` of ``--config`` (e.g. saved by ``coresc experiment CONFIG`` without
 ``--no-models``); it is scored on that fold's test papers (gold labels) as it is, with
-its encoder cut to 64 and 32 word pieces, and with the encoder re-exported with int8
+its encoder reading inputs of a half and a quarter of the trained length (word pieces
+per input, or per window), and with the encoder re-exported with int8
 weights (from the fine-tuned weights in the encoder cache, ``$CORESC_CACHE_DIR``; needs
 the ``train`` extra). Prints accuracy and macro-F1 of the primary label, and the
 encoder's own accuracy (its argmax), for each variant. The CRF and the secondary layer
@@ -23,7 +24,7 @@ import numpy as np
 from coresc.experiments import fold_papers, load_config
 from coresc.metrics import classification_scores
 from coresc.model import CoreSCClassifier
-from coresc.model.encoder import EncoderSettings, OnnxEncoder, encoder_inputs
+from coresc.model.encoder import EncoderSettings, OnnxEncoder
 
 
 def _int8_encoder(enc: OnnxEncoder) -> OnnxEncoder:
@@ -44,8 +45,15 @@ def _int8_encoder(enc: OnnxEncoder) -> OnnxEncoder:
                        threads=0)
 
 
-def _truncated(enc: OnnxEncoder, onnx: bytes, max_tokens: int) -> OnnxEncoder:
-    settings = {**enc.info["settings"], "max_tokens": max_tokens}
+def _truncated(enc: OnnxEncoder, onnx: bytes, tokens: int) -> OnnxEncoder:
+    """The encoder reading shorter inputs: heading inputs cut to ``tokens`` word pieces,
+    or windows of ``tokens`` (sentences cut to at most a quarter of it)."""
+    settings = dict(enc.info["settings"])
+    if settings.get("context") == "window":
+        settings.update(window_tokens=tokens,
+                        sentence_tokens=min(settings.get("sentence_tokens", 64), tokens // 4))
+    else:
+        settings["max_tokens"] = tokens
     return OnnxEncoder(onnx, enc.tokenizer.to_str(), {**enc.info, "settings": settings},
                        threads=0)
 
@@ -54,9 +62,8 @@ def score(model: CoreSCClassifier, papers) -> tuple[float, float, float]:
     """Accuracy and macro-F1 of the primary label, and the encoder's own accuracy."""
     gold, pred, enc_hits, n = [], [], 0, 0
     labels = model._encoder.info["labels"]
-    context = model._encoder.info["settings"]["context"]
     for paper, ranked in zip(papers, model.predict(papers), strict=True):
-        probs = model._encoder.predict_proba(encoder_inputs(paper, context))
+        probs = model._encoder.predict_paper(paper)
         for s, r, p in zip(paper.sentences(), ranked, probs, strict=True):
             if s.gold:
                 gold.append(s.gold[0].code)
@@ -82,10 +89,13 @@ def main(argv: list[str] | None = None) -> int:
     print("| --- | ---: | ---: | ---: |")
     original = model._encoder
     onnx = (args.model / "encoder.onnx").read_bytes()
-    variants = [("float32, 128 word pieces (as trained)", lambda: original),
-                ("float32, cut to 64", lambda: _truncated(original, onnx, 64)),
-                ("float32, cut to 32", lambda: _truncated(original, onnx, 32)),
-                ("int8 weights, 128", lambda: _int8_encoder(original))]
+    window = original.settings.context == "window"
+    full = original.settings.window_tokens if window else original.settings.max_tokens
+    unit = "word-piece windows" if window else "word pieces"
+    variants = [(f"float32, {full} {unit} (as trained)", lambda: original),
+                *[(f"float32, {t} {unit}", lambda t=t: _truncated(original, onnx, t))
+                  for t in (full // 2, full // 4)],
+                (f"int8 weights, {full}", lambda: _int8_encoder(original))]
     for name, make in variants:
         model._encoder = make()
         acc, f1, enc = score(model, test)

@@ -240,7 +240,7 @@ ENCODER_FILES = ("encoder.onnx", "tokenizer.json", "encoder.json")
 
 
 class OnnxEncoder:
-    """The exported encoder: ``predict_proba(inputs)`` -> array (sentences x labels).
+    """The exported encoder: ``predict_paper(paper)`` -> array (sentences x labels).
 
     Parameters
     ----------
