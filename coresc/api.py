@@ -42,8 +42,8 @@ class Tagger:
     Make one with :func:`coresc.load`. ``tagger(x)`` annotates one paper and returns it
     (every sentence's ``pred``: one to three :class:`~coresc.document.Prediction`,
     ``label`` and ``score``, the primary label first); ``tagger.pipe(xs)`` streams many.
-    ``domain`` decodes papers as papers of one training corpus (models trained with
-    ``--domains corpus``).
+    ``domain`` treats papers as papers of one training corpus (its calibration map, and
+    its domain weights in models trained with ``--domains corpus``).
     """
 
     def __init__(self, model: CoreSCClassifier, model_dir: str | None = None,
@@ -147,9 +147,11 @@ def load(model: str | os.PathLike | CoreSCClassifier | None = None, *,
     model : a model directory (as written by ``coresc train``), the name of a bundled
         model (``"fast"``, hand-built features, or ``"accurate"``, with a fine-tuned
         sentence encoder), an already loaded :class:`~coresc.model.CoreSCClassifier`,
-        or ``None`` for the default bundled model (offline, no download).
-    domain : decode papers as papers of this training corpus (models trained with
-        ``--domains corpus``); ``None`` uses the shared weights.
+        or ``None`` for the default bundled model (``"accurate"``; offline, no download).
+    domain : treat papers as papers of this training corpus: its calibration map (see
+        ``CoreSCClassifier.calibration_corpora``), and its domain weights in models
+        trained with ``--domains corpus``; ``None`` uses the pooled map and the shared
+        weights.
 
     Returns
     -------

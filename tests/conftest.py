@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,20 @@ import pytest
 from coresc.config import data_dir
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+# Most tests exercise reading, batching and writing, not the labels: they run on the fast
+# bundled model (20 times faster than the default, `accurate`) unless CORESC_MODEL is set
+# already. Tests of the default itself remove it (the `default_model` fixture), and the
+# installed-package tests run without it.
+os.environ.setdefault("CORESC_MODEL", "fast")
+
+
+@pytest.fixture
+def default_model(monkeypatch) -> pytest.MonkeyPatch:
+    """No CORESC_MODEL: commands and the API use the bundled default model (the
+    monkeypatch is returned, to set it again within a test)."""
+    monkeypatch.delenv("CORESC_MODEL", raising=False)
+    return monkeypatch
 
 
 @pytest.fixture(scope="session")

@@ -103,3 +103,23 @@ def test_bundled_model_annotates_text(tmp_path, capsys):
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert records and all(r["pred"] and r["pred"][0]["label"] for r in records)
     assert not any(r["pred"][0]["label"] == "" for r in records)
+
+
+def test_default_model_is_the_accurate_tier(default_model, tmp_path, capsys) -> None:
+    """Without --model (and without CORESC_MODEL) a paper gets the accurate tier's labels;
+    CORESC_MODEL=fast makes fast the machine's default."""
+    from coresc.config import PROJECT_ROOT
+
+    paper = PROJECT_ROOT / "data" / "example-paper.xml"
+    out = {}
+    for name, extra in (("default", []), ("accurate", ["--model", "accurate"]),
+                        ("fast", ["--model", "fast"])):
+        out[name] = tmp_path / f"{name}.jsonl"
+        assert main(["annotate", str(paper), "--to", "jsonl", "-o", str(out[name]), "-q",
+                     *extra]) == 0
+    assert out["default"].read_bytes() == out["accurate"].read_bytes()
+    assert out["default"].read_bytes() != out["fast"].read_bytes()
+    default_model.setenv("CORESC_MODEL", "fast")
+    assert main(["annotate", str(paper), "--to", "jsonl", "-o", str(tmp_path / "env.jsonl"),
+                 "-q"]) == 0
+    assert (tmp_path / "env.jsonl").read_bytes() == out["fast"].read_bytes()

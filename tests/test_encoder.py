@@ -264,8 +264,15 @@ def test_bundled_model_names_resolve_and_a_missing_tier_says_how_to_train_it(tmp
                                                                             monkeypatch) -> None:
     from coresc.model import storage
 
-    assert storage.resolve_model(None) == storage.DEFAULT_MODEL_DIR
+    monkeypatch.delenv(storage.MODEL_ENV, raising=False)
+    assert storage.resolve_model(None) == storage.DEFAULT_MODEL_DIR == \
+        storage.BUNDLED_DIR / "accurate"
     assert storage.resolve_model("fast") == storage.BUNDLED_DIR / "fast"
+    monkeypatch.setenv(storage.MODEL_ENV, "fast")  # the machine's choice of default
+    assert storage.resolve_model(None) == storage.BUNDLED_DIR / "fast"
+    monkeypatch.setenv(storage.MODEL_ENV, str(tmp_path / "nowhere"))
+    assert storage.resolve_model(None) == tmp_path / "nowhere"  # loading it says what's wrong
+    monkeypatch.delenv(storage.MODEL_ENV)
     monkeypatch.setattr(storage, "BUNDLED_DIR", tmp_path)  # an installation without it
     with pytest.raises(storage.ModelError, match="--tier accurate"):
         storage.resolve_model("accurate")

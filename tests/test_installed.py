@@ -51,7 +51,8 @@ def installed(tmp_path_factory) -> dict:
     work = tmp / "elsewhere"  # a working directory with no project around it
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CORESC_DATA",
-                                                            "MLFLOW_TRACKING_URI")}
+                                                            "MLFLOW_TRACKING_URI",
+                                                            "CORESC_MODEL")}
     env.update(PYTHONPATH=str(site), PYTHONWARNINGS="ignore")
     return {"coresc": str(site / "bin" / "coresc"), "site": site, "work": work, "env": env}
 
@@ -120,6 +121,9 @@ def test_bundled_model_and_card_after_install(installed) -> None:
     proc = coresc(installed, "annotate", str(paper), "--to", "tsv")
     assert proc.returncode == 0 and proc.stdout.startswith("paper\tsid\t"), proc.stderr
     assert "\tpred" in proc.stdout.splitlines()[0]
+    assert proc.stdout == coresc(installed, "annotate", str(paper), "--to", "tsv",
+                                 "--model", "accurate").stdout  # the default is accurate
     proc = coresc(installed, "model-info")
     assert proc.returncode == 0 and "# Model card" in proc.stdout
+    assert "coresc model `accurate`" in proc.stdout
     assert "CC BY-NC 3.0" in proc.stdout

@@ -40,9 +40,9 @@ REMOTE_FLUSH_S = 30.0
 
 def model_identity(model_dir: str | Path | None) -> dict[str, Any]:
     """Path, training date and a SHA-256 over the files of a model directory."""
-    from ..model import DEFAULT_MODEL_DIR
+    from ..model.storage import resolve_model
 
-    d = Path(model_dir) if model_dir is not None else DEFAULT_MODEL_DIR
+    d = resolve_model(model_dir)  # a bundled name ("fast") is not a path
     digest = hashlib.sha256()
     for f in sorted(p for p in d.iterdir() if p.is_file() and not p.name.startswith(".")):
         digest.update(f.name.encode("utf-8") + b"\0")

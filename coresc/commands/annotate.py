@@ -52,12 +52,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="output format (default: xml: TEI for TEI/PDF input, else "
                              "SAPIENTA mode2 with CoreSc1..3)")
     parser.add_argument("--model", metavar="MODEL",
-                        help="model directory, or a bundled model: 'fast' (the default, "
-                             "hand-built features) or 'accurate' (with a sentence encoder)")
+                        help="model directory, or a bundled model: 'accurate' (the default, "
+                             "with a sentence encoder) or 'fast' (hand-built features "
+                             "only, 20x faster)")
     parser.add_argument("--format", default="auto", help="input format (default: auto)")
     parser.add_argument("--domain", metavar="NAME",
-                        help="decode as papers of this training corpus (models trained "
-                             "with --domains corpus); default: the shared weights")
+                        help="treat the papers as papers of this training corpus: its "
+                             "calibration map, and its domain weights in models trained "
+                             "with --domains corpus; default: the pooled ones")
     add_grobid_arguments(parser)
     parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                         help="worker processes, each loading the model once (default 1); "

@@ -27,13 +27,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("corpora", nargs="+", metavar="CORPUS",
                         help="gold-labelled paper files or directories")
     parser.add_argument("--model", metavar="MODEL",
-                        help="model directory, or a bundled model: 'fast' (the default, "
-                             "hand-built features) or 'accurate' (with a sentence encoder)")
+                        help="model directory, or a bundled model: 'accurate' (the default, "
+                             "with a sentence encoder) or 'fast' (hand-built features "
+                             "only, 20x faster)")
     parser.add_argument("--format", default="auto", help="input format (default: auto)")
     parser.add_argument("--json", metavar="FILE", help="also write the scores as JSON")
     parser.add_argument("--domain", metavar="NAME",
-                        help="decode as papers of this training corpus (models trained "
-                             "with --domains corpus); default: the shared weights")
+                        help="treat the papers as papers of this training corpus: its "
+                             "calibration map, and its domain weights in models trained "
+                             "with --domains corpus; default: the pooled ones")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -22,10 +22,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..model import DEFAULT_MODEL_DIR, CoreSCClassifier
+    from ..model import CoreSCClassifier
     from ..model.card import card_markdown
+    from ..model.storage import default_model_dir
 
-    directory = args.model or DEFAULT_MODEL_DIR
+    directory = args.model or default_model_dir()
     CoreSCClassifier.load(directory)  # a missing or broken model fails with one line here
     sys.stdout.write(card_markdown(directory))
     return 0

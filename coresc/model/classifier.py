@@ -51,8 +51,8 @@ from .persist import load_model, save_model
 from .provenance import training_record
 from .secondary import design, fit_ovr, ovr_scores, sigmoid, tune_thresholds, vocabulary
 from .storage import (
-    DEFAULT_MODEL_DIR,
     MODEL_FORMAT,
+    default_model_dir,
     to_json,
 )
 
@@ -727,7 +727,7 @@ def _corpus(paper: Paper) -> str | None:
 
 def load_default() -> CoreSCClassifier:
     """The bundled default model (:data:`~coresc.model.storage.BUNDLED_MODELS`)."""
-    return CoreSCClassifier.load(DEFAULT_MODEL_DIR)
+    return CoreSCClassifier.load(default_model_dir())
 
 
 # ---------------------------------------------------------------- helpers

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,21 @@ MODEL_FORMAT = 1
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "models"
 #: Models shipped with the package, by name: ``fast`` (hand-built features only) and
 #: ``accurate`` (with a fine-tuned sentence encoder); ``default`` is the one used when
-#: none is named.
-BUNDLED_MODELS = {"fast": "fast", "accurate": "accurate", "default": "fast"}
+#: none is named: ``accurate``, which annotates a typical paper (250-300 sentences) in
+#: about 2 s cold on two cores (docs/benchmarks.md); ``fast`` is 20 times faster for
+#: very large batches.
+BUNDLED_MODELS = {"fast": "fast", "accurate": "accurate", "default": "accurate"}
 DEFAULT_MODEL_DIR = BUNDLED_DIR / BUNDLED_MODELS["default"]
+#: Environment variable naming the model used when none is given (a bundled name or a
+#: directory), e.g. ``CORESC_MODEL=fast`` on a cluster that annotates millions of papers.
+MODEL_ENV = "CORESC_MODEL"
+
+
+def default_model_dir() -> Path:
+    """The model used when none is named: ``$CORESC_MODEL`` if set, else the bundled
+    default (:data:`DEFAULT_MODEL_DIR`)."""
+    named = os.environ.get(MODEL_ENV, "").strip()
+    return resolve_model(named) if named else DEFAULT_MODEL_DIR
 
 
 def resolve_model(spec: str | Path | None) -> Path:
@@ -28,7 +41,7 @@ def resolve_model(spec: str | Path | None) -> Path:
     is never shadowed.
     """
     if spec is None:
-        return DEFAULT_MODEL_DIR
+        return default_model_dir()
     path = Path(spec)
     if not path.exists() and str(spec) in BUNDLED_MODELS:
         bundled = BUNDLED_DIR / BUNDLED_MODELS[str(spec)]
