@@ -223,13 +223,14 @@ def crossfit_run(setup: str, params: dict, encoder: dict, only: set[int] | None,
     from coresc.labels import sort_key
     from coresc.model.finetune.oof import cross_fit
 
-    splits = folds_of(setup)
-    if setup not in SPLITS:
-        raise SystemExit(f"--protocol crossfit needs a k-fold setup ({', '.join(SPLITS)})")
+    kfold = "art9" if setup == "art2cra" else setup
+    if kfold not in SPLITS:
+        raise SystemExit(f"--protocol crossfit needs a k-fold setup or art2cra "
+                         f"({', '.join(SPLITS)})")
     # the corpus order, as each fold's training papers are in: the same examples in the
     # same order as the nested protocol's final encoder, so the two share its cache
-    fold_of = {p.id: f for f, (_, test) in enumerate(splits) for p in test}
-    papers = load(SPLITS[setup][0])
+    fold_of = {p.id: f for f, (_, test) in enumerate(folds_of(kfold)) for p in test}
+    papers = load(SPLITS[kfold][0])
     folds = [fold_of[p.id] for p in papers]
     labels = [paper_labels(p) for p in papers]
     label_set = sorted({lab for seq in labels for lab in seq if lab}, key=sort_key)
@@ -237,6 +238,8 @@ def crossfit_run(setup: str, params: dict, encoder: dict, only: set[int] | None,
     probs = cross_fit(papers, labels, label_set, settings, folds, params["device"], log)
     given = _GivenProbabilities({p.id: pr for p, pr in zip(papers, probs, strict=True)},
                                 label_set)
+    if setup == "art2cra":
+        given.probs.update(_other_corpus(papers, labels, label_set, settings, params))
 
     def fit(model, train):
         def use_given(_papers, _labels):
@@ -247,6 +250,23 @@ def crossfit_run(setup: str, params: dict, encoder: dict, only: set[int] | None,
 
     return run(setup, params, encoder, only, store, rows_file, fit=fit,
                predictions=predictions)
+
+
+def _other_corpus(papers, labels, label_set, settings, params) -> dict[str, np.ndarray]:
+    """CRA's probabilities from one encoder fine-tuned on all of ``papers`` (ART): the
+    test papers of ``art2cra``, whose CRF trains on ART's cross-fitted probabilities."""
+    from coresc.features import paper_labels
+    from coresc.model.finetune.oof import cross_fit
+
+    test = load("cra")
+    both = [*papers, *test]
+    every = [*labels, *[paper_labels(p) for p in test]]
+    folds = [0] * len(papers) + [1] * len(test)
+    probs = cross_fit(both, every, label_set, settings, folds, params["device"], log,
+                      only_folds=(1,))
+    if {p.id for p in test} & {p.id for p in papers}:
+        raise SystemExit("art2cra: a CRA paper has the id of an ART paper")
+    return {p.id: pr for p, pr in zip(test, probs[len(papers):], strict=True)}
 
 
 def table(result: dict) -> str:
@@ -287,7 +307,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--protocol", choices=("nested", "crossfit"), default="nested",
                     help="nested: each fold fine-tunes its own inner encoders (3 per fold); "
                          "crossfit: one encoder per outer fold, trained on the other folds, "
-                         "feeds every other fold's CRF (k fine-tunings in all)")
+                         "feeds every other fold's CRF (k fine-tunings in all); art2cra: "
+                         "ART's CRF on art9's cross-fitted probabilities, CRA read by one "
+                         "encoder trained on all of ART")
     ap.add_argument("--folds", help="comma-separated fold indices to run (default: all)")
     ap.add_argument("--probe", action="store_true",
                     help="the encoder alone, fine-tuned once per fold (no inner folds, "
