@@ -10,12 +10,26 @@ and the pooled figures. Setups:
 * ``art2cra``   train on all of ART, test on CRA;
 * ``csabstruct`` CSAbstruct train -> dev (its own five labels; abstracts only).
 
+Two protocols (``--protocol``): ``nested`` (each fold fine-tunes two inner encoders on
+its training papers, for the CRF's out-of-fold features, and a final one for its test
+papers: 3k fine-tunings) and ``crossfit`` (one encoder per fold, trained on the other
+folds, serves as every paper's probability source: k fine-tunings; for ``art2cra``, ART's
+CRF trains on art9's cross-fitted probabilities and CRA is read by one encoder trained on
+all of ART). No protocol lets a test paper's labels train the encoder that reads it or
+the CRF that labels it.
+
 Fine-tuned encoders and their predictions are cached (``CORESC_CACHE_DIR``), so a rerun,
-or a CRF-side change, fine-tunes nothing again. ``--folds 0,2`` runs only some folds.
+or a CRF-side change, fine-tunes nothing again. ``--folds 0,2`` runs only some folds
+(two processes can share a machine's cores this way); ``--merge`` pools such runs.
+Results carry the held-out ECE of the primary score; ``--predictions`` keeps the
+held-out sentence records (for ``benchmarks/calibration.py`` and the model card).
 
     nice -n 10 python experiments/encoder_cv.py cra3 --layers 6 --train-layers 2 \\
         --json runs/enc-cra3.json
-    nice -n 10 python experiments/encoder_cv.py art9 --layers 3 --epochs 1
+    nice -n 10 python experiments/encoder_cv.py art9 --protocol crossfit --context window \\
+        --epochs 1 --folds 0,1,2,3,4 --json runs/art9-a.jsonl --predictions runs/art9-a.pred
+    python experiments/encoder_cv.py art9 --merge runs/art9-a.jsonl runs/art9-b.jsonl \\
+        --predictions-in runs/art9-a.pred runs/art9-b.pred
 """
 
 from __future__ import annotations
@@ -163,6 +177,13 @@ def run(setup: str, params: dict, encoder: dict, only: set[int] | None,
         log(f"{setup} fold {i}: crf {row['crf']['accuracy']:.4f}  crf+enc "
             f"{row['crf+enc']['accuracy']:.4f}  enc {row['enc']['accuracy']:.4f}  "
             f"({time.monotonic() - t0:.0f}s so far)")
+    return {"setup": setup, "folds": rows, "pooled": pool(rows, held_out), "params": params,
+            "encoder": encoder, "protocol": protocol,
+            "seconds": round(time.monotonic() - t0, 1)}
+
+
+def pool(rows: list[dict], held_out: list[dict]) -> dict:
+    """Pooled accuracy (over sentences), mean macro-F1 of the folds, pooled ECE."""
     pooled = {}
     for name in ("crf", "crf+enc", "enc"):
         n = sum(r[name]["n"] for r in rows)
@@ -170,9 +191,21 @@ def run(setup: str, params: dict, encoder: dict, only: set[int] | None,
             "accuracy": round(sum(r[name]["accuracy"] * r[name]["n"] for r in rows) / n, 4),
             "macro_f1_mean": round(sum(r[name]["macro_f1"] for r in rows) / len(rows), 4)}
     pooled["crf+enc"].update(_ece(held_out))
-    return {"setup": setup, "folds": rows, "pooled": pooled, "params": params,
-            "encoder": encoder, "protocol": protocol,
-            "seconds": round(time.monotonic() - t0, 1)}
+    return pooled
+
+
+def merge(results: list[dict], records: list[dict]) -> dict:
+    """One result from runs of the same setup and settings over different folds
+    (``--folds``), pooled again; ``records``: their ``--predictions`` records."""
+    first = results[0]
+    same = ("setup", "encoder", "params", "protocol")
+    if any(r.get(k) != first.get(k) for r in results for k in same):
+        raise SystemExit("--merge: the results differ in setup, settings or protocol")
+    rows = sorted((row for r in results for row in r["folds"]), key=lambda row: row["fold"])
+    if len({row["fold"] for row in rows}) != len(rows):
+        raise SystemExit("--merge: a fold appears twice")
+    return {**{k: first[k] for k in same}, "folds": rows, "pooled": pool(rows, records),
+            "seconds": round(sum(r["seconds"] for r in results), 1), "merged": len(results)}
 
 
 def probe(setup: str, encoder: dict, only: set[int] | None, device: str) -> list[dict]:
@@ -317,12 +350,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="append the results to this JSON-lines file")
     ap.add_argument("--rows", help="append each fold's row to this JSON-lines file as soon "
                                    "as the fold is done")
+    ap.add_argument("--predictions-in", type=Path, nargs="*", default=[],
+                    metavar="PRED.jsonl", help="with --merge: the runs' --predictions files")
     ap.add_argument("--predictions", type=Path,
                     help="append the CRF + encoder's held-out sentence records to this "
                          "JSON-lines file (for benchmarks/calibration.py and the model card)")
     ap.add_argument("--baselines", default="runs/crf-baselines.json",
                     help="where CRF-only fold scores are kept between runs ('' = nowhere)")
+    ap.add_argument("--merge", type=Path, nargs="+", metavar="RESULTS.jsonl",
+                    help="instead of running: pool the results of runs over different "
+                         "--folds (with their --predictions files) into one, "
+                         "printed and appended to --json")
     args = ap.parse_args(argv)
+    if args.merge:
+        return _merge_files(args.merge, args.predictions_in, args.json)
     encoder = {name: getattr(args, name) for name in (*ENCODER_OPTIONS, "quantize")}
     EncoderSettings.from_dict(encoder)
     params = {"c1": args.c1, "c2": args.c2, "decode": args.decode,
@@ -345,6 +386,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             with open(args.json, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(result) + "\n")
+    return 0
+
+
+def _merge_files(paths: list[Path], predictions: list[Path], out: str | None) -> int:
+    def lines(path: Path) -> list[dict]:
+        return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()
+                if x.strip()]
+
+    result = merge([r for p in paths for r in lines(p)],
+                   [r for p in predictions for r in lines(p)])
+    print(table(result), flush=True)
+    if out:
+        with open(out, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(result) + "\n")
     return 0
 
 
