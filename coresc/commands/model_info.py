@@ -17,16 +17,17 @@ import sys
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", nargs="?", metavar="MODEL_DIR",
-                        help="model directory (default: the bundled model)")
+    parser.add_argument("model", nargs="?", metavar="MODEL",
+                        help="model directory or bundled model name ('accurate', 'fast'); "
+                             "default: the default model")
 
 
 def run(args: argparse.Namespace) -> int:
     from ..model import CoreSCClassifier
     from ..model.card import card_markdown
-    from ..model.storage import default_model_dir
+    from ..model.storage import resolve_model
 
-    directory = args.model or default_model_dir()
+    directory = resolve_model(args.model)
     CoreSCClassifier.load(directory)  # a missing or broken model fails with one line here
     sys.stdout.write(card_markdown(directory))
     return 0

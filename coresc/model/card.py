@@ -266,7 +266,18 @@ def _scores_section(meta: Mapping[str, Any]) -> list[str]:
         f"{_num(stats.get('ece_primary_raw'))}. On papers unlike the training papers, "
         "scores are less reliable: see the held-out ECE above, where one is recorded. "
         "`coresc annotate --min-score X` leaves sentences whose primary label scores below "
-        "X without a label.", ""]
+        "X without a label.", "", *_corpus_maps(stats)]
+
+
+def _corpus_maps(stats: Mapping[str, Any]) -> list[str]:
+    corpora = stats.get("by_corpus") or {}
+    if not corpora:
+        return []
+    named = ", ".join(f"`{name}` ({v.get('n', '?')} sentences)"
+                      for name, v in sorted(corpora.items()))
+    return ["Each training corpus also has maps of its own, fitted on its out-of-fold "
+            f"sentences: {named}. `coresc annotate --domain NAME` uses that corpus's maps "
+            "for papers known to be like it; without `--domain`, the pooled maps.", ""]
 
 
 def _weakness_section(evaluation: Mapping[str, Any] | None) -> list[str]:
