@@ -15,9 +15,10 @@ from .errors import CorescError
 #: Extra name -> the modules (import names) it installs; pyproject.toml lists the packages.
 EXTRAS: dict[str, tuple[str, ...]] = {
     "experiments": ("mlflow", "matplotlib", "yaml"),
+    "serve": ("fastapi", "uvicorn", "python_multipart"),
 }
 #: Import name -> distribution name, where they differ.
-PACKAGE_NAMES = {"yaml": "pyyaml"}
+PACKAGE_NAMES = {"yaml": "pyyaml", "python_multipart": "python-multipart"}
 
 
 class MissingExtra(CorescError):

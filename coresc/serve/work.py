@@ -1,0 +1,111 @@
+"""What a worker process does with one request: the paper in, the CLI's bytes out.
+
+A request is answered exactly as ``coresc annotate`` answers the same input on standard
+output: a raw body is standard input (``-``, paper id ``stdin``), an uploaded file is
+the file named on the command line (its name gives the paper id). The functions of
+:mod:`coresc.batch.work` do the reading, annotating and rendering, so both write the
+same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from dataclasses import dataclass
+from typing import Any
+
+from ..batch.work import Source, annotate_paper, check_domain, load_model, read_source, render
+from ..errors import CorescError, InputError, UsageError
+
+#: What the server calls a body sent without a file name (the CLI's standard input).
+STDIN = "-"
+
+
+@dataclass(frozen=True)
+class Request:
+    """One paper to annotate, with the options of ``coresc annotate`` that apply."""
+
+    data: bytes
+    name: str = STDIN
+    to: str = "jsonl"
+    fmt: str = "auto"
+    min_score: float | None = None
+    domain: str | None = None
+
+
+class Failure(Exception):
+    """A request that cannot be answered: the HTTP status and the one-line message."""
+
+    def __init__(self, status: int, message: str, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.retry_after = retry_after
+
+
+def annotate_request(model, request: Request, grobid: Any = None) -> bytes:
+    """The bytes ``coresc annotate`` writes to stdout for this input; raises
+    :class:`~coresc.errors.CorescError` as the CLI would report it."""
+    from ..writers import get_writer
+
+    if request.name != STDIN and not request.data.strip():
+        raise InputError(request.name, "file is empty")  # read_file's words for it
+    check_domain(model, request.domain)
+    papers = read_source(Source(name=request.name, data=request.data), request.fmt, grobid)
+    writer = get_writer(request.to)
+    if writer.per_paper and len(papers) > 1:
+        raise UsageError(f"{request.name}: {len(papers)} papers cannot be answered as "
+                         f"{request.to}: ask for json or tsv (one record per sentence)")
+    for paper in papers:
+        if request.name != STDIN:  # as read_file sets it: the html view names the file
+            paper.source_path = request.name
+        annotate_paper(model, paper, request.domain, request.min_score)
+    withheld = request.min_score is not None
+    header = b"" if writer.per_paper else writer.load("header")(True, withheld).encode("utf-8")
+    return header + b"".join(data for _, data in render(papers, request.to, withheld))
+
+
+def failure_of(exc: CorescError) -> Failure:
+    """The HTTP answer to a request the CLI would refuse with ``exc``'s message."""
+    message = str(exc)
+    if isinstance(exc, UsageError):
+        return Failure(400, message)
+    if "GROBID" in message:
+        if "stayed busy" in message:
+            return Failure(503, message, retry_after=30)
+        if any(k in message for k in ("cannot reach", "connection failed", "did not answer")):
+            return Failure(502, message)
+        if "PDFs are read through a GROBID server" in message:
+            return Failure(415, f"{message.split(': give --grobid')[0]}: this server was "
+                                "started without --grobid, so it cannot read PDFs")
+    return Failure(422, message)
+
+
+def worker_main(conn, model_dir: str | None, grobid: Any) -> None:
+    """A worker process: load the model, say ready, then answer requests until the
+    server closes the pipe. Ctrl-C goes to the server, which stops its workers."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        model = load_model(model_dir, shared=True)
+    except CorescError as exc:
+        conn.send(("failed", str(exc)))
+        return
+    conn.send(("ready", os.getpid()))
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):
+            return  # the server is gone
+        conn.send(_answer(model, request, grobid))
+
+
+def _answer(model, request: Request, grobid: Any) -> tuple:
+    try:
+        return ("ok", annotate_request(model, request, grobid))
+    except CorescError as exc:
+        fail = failure_of(exc)
+        return ("failed", fail.status, fail.message, fail.retry_after)
+    except Exception as exc:  # a bug: this request fails, the worker goes on
+        return ("failed", 500, f"{request.name}: internal error ({type(exc).__name__}: "
+                               f"{exc}); please report this", None)
