@@ -23,6 +23,7 @@ import ipaddress
 import os
 import socket
 import sys
+from dataclasses import replace
 
 from ..errors import UsageError
 from .convert import add_grobid_arguments
@@ -68,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
 
     directory = resolve_model(args.model)
     grobid = grobid_of(args)
+    if grobid is not None:  # a busy GROBID is the client's 503 at once, not a worker waiting
+        grobid = replace(grobid, retries=0)
     sock = _listen(args.host, args.port)
     pool = WorkerPool(args.workers, args.queue, args.timeout, str(directory), grobid)
     try:

@@ -64,7 +64,7 @@ def choose_output(to: str | None, accept: str | None) -> str:
     for i, item in enumerate((accept or "").split(",")):
         parts = [p.strip() for p in item.split(";")]
         q = next((_q(p[2:]) for p in parts[1:] if p.startswith("q=")), 1.0)
-        if q > 0:
+        if q > 0 and parts[0]:
             ranked.append((-q, i, parts[0].lower()))
     for _, _, mt in sorted(ranked):
         if mt in ACCEPT:
@@ -84,17 +84,28 @@ def _q(value: str) -> float:
         return 1.0
 
 
+#: Bytes past the limit read (and dropped) before a 413, so that a client still sending
+#: its body hears the answer instead of a broken connection; beyond that, it is cut off.
+DRAIN = 16_000_000
+
+
 async def read_body(request: Any, limit: int) -> bytes:
     """The whole body, in memory; :class:`Failure` 413 past ``limit`` bytes."""
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
+    too_large = declared.isdigit() and int(declared) > limit
+    if too_large and int(declared) > limit + DRAIN:
         raise _too_large(limit)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise _too_large(limit)
+            too_large = True
+            if size > limit + DRAIN:
+                break
+            continue
         chunks.append(chunk)
+    if too_large:
+        raise _too_large(limit)
     return b"".join(chunks)
 
 

@@ -1,0 +1,349 @@
+"""coresc serve against a real server on 127.0.0.1: every endpoint, the bad-request battery,
+the CLI's bytes, a worker killed mid-request, GROBID slow, busy and down.
+
+One server (fast model, 2 workers, a queue of 2, a 4 s limit, a token) serves the module;
+a fake GROBID (tests/fake_grobid.py) stands behind it for PDFs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+from fake_grobid import FakeGrobid
+
+from coresc.cli import main
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+pytest.importorskip("python_multipart")
+from coresc.serve.launch import Server  # noqa: E402
+
+pytestmark = [pytest.mark.serve]
+
+EXAMPLE = Path(__file__).parent.parent / "data" / "example-paper.xml"
+TOKEN = "s3cret-token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture(scope="module")
+def grobid(shared_data):
+    holder = {"fake": FakeGrobid(shared_data / "tei")}
+    holder["fake"].__enter__()
+    yield holder
+    holder["fake"].__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def tmpdir_env(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("server-tmp")
+
+
+@pytest.fixture(scope="module")
+def server(grobid, tmpdir_env):
+    args = ["--model", "fast", "--workers", "2", "--queue", "2", "--timeout", "4",
+            "--max-size", "0.5", "--token", TOKEN, "--grobid", grobid["fake"].url]
+    with Server(args, env={"TMPDIR": str(tmpdir_env)}) as srv:
+        yield srv
+
+
+def call(server, path: str, data: bytes | None = None, headers: dict | None = None,
+         auth: bool = True, method: str | None = None) -> tuple[int, dict, bytes]:
+    """(status, headers, body) of one request; errors are answers too."""
+    req = urllib.request.Request(server.url + path.lstrip("/"), data=data, method=method,
+                                 headers={**(AUTH if auth else {}), **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, dict(resp.headers), resp.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read()
+
+
+def form(data: bytes, filename: str, field: str = "file",
+         ctype: str = "application/octet-stream") -> tuple[bytes, dict]:
+    """A multipart/form-data body with one file."""
+    boundary = uuid.uuid4().hex
+    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; '
+            f'filename="{filename}"\r\nContent-Type: {ctype}\r\n\r\n').encode() + data + \
+        f"\r\n--{boundary}--\r\n".encode()
+    return body, {"Content-Type": f"multipart/form-data; boundary={boundary}"}
+
+
+def cli_bytes(capsysbinary, *args: str) -> bytes:
+    assert main(["annotate", *args, "-q"]) == 0
+    return capsysbinary.readouterr().out
+
+
+def cli_error(capsys, *args: str) -> str:
+    assert main(["annotate", *args, "-q"]) != 0
+    return capsys.readouterr().err.strip().removeprefix("coresc annotate: error: ")
+
+
+def error_of(answer: tuple[int, dict, bytes]) -> str:
+    status, _, body = answer
+    record = json.loads(body)
+    assert record["status"] == status
+    return record["error"]
+
+
+# ------------------------------------------------------------------ endpoints
+
+
+def test_health_says_loaded_and_idle(server):
+    status, headers, body = call(server, "health", auth=False)
+    health = json.loads(body)
+    assert status == 200 and headers["content-type"] == "application/json"
+    assert health["model_loaded"] is True and health["model"] == "fast"
+    assert health["workers"] == 2 and health["ready"] == 2 and health["busy"] == 0
+    assert health["token_required"] is True
+
+
+def test_model_is_the_card_as_json(server):
+    status, _, body = call(server, "model")
+    card = json.loads(body)
+    assert status == 200 and card["name"] == "fast"
+    assert "crf" in json.dumps(card["config"]).lower() or card["config"]
+    assert card["card_markdown"].startswith("#")
+    assert card["meta"] and "training" in json.dumps(card["meta"])
+
+
+def test_openapi_describes_the_api(server):
+    status, _, body = call(server, "openapi.json", auth=False)
+    spec = json.loads(body)
+    assert status == 200 and {"/annotate", "/model", "/health"} <= set(spec["paths"])
+    post = spec["paths"]["/annotate"]["post"]
+    assert {"multipart/form-data", "application/xml", "application/pdf"} <= \
+        set(post["requestBody"]["content"])
+    assert {"413", "415", "422", "503"} <= set(post["responses"])
+
+
+def test_page_needs_nothing_from_the_internet(server):
+    status, headers, body = call(server, "", auth=False)
+    page = body.decode()
+    assert status == 200 and headers["content-type"].startswith("text/html")
+    assert "default-src 'none'" in page and 'type="file"' in page and "<textarea" in page
+    assert "http://" not in page and "https://" not in page and "//cdn" not in page
+
+
+# ------------------------------------------------------------------ the CLI's bytes
+
+
+@pytest.mark.parametrize("to,cli_to", [("json", "jsonl"), ("xml", "xml"), ("mode2", "mode2"),
+                                       ("tsv", "tsv"), ("html", "html")])
+def test_upload_answers_the_cli_bytes(server, capsysbinary, to, cli_to):
+    body, headers = form(EXAMPLE.read_bytes(), EXAMPLE.name)
+    status, answer_headers, answer = call(server, f"annotate?to={to}", body, headers)
+    assert status == 200, answer
+    assert answer == cli_bytes(capsysbinary, str(EXAMPLE), "--to", cli_to)
+    assert 'filename="example-paper_coresc.' in answer_headers["content-disposition"]
+
+
+def test_raw_body_is_standard_input_and_min_score_applies(server, capsysbinary, monkeypatch):
+    import io
+    import sys
+
+    status, headers, answer = call(server, "annotate?min_score=0.6", EXAMPLE.read_bytes(),
+                                   {"Content-Type": "application/xml"})
+    stdin = io.TextIOWrapper(io.BytesIO(EXAMPLE.read_bytes()), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    expected = cli_bytes(capsysbinary, "-", "--to", "jsonl", "--min-score", "0.6")
+    assert status == 200 and headers["content-type"].startswith("application/x-ndjson")
+    assert answer == expected and b'"paper": "stdin"' in answer
+
+
+def test_accept_header_chooses_the_format(server, capsysbinary):
+    status, headers, answer = call(server, "annotate?filename=example-paper.xml",
+                                   EXAMPLE.read_bytes(),
+                                   {"Content-Type": "text/xml",
+                                    "Accept": "text/tab-separated-values, */*;q=0.1"})
+    assert status == 200 and headers["content-type"].startswith("text/tab-separated-values")
+    assert answer == cli_bytes(capsysbinary, str(EXAMPLE), "--to", "tsv")
+
+
+def test_pdf_through_grobid_gives_tei_as_the_cli(server, grobid, shared_data, capsysbinary):
+    pdf = shared_data / "tei" / "N18-3011.pdf"
+    body, headers = form(pdf.read_bytes(), pdf.name, ctype="application/pdf")
+    status, _, answer = call(server, "annotate?to=xml", body, headers)
+    assert status == 200, answer
+    assert answer == cli_bytes(capsysbinary, str(pdf), "--to", "xml",
+                               "--grobid", grobid["fake"].url)
+    assert b"<TEI" in answer[:2000]
+
+
+# ------------------------------------------------------------------ bad requests
+
+
+def test_bad_request_battery(server, capsys, tmp_path):
+    binary = tmp_path / "binary.xml"
+    binary.write_bytes(b"\x00\x01\x02 not a paper")
+    cases = [  # (answer, status, words in the message)
+        (call(server, "annotate", b"<p/>", auth=False), 401, "token"),
+        (call(server, "annotate", b"<p/>", {"Authorization": "Bearer wrong"}, auth=False),
+         401, "token"),
+        (call(server, "model", auth=False), 401, "token"),
+        (call(server, "annotate", b"x" * 600_000, {"Content-Type": "text/plain"}), 413,
+         "limit of 0.5 MB"),
+        (call(server, "annotate", b"GIF89a", {"Content-Type": "image/gif"}), 415,
+         "'image/gif' is not a paper"),
+        (call(server, "annotate", *form(b"PK\x03\x04", "paper.docx", ctype="application/"
+              "vnd.openxmlformats-officedocument.wordprocessingml.document")), 415,
+         "paper.docx: media type"),
+        (call(server, "annotate?to=pdf", b"<p/>"), 400, "unknown output format"),
+        (call(server, "annotate?min_score=high", b"some text"), 400, "not a number"),
+        (call(server, "annotate", b"<p/>", {"Accept": "image/png"}), 406, "Accept"),
+        (call(server, "annotate", *form(b"", "empty.xml")), 422, "empty.xml: file is empty"),
+        (call(server, "annotate", b"", {"Content-Type": "text/plain"}), 422,
+         "stdin: no data (empty)"),
+        (call(server, "annotate?domain=nosuch", b"some text."), 400, "--domain nosuch"),
+        (call(server, "annotate", *form(b"x", "a.txt", field="other")), 422,
+         "the form has no paper"),
+    ]
+    for answer, status, words in cases:
+        assert answer[0] == status, (status, answer)
+        assert words in error_of(answer), (words, answer)
+    # unreadable papers: the CLI's own line
+    for data, name in ((binary.read_bytes(), "binary.xml"),
+                       (b"<unknown><x/></unknown>", "odd.xml"),
+                       (b"<article><body>", "broken.xml")):
+        answer = call(server, "annotate", *form(data, name))
+        (tmp_path / name).write_bytes(data)
+        assert answer[0] == 422
+        assert error_of(answer) == cli_error(capsys, str(tmp_path / name)).replace(
+            str(tmp_path) + "/", "")
+    assert json.loads(call(server, "health", auth=False)[2])["ready"] == 2
+
+
+def test_nothing_sent_stays_on_disk(server, tmpdir_env):
+    marker = f"MARKER-{uuid.uuid4().hex}"
+    text = f"We measured {marker} in the samples. The results show a clear effect.\n" * 2000
+    assert call(server, "annotate", *form(text.encode(), "big.txt"))[0] == 200
+    assert call(server, "annotate", text.encode(), {"Content-Type": "text/plain"})[0] == 200
+    for path in tmpdir_env.rglob("*"):
+        if path.is_file():
+            assert marker.encode() not in path.read_bytes(), path
+
+
+# ------------------------------------------------------------------ load and failures
+
+
+def _concurrently(n: int, func) -> list:
+    results: list = [None] * n
+
+    def one(i: int) -> None:
+        results[i] = func()
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+        time.sleep(0.05)  # in order: the first ones take the workers
+    for t in threads:
+        t.join()
+    return results
+
+
+def _pdf_request(server, shared_data):
+    pdf = shared_data / "tei" / "N18-3011.pdf"
+    return lambda: call(server, "annotate", *form(pdf.read_bytes(), pdf.name))
+
+
+@pytest.mark.slow
+def test_full_queue_is_503_with_retry_after(server, grobid, shared_data):
+    grobid["fake"].mode, grobid["fake"].arg = "slow", 1.2
+    try:
+        answers = _concurrently(6, _pdf_request(server, shared_data))
+    finally:
+        grobid["fake"].mode, grobid["fake"].arg = "ok", None
+    statuses = sorted(a[0] for a in answers)
+    assert statuses == [200, 200, 200, 200, 503, 503], statuses
+    busy = [a for a in answers if a[0] == 503]
+    assert all(int(a[1]["retry-after"]) > 0 and "busy" in error_of(a) for a in busy)
+
+
+@pytest.mark.slow
+def test_time_limit_is_504_and_the_server_goes_on(server, grobid, shared_data):
+    grobid["fake"].mode, grobid["fake"].arg = "slow", 6
+    try:
+        answer = _pdf_request(server, shared_data)()
+    finally:
+        grobid["fake"].mode, grobid["fake"].arg = "ok", None
+    assert answer[0] == 504 and "limit of 4s" in error_of(answer)
+    _healthy_again(server)
+
+
+@pytest.mark.slow
+def test_worker_killed_mid_request_fails_that_request_only(server, grobid, shared_data):
+    grobid["fake"].mode, grobid["fake"].arg = "slow", 2.5
+    results: dict = {}
+    try:
+        slow = threading.Thread(target=lambda: results.update(
+            answer=_pdf_request(server, shared_data)()))
+        slow.start()
+        busy = _wait_for_busy(server)
+        other = call(server, "annotate", EXAMPLE.read_bytes(), {"Content-Type": "text/xml"})
+        os.kill(busy, signal.SIGKILL)
+        slow.join()
+    finally:
+        grobid["fake"].mode, grobid["fake"].arg = "ok", None
+    assert other[0] == 200  # the other worker went on
+    answer = results["answer"]
+    assert answer[0] == 500 and "worker process" in error_of(answer)
+    health = _healthy_again(server)
+    assert busy not in health["worker_pids"] and health["workers_lost"] >= 1
+
+
+@pytest.mark.slow
+def test_grobid_busy_is_503_and_down_is_502_naming_grobid(server, grobid, shared_data):
+    grobid["fake"].mode = "busy"
+    try:
+        busy = _pdf_request(server, shared_data)()
+    finally:
+        grobid["fake"].mode = "ok"
+    assert busy[0] == 503 and "GROBID" in error_of(busy) and "retry-after" in busy[1]
+    port = int(grobid["fake"].url.rsplit(":", 1)[1].rstrip("/"))
+    grobid["fake"].__exit__(None, None, None)
+    try:
+        down = _pdf_request(server, shared_data)()
+    finally:
+        grobid["fake"] = FakeGrobid(shared_data / "tei", port=port)
+        grobid["fake"].__enter__()
+    assert down[0] == 502 and "GROBID" in error_of(down) and "cannot reach" in error_of(down)
+    assert _pdf_request(server, shared_data)()[0] == 200
+
+
+@pytest.mark.slow
+def test_pdf_without_grobid_is_415(shared_data):
+    pdf = shared_data / "tei" / "N18-3011.pdf"
+    with Server(["--model", "fast", "--workers", "1"], env={"CORESC_GROBID_URL": ""}) as srv:
+        answer = call(srv, "annotate", pdf.read_bytes(), {"Content-Type": "application/pdf"},
+                      auth=False)
+    assert answer[0] == 415 and "without --grobid" in error_of(answer)
+
+
+def _wait_for_busy(server, timeout: float = 10) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        health = json.loads(call(server, "health", auth=False)[2])
+        if health["busy_pids"]:
+            return health["busy_pids"][0]
+        time.sleep(0.05)
+    raise AssertionError("no worker became busy")
+
+
+def _healthy_again(server, timeout: float = 30) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        health = json.loads(call(server, "health", auth=False)[2])
+        if health["ready"] == 2 and health["busy"] == 0:
+            assert call(server, "annotate", b"A short text. It has two sentences.",
+                        {"Content-Type": "text/plain"})[0] == 200
+            return health
+        time.sleep(0.1)
+    raise AssertionError(f"the server did not recover: {health}")
