@@ -54,6 +54,8 @@ BAD = {
     "consensus": [["{a1}", "-o", "{out}"], ["{a1}", "{missing}", "-o", "{out}"]],
     "view": [["{missing}", "-o", "{out}"]],
     "model-info": [["{missing}"], ["{a1}"]],
+    "serve": [["--workers", "0"], ["--port", "70000"], ["--max-size", "-1"],
+              ["--model", "{missing}", "--port", "0"]],
 }
 
 
@@ -69,6 +71,8 @@ def test_bad_arguments_give_one_line(verb: str, files, capsys) -> None:
         assert rc in (1, 2), (argv, rc, err)
         last = err.strip().splitlines()[-1]
         assert last.startswith("coresc") and "error" in last, (argv, err)
+    if verb == "serve":
+        return  # without arguments it serves (on port 8000) until stopped
     rc, err = run([verb], capsys)  # no arguments at all
     assert rc in (0, 2), (verb, err)
 
@@ -86,14 +90,15 @@ GOOD = {
     "consensus": ["{a1}", "{a2}", "-o", "{out}"],
     "view": ["{gold}", "-o", "{out}.html"],
     "model-info": [],
+    "serve": ["--model", "fast", "--port", "0"],
 }
-NEEDS_EXTRA = {"experiment": "experiments", "report": "experiments"}
+NEEDS_EXTRA = {"experiment": "experiments", "report": "experiments", "serve": "serve"}
 
 
 @pytest.mark.parametrize("verb", cli.COMMANDS)
 def test_missing_extra_one_line_naming_it(verb: str, files, capsys, monkeypatch) -> None:
-    for module in EXTRAS["experiments"]:  # as if `pip install coresc` without extras
-        monkeypatch.setitem(sys.modules, module, None)
+    for module in (m for modules in EXTRAS.values() for m in modules):
+        monkeypatch.setitem(sys.modules, module, None)  # `pip install coresc` without extras
     rc, err = run([verb, *(a.format(**files) for a in GOOD[verb])], capsys)
     if verb in NEEDS_EXTRA:
         assert rc == 2 and err.count("\n") == 1, err

@@ -71,10 +71,14 @@ def run(args: argparse.Namespace) -> int:
     grobid = grobid_of(args)
     if grobid is not None:  # a busy GROBID is the client's 503 at once, not a worker waiting
         grobid = replace(grobid, retries=0)
-    sock = _listen(args.host, args.port)
     pool = WorkerPool(args.workers, args.queue, args.timeout, str(directory), grobid)
+    pool.start()  # loads the model in each worker: a broken model fails here, in one line
     try:
-        pool.start()  # loads the model in each worker: a broken model fails here, in one line
+        sock = _listen(args.host, args.port)
+    except UsageError:
+        pool.close()
+        raise
+    try:
         token = args.token or os.environ.get(TOKEN_ENV) or None
         settings = Settings(directory, int(args.max_size * 1e6), token,
                             grobid.url if grobid else None)

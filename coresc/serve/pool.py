@@ -96,7 +96,7 @@ class WorkerPool:
             message = ("failed", "a worker process ended while loading the model")
         if message[0] != "ready":
             self.close()
-            raise CorescError(f"worker could not start: {message[1]}")
+            raise CorescError(message[1])
         worker.ready = True
 
     def _stop(self, worker: Worker) -> None:
