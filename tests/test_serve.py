@@ -347,3 +347,16 @@ def _healthy_again(server, timeout: float = 30) -> dict:
             return health
         time.sleep(0.1)
     raise AssertionError(f"the server did not recover: {health}")
+
+
+@pytest.mark.slow
+def test_default_model_answers_the_cli_bytes(default_model, capsysbinary):
+    """Without --model: the bundled default (the accurate tier, with its sentence encoder
+    on one thread per worker) gives what the CLI gives."""
+    with Server(["--workers", "1"]) as srv:
+        status, _, answer = call(srv, "annotate?filename=example-paper.xml",
+                                 EXAMPLE.read_bytes(), {"Content-Type": "application/xml"},
+                                 auth=False)
+        health = json.loads(call(srv, "health", auth=False)[2])
+    assert status == 200 and health["model"] == "accurate"
+    assert answer == cli_bytes(capsysbinary, str(EXAMPLE), "--to", "jsonl")
