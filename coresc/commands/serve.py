@@ -19,7 +19,6 @@ examples:
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import os
 import socket
 import sys
@@ -63,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ..model.storage import resolve_model
+    from ..readers.grobid import _is_loopback as is_loopback
     from ..serve.app import Settings, create_app
     from ..serve.pool import WorkerPool
     from .convert import grobid_of
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         host, port = sock.getsockname()[:2]
         print(f"[coresc] serving model {directory.name} with {args.workers} worker(s) on "
               f"http://{_url_host(host)}:{port}/ (Ctrl-C stops)", file=sys.stderr, flush=True)
-        if token is None and not _is_loopback(args.host):
+        if token is None and not is_loopback(args.host):
             print(f"[coresc] warning: listening on {args.host} without a token: anyone who "
                   f"can reach it may use it (--token or ${TOKEN_ENV})", file=sys.stderr)
         config = uvicorn.Config(app, log_level="info", timeout_graceful_shutdown=5)
@@ -116,15 +116,6 @@ def _listen(host: str, port: int) -> socket.socket:
         return socket.create_server((host, port), family=family, backlog=512)
     except OSError as exc:
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _url_host(host: str) -> str:
