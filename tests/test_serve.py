@@ -324,7 +324,9 @@ def test_pdf_without_grobid_is_415(shared_data):
     with Server(["--model", "fast", "--workers", "1"], env={"CORESC_GROBID_URL": ""}) as srv:
         answer = call(srv, "annotate", pdf.read_bytes(), {"Content-Type": "application/pdf"},
                       auth=False)
-    assert answer[0] == 415 and "without --grobid" in error_of(answer)
+    assert answer[0] == 415 and error_of(answer) == ("stdin: is a PDF: PDFs are read through a "
+                                               "GROBID server: this server was started "
+                                               "without --grobid, so it cannot read PDFs")
 
 
 def _wait_for_busy(server, timeout: float = 10) -> int:

@@ -76,7 +76,7 @@ def failure_of(exc: CorescError) -> Failure:
         if any(k in message for k in ("cannot reach", "connection failed", "did not answer")):
             return Failure(502, message)
         if "PDFs are read through a GROBID server" in message:
-            return Failure(415, f"{message.split(': give --grobid')[0]}: this server was "
+            return Failure(415, f"{message.split('; give --grobid')[0]}: this server was "
                                 "started without --grobid, so it cannot read PDFs")
     return Failure(422, message)
 
