@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import __version__
+from .._version import __version__
 from ..document import Paper, Prediction
 from ..errors import CorescError
 from ..features import (
