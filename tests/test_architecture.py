@@ -118,8 +118,13 @@ def test_loading_a_model_never_unpickles() -> None:
         assert "torch.load(" not in text or "weights_only=True" in text, path
 
 
-def test_mlflow_is_never_imported_at_module_level() -> None:
+def test_optional_dependencies_are_never_imported_at_module_level() -> None:
+    """MLflow, matplotlib, torch and Dask are extras: imported inside the functions that
+    use them. coresc/model/finetune/ is torch code through and through; it is itself
+    imported only when a model is fine-tuned."""
     for path in PACKAGE.rglob("*.py"):
+        if "finetune" in path.parts:
+            continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in tree.body:
             names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
