@@ -51,48 +51,23 @@ from .groups import (
     Features,
     check_groups,
 )
-from .lexicon import (
-    COMPARISON,
-    CONTRAST,
-    DEIXIS,
-    FIRST_PERSON,
-    GOAL,
-    HEDGES,
-    MODALS,
-    NEGATION,
-    RESULT_WORDS,
-    VERB_CLASSES,
-    norm_word,
-    simple_tokenize,
-    verb_lemma,
-)
+from .lexicon import *  # noqa: F403  (the word lists: lexicon.__all__)
+from .lexicon import __all__ as _lexicon_names
 from .stacking import (
     marginal_features,
     sentence_blocks,
 )
 
 __all__ = [
-    "COMPARISON",
-    "CONTRAST",
+    *_lexicon_names,
     "DEFAULT_FEATURES",
-    "DEIXIS",
     "FEATURE_GROUPS",
-    "FIRST_PERSON",
     "Features",
-    "GOAL",
-    "HEDGES",
-    "MODALS",
-    "NEGATION",
-    "RESULT_WORDS",
-    "VERB_CLASSES",
     "analyse",
     "check_groups",
     "marginal_features",
-    "norm_word",
     "paper_features",
     "paper_labels",
     "sentence_blocks",
-    "simple_tokenize",
     "unglue_citations",
-    "verb_lemma",
 ]

@@ -133,4 +133,18 @@ def simple_tokenize(text: str) -> list[str]:
     """Word and punctuation tokens (used when no tokenizer is given)."""
     return _SIMPLE_TOKEN.findall(text)
 
-
+__all__ = [
+    "COMPARISON",
+    "CONTRAST",
+    "DEIXIS",
+    "FIRST_PERSON",
+    "GOAL",
+    "HEDGES",
+    "MODALS",
+    "NEGATION",
+    "RESULT_WORDS",
+    "VERB_CLASSES",
+    "norm_word",
+    "simple_tokenize",
+    "verb_lemma",
+]
