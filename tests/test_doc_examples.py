@@ -1,4 +1,5 @@
-"""Every example in README.md and docs/*.md runs here, as written.
+"""Every example in README.md, ARCHITECTURE.md, CONTRIBUTING.md and docs/*.md runs here,
+as written.
 
 Each fenced block of commands (``sh`` or ``python``) is preceded by a marker comment:
 
@@ -40,7 +41,8 @@ import pytest
 from coresc.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", ROOT / "CONTRIBUTING.md",
+         *sorted((ROOT / "docs").glob("*.md"))]
 #: benchmarks.md holds the commands that reproduce measured numbers (minutes to hours
 #: each); those are the benchmark scripts' business, not examples.
 NOT_EXAMPLES = {"benchmarks.md"}
