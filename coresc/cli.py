@@ -11,7 +11,7 @@ import importlib
 import signal
 import sys
 
-from . import __version__
+from ._version import __version__
 from .errors import CorescError
 from .extras import missing_module_error
 

@@ -38,9 +38,12 @@ def _importable(module: str) -> bool:
         return False
 
 
-def require(extra: str) -> None:
-    """Raise :class:`MissingExtra` unless every module of ``extra`` can be imported."""
-    missing = [m for m in EXTRAS[extra] if not _importable(m)]
+def require(extra: str, modules: tuple[str, ...] | None = None) -> None:
+    """Raise :class:`MissingExtra` unless every module of ``extra`` can be imported.
+
+    ``modules``: only these of the extra's modules (a verb's mode that needs fewer, such as
+    ``coresc experiment --check``, which reads configs but logs nothing to MLflow)."""
+    missing = [m for m in (modules or EXTRAS[extra]) if not _importable(m)]
     if missing:
         raise MissingExtra(extra, missing)
 

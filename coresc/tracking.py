@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from ._version import __version__
 from .config import PROJECT_ROOT
 from .errors import CorescError, UsageError
 

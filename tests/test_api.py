@@ -28,10 +28,9 @@ def pred_codes(paper) -> list[list[tuple[str, float]]]:
     return [[(p.label, p.score) for p in s.pred] for s in paper.sentences()]
 
 
-def test_readme_example_runs():
-    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Python API", 1)[1]
-    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+def test_api_page_example_runs():
+    page = (PROJECT_ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    code = re.search(r"```python\n(.*?)```", page, re.S).group(1)
     res = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True,
                          text=True, timeout=300)
     assert res.returncode == 0, res.stderr

@@ -129,3 +129,17 @@ def test_extras_match_pyproject() -> None:
         names = {d.split(">")[0].split("=")[0].split("[")[0].strip().lower()
                  for d in declared[extra]}
         assert {PACKAGE_NAMES.get(m, m) for m in modules} == names
+
+
+def test_experiment_check_needs_no_mlflow(shared_data, capsys, monkeypatch) -> None:
+    """--check validates configs and folds and trains nothing: MLflow and matplotlib may be
+    missing (only PyYAML, to read the config, is needed)."""
+    for module in ("mlflow", "matplotlib"):
+        monkeypatch.setitem(sys.modules, module, None)
+    rc = cli.main(["experiment", "cra-3fold", "--check", "--max-papers", "3"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert out.startswith("cra-3fold: ok, 3 fold(s)"), out
+    monkeypatch.setitem(sys.modules, "yaml", None)  # without PyYAML: the one line
+    rc, err = run(["experiment", "cra-3fold", "--check"], capsys)
+    assert rc == 2 and "missing: pyyaml" in err and err.count("\n") == 1, err

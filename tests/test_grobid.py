@@ -148,7 +148,7 @@ def test_stdin_pdf_through_grobid(tei_dir, monkeypatch, no_env):
 
 @pytest.mark.slow
 def test_readme_both_papers_from_tei_and_from_pdf(tei_dir, tmp_path, no_env):
-    """README's example: the PDFs through GROBID annotate exactly as GROBID's TEI does."""
+    """docs/formats.md's example: the PDFs through GROBID annotate exactly as GROBID's TEI does."""
     from coresc.cli import main
 
     teis = sorted(tei_dir.glob("*.tei.xml"))

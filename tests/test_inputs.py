@@ -262,3 +262,22 @@ def test_annotate_goes_on_after_a_failed_pdf(shared_data, fixtures, tmp_path, ca
     assert sum(": error: " in line and server.url in line for line in err) == 2
     assert f"coresc annotate: skipped 1 file(s) of other types: {d / 'd.docx'}" in err
     assert list(jsonl_papers(tmp_path / "o.jsonl")) == ["c"]
+
+
+def test_docs_bad_input_table_matches_the_battery():
+    """docs/formats.md's bad-input table: one row per case of the battery above (plus
+    standard input), each saying what the battery finds in the real one-line error."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "formats.md").read_text()
+    table = page.split("| input | the line says |", 1)[1].split("\n\n", 1)[0]
+    said = re.findall(r"^\| .* \| `(.*)` \|$", table, re.M)
+
+    def norm(s: str) -> str:
+        return re.sub(r"\d+(\.\d+)?s\b", "Ns", s)
+
+    assert len(said) == len(BATTERY) + 1
+    for case, (_, _, problem) in BATTERY.items():
+        assert any(norm(problem) in norm(line) for line in said), case
+    assert "stdin: nothing on standard input" in said

@@ -38,7 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..extras import require
 
-    require("experiments")  # before any work: not after the folds have trained
+    # Before any work, not after the folds have trained. --check reads the configs (YAML)
+    # and the corpora but trains and logs nothing, so it needs no MLflow or matplotlib.
+    require("experiments", ("yaml",) if args.check else None)
     from ..experiments import load_config, make_folds, read_corpora, run_experiment, summary_line
 
     if args.jobs is not None and args.jobs < 1:

@@ -26,7 +26,8 @@
   trains on out-of-fold probabilities. Fine-tuning needs torch (:mod:`~coresc.model.finetune`);
   a saved model runs the encoder as ONNX (:mod:`~coresc.model.encoder`).
 
-The package holds one idea a module: :mod:`~coresc.model.classifier` (the estimator),
+The package holds one idea a module: :mod:`~coresc.model.classifier` (the estimator:
+parameters, prediction, saving and loading), :mod:`~coresc.model.training` (its ``fit``),
 :mod:`~coresc.model.crf`, :mod:`~coresc.model.secondary`, :mod:`~coresc.model.domains`,
 :mod:`~coresc.model.encoder` and :mod:`~coresc.model.finetune`,
 :mod:`~coresc.model.calibration`, :mod:`~coresc.model.analyses` (cached tokens and POS

@@ -29,7 +29,7 @@ from collections.abc import Iterable
 
 from lxml import etree
 
-from .. import __version__
+from .._version import __version__
 from ..document import Label, Paper, Prediction, Section, Sentence
 from ..xmlsafe import localname
 

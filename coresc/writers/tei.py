@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from .. import __version__
+from .._version import __version__
 from ..document import Paper
 from ..labels import LABEL_NAMES, LABELS
 from ..tei import CORESC_NS, TAXONOMY_ID, XML_NS, write_labels

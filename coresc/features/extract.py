@@ -1,204 +1,31 @@
-"""Per-sentence features for the CoreSC classifier, computed from the document model.
-
-:func:`paper_features` turns a :class:`~coresc.document.Paper` into one feature dict per
-sentence (``{"name=value": 1.0}``, the form crfsuite and the one-vs-rest layer share).
-Features come in named groups (:data:`FEATURE_GROUPS`) that a model configuration
-switches on or off:
-
-=============  ==========================================================================
-group          what it looks at
-=============  ==========================================================================
-location       position in the paper (10 bins), in the section (SAPIENTA's Struct-1
-               bins and 5 even bins), in the paragraph (5 bins, first/last flags),
-               paragraph index in the section
-section        section ordinal, heading type of the section and of its top-level
-               section, depth, and heading type x position conjunctions
-length         sentence length relative to the paper's longest sentence, absolute length
-citations      citation count (0/1/2+) from markup (REF, xref) or text
-ngrams         normalised word unigrams and bigrams (case, digits, plural), first words
-verbs          verb lemmas with tense, voice (passive), modality, "we"+verb patterns
-               (from POS tags)
-verbclass      hand-made verb classes (investigate, show, observe, propose, use ...)
-syntax         subject and object cues: head word before / after the main verb
-cues           negation, hedging, first person, deixis ("this study"), goal, future,
-               comparison, contrast, question
-heading        words of the section heading and of the top-level section heading
-zone           title / abstract / caption / body flags
-context        n-grams and cue flags of the previous and next sentence
-=============  ==========================================================================
-
-SAPIENTA's bugs are not copied: positions use the real section and paragraph structure,
-citations are counted the same way at training and tagging time, the sentence id is
-not a feature, and verb features are really extracted.
-"""
+"""Feature extraction: a paper's layout and analyses -> one feature dict per sentence."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import compress, repeat
-from typing import TYPE_CHECKING
 
-from .document import Paper, Section, Sentence
-
-if TYPE_CHECKING:  # numpy is imported where it is used: every CLI command imports this
-    import numpy as np
-
-FEATURE_GROUPS: tuple[str, ...] = (
-    "location", "section", "length", "citations", "ngrams", "verbs", "verbclass",
-    "syntax", "cues", "heading", "zone", "context",
+from ..document import Paper, Section, Sentence
+from .groups import FEATURE_GROUPS, Features, check_groups
+from .lexicon import (
+    _BE,
+    _VERB_CLASS_OF,
+    _WORDLIKE,
+    COMPARISON,
+    CONTRAST,
+    DEIXIS,
+    FIRST_PERSON,
+    GOAL,
+    HEDGES,
+    MODALS,
+    NEGATION,
+    norm_word,
+    simple_tokenize,
+    verb_lemma,
 )
 
-#: The groups a model uses unless told otherwise: all but ``context``, which lowered
-#: CRA 3-fold accuracy (0.6995 with it, 0.7042 without; docs/benchmarks.md, ablation):
-#: the CRF's transitions already carry what neighbours say about a sentence's label.
-DEFAULT_FEATURES: tuple[str, ...] = tuple(g for g in FEATURE_GROUPS if g != "context")
-
-Features = dict[str, float]
-
-
-def check_groups(groups: Iterable[str]) -> tuple[str, ...]:
-    """Validate feature-group names; return them in canonical order."""
-    groups = tuple(groups)
-    unknown = sorted(set(groups) - set(FEATURE_GROUPS))
-    if unknown:
-        raise ValueError(f"unknown feature group(s) {', '.join(unknown)}; "
-                         f"known: {', '.join(FEATURE_GROUPS)}")
-    return tuple(g for g in FEATURE_GROUPS if g in groups)
-
-
-# ---------------------------------------------------------------- normalisation
-
-_DIGITS = re.compile(r"\d+")
-_WORDLIKE = re.compile(r"\w")
-_IRREGULAR = {
-    "is": "be", "are": "be", "was": "be", "were": "be", "been": "be", "being": "be",
-    "am": "be", "'s": "be", "has": "have", "had": "have", "having": "have",
-    "does": "do", "did": "do", "done": "do", "found": "find", "shown": "show",
-    "showed": "show", "made": "make", "made.": "make", "taken": "take", "took": "take",
-    "given": "give", "gave": "give", "seen": "see", "saw": "see", "known": "know",
-    "knew": "know", "led": "lead", "held": "hold", "kept": "keep", "thought": "think",
-    "chosen": "choose", "grown": "grow", "grew": "grow", "began": "begin",
-    "begun": "begin", "became": "become", "brought": "bring", "got": "get",
-    "gotten": "get", "left": "leave", "met": "meet", "paid": "pay", "said": "say",
-    "sent": "send", "set": "set", "spent": "spend", "stood": "stand", "told": "tell",
-    "undergone": "undergo", "underwent": "undergo", "written": "write",
-    "wrote": "write", "drawn": "draw", "fed": "feed", "bound": "bind", "run": "run",
-    "ran": "run", "put": "put", "cut": "cut", "read": "read", "used": "use",
-    "using": "use", "uses": "use",
-}
-
-
-@lru_cache(maxsize=200_000)
-def norm_word(token: str) -> str:
-    """Lower-case, every digit run -> ``0``, plural ``-s``/``-ies`` folded.
-
-    ``"Cells"`` -> ``"cell"``, ``"2.5"`` -> ``"0.0"``, ``"studies"`` -> ``"study"``.
-    A light, table-free normalisation: fast, and enough to pool singular and plural.
-    """
-    w = _DIGITS.sub("0", token.lower())
-    if len(w) > 4 and w.isalpha():
-        if w.endswith("ies"):
-            return w[:-3] + "y"
-        if w.endswith("s") and not w.endswith(("ss", "us", "is", "ous", "ics")):
-            return w[:-1]
-    return w
-
-
-# Stems that lost a final "e" to -ed/-ing (Porter's step 1b idea, widened for science).
-_E_ENDINGS = ("at", "iz", "ys", "ur", "uc", "rv", "lv", "ib", "ov", "rg", "in", "us", "ar",
-              "ir", "ag", "id", "ut", "bl", "pl", "rc", "ng", "os")
-
-
-@lru_cache(maxsize=100_000)
-def verb_lemma(token: str) -> str:
-    """Crude lemma of a verb form: irregular table, then ``-ied``/``-ed``/``-ing``/``-s``."""
-    w = token.lower()
-    if w in _IRREGULAR:
-        return _IRREGULAR[w]
-    for suffix, repl in (("ied", "y"), ("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""),
-                         ("s", "")):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            stem = w[: len(w) - len(suffix)] + repl
-            if suffix in ("ing", "ed") and len(stem) > 3 and stem[-1] == stem[-2] \
-                    and stem[-1] not in "lsz":
-                stem = stem[:-1]  # "stopped" -> "stop", but "killed" stays "kill"
-            elif suffix in ("ing", "ed") and stem.endswith(_E_ENDINGS) \
-                    and not stem.endswith(("ain", "ein", "oin", "en", "ll", "eat", "oat", "ect")):
-                stem += "e"  # "measured" -> "measure", "indicated" -> "indicate"
-            if suffix == "es" and not stem.endswith(("ss", "sh", "ch", "x", "z", "o")):
-                stem = w[:-1]  # "increases" -> "increase"
-            return stem
-    return w
-
-
-# ---------------------------------------------------------------- word lists
-
-NEGATION = frozenset("not no never neither nor none nothing without n't cannot lack "
-                     "lacks lacked absence absent fail failed fails unable".split())
-HEDGES = frozenset("may might could possibly possible perhaps probably likely unlikely "
-                   "suggest suggests suggested suggesting appear appears appeared seem "
-                   "seems seemed potential potentially putative presumably speculate "
-                   "hypothesis hypothesize hypothesise hypothesized hypothesised "
-                   "hypothesized whether unclear unknown remain remains "
-                   "indicate indicates indicating plausible conceivably".split())
-FIRST_PERSON = frozenset("we our us ours ourselves i my".split())
-MODALS = frozenset("may might could can would should must will shall".split())
-DEIXIS = ("this study", "this work", "this paper", "this report", "this article",
-          "the present study", "the present work", "the current study", "here we",
-          "in this study", "in the present", "we report", "we describe", "we present")
-GOAL = frozenset("aim aims aimed objective objectives purpose goal goals "
-                 "investigate investigated examine examined determine "
-                 "assess evaluate explore address elucidate".split())
-CONTRAST = frozenset("however although whereas but nevertheless nonetheless yet "
-                     "despite unlike contrast conversely".split())
-COMPARISON = frozenset("than compared comparison higher lower increased decreased more "
-                       "less greater similar similarly different significantly".split())
-RESULT_WORDS = frozenset("significant significantly p value values increase decrease "
-                         "observed detected showed found reduced elevated".split())
-
-#: Hand-made verb classes (lemmas), after SAPIENTA's idea of ten classes.
-VERB_CLASSES: dict[str, frozenset[str]] = {
-    "investigate": frozenset("investigate examine explore study address assess evaluate "
-                             "determine test analyse analyze characterize characterise "
-                             "elucidate probe clarify identify".split()),
-    "show": frozenset("show demonstrate reveal indicate confirm establish prove "
-                      "illustrate highlight support".split()),
-    "suggest": frozenset("suggest imply propose hypothesize hypothesise speculate "
-                         "postulate predict expect assume believe think".split()),
-    "observe": frozenset("observe find detect see notice note record display exhibit "
-                         "appear seem remain".split()),
-    "measure": frozenset("measure quantify count calculate estimate compute score "
-                         "assay monitor weigh".split()),
-    "prepare": frozenset("prepare incubate treat culture add wash centrifuge dissolve "
-                         "mix stain dilute harvest fix inject administer feed expose "
-                         "purchase obtain collect sacrifice homogenize extract "
-                         "isolate store transfect label".split()),
-    "use": frozenset("use employ apply perform carry conduct adopt utilize follow "
-                     "describe modify".split()),
-    "change": frozenset("increase decrease reduce enhance inhibit induce elevate "
-                        "suppress promote block prevent stimulate activate lower "
-                        "raise affect alter abolish attenuate".split()),
-    "report": frozenset("report describe publish document review discuss mention "
-                        "present summarize summarise".split()),
-    "model": frozenset("model simulate fit derive formulate parameterize "
-                       "approximate represent".split()),
-    "cause": frozenset("cause lead result contribute mediate involve associate "
-                       "correlate relate link depend".split()),
-}
-_VERB_CLASS_OF = {lemma: cls for cls, lemmas in VERB_CLASSES.items() for lemma in lemmas}
-
-_BE = frozenset("be is are was were been being am".split())
-_SIMPLE_TOKEN = re.compile(r"\w+(?:[-'.]\w+)*|[^\w\s]")
-
-
-def simple_tokenize(text: str) -> list[str]:
-    """Word and punctuation tokens (used when no tokenizer is given)."""
-    return _SIMPLE_TOKEN.findall(text)
-
-
-# ---------------------------------------------------------------- per-sentence parts
 
 def _bin(k: int, n: int, nbins: int) -> int:
     """0-based bin of the k-th (0-based) item of n in nbins even bins."""
@@ -462,7 +289,7 @@ def unglue_citations(tokens: list[str]) -> list[str]:
 def analyse(paper: Paper, tokenize=None, tagger=None) -> list[_Analysis]:
     """Tokenise (and POS-tag, when a tagger is given) every sentence of the paper."""
     if tokenize is None:
-        from .tokenize import tokenize
+        from ..tokenize import tokenize
     tok = tokenize
     token_lists = [unglue_citations(tok(s.text)) if s.n_citations else tok(s.text)
                    for s in paper.sentences()]
@@ -594,73 +421,3 @@ def paper_labels(paper: Paper) -> list[str | None]:
     return [s.gold[0].code if s.gold else None for s in paper.sentences()]
 
 
-def sentence_blocks(paper: Paper) -> list[tuple[int, int]]:
-    """(section index, paragraph number in the paper) of each sentence, reading order."""
-    _, ctxs, _ = _paper_layout(paper)
-    blocks = []
-    para = -1
-    last = None
-    for c in ctxs:
-        if (c.sec_index, c.para_index) != last:
-            last = (c.sec_index, c.para_index)
-            para += 1
-        blocks.append((c.sec_index, para))
-    return blocks
-
-
-def marginal_features(x: Sequence[Features], marg: np.ndarray,
-                      labels: Sequence[str], blocks: Sequence[tuple[int, int]],
-                      floor: float = 0.01) -> list[Features]:
-    """A stacked CRF's input: each sentence's features plus a first CRF's marginals.
-
-    ``marg`` is (sentences x labels), columns in ``labels`` order. Added per sentence:
-    its own marginals (``m=Res``), the previous and next sentence's (``mp=``, ``mn=``),
-    the mean over the rest of its paragraph (``mpara=``) and section (``msec=``), and
-    the paper's mean (``mdoc=``), so the second CRF sees what the first predicted around
-    the sentence, beyond the one-step reach of its transitions. Values under ``floor``
-    are left out (they carry little and would make every sentence dense).
-    """
-    import numpy as np
-
-    n = len(x)
-    if n == 0:
-        return []
-    marg = np.asarray(marg, dtype=float)
-    sec = np.array([b[0] for b in blocks])
-    par = np.array([b[1] for b in blocks])
-    para_mean = _mean_of_others(marg, par)
-    sec_mean = _mean_of_others(marg, sec)
-    doc = marg.mean(axis=0)
-    out = []
-    for j in range(n):
-        f = dict(x[j])
-        parts = [("m=", marg[j]), ("mdoc=", doc)]
-        if j > 0:
-            parts.append(("mp=", marg[j - 1]))
-        if j < n - 1:
-            parts.append(("mn=", marg[j + 1]))
-        for prefix, rows in (("mpara=", para_mean), ("msec=", sec_mean)):
-            if rows[j] is None:
-                f[prefix + "alone"] = 1.0
-            else:
-                parts.append((prefix, rows[j]))
-        for prefix, vec in parts:
-            for lab, v in zip(labels, vec.tolist(), strict=True):
-                if v >= floor:
-                    f[prefix + lab] = v
-        out.append(f)
-    return out
-
-
-def _mean_of_others(marg: np.ndarray, group: np.ndarray) -> list[np.ndarray | None]:
-    """Per row, the mean of the other rows of its group (``None`` when it is alone)."""
-    import numpy as np
-
-    ids, inverse, counts = np.unique(group, return_inverse=True, return_counts=True)
-    sums = np.zeros((len(ids), marg.shape[1]))
-    np.add.at(sums, inverse, marg)
-    out: list[np.ndarray | None] = []
-    for j, g in enumerate(inverse):
-        c = counts[g] - 1
-        out.append((sums[g] - marg[j]) / c if c else None)
-    return out
