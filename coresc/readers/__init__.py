@@ -9,13 +9,17 @@ a list of papers (one for every format except JSONL, which holds one document pe
 ``read_inputs(paths)`` reads everything, collecting the inputs it could not read instead
 of stopping at the first.
 
-Every reader's papers pass through one filter here: supporting-information stubs such
-as "(DOC)" or "(TIF)" standing alone are not sentences (:func:`~coresc.document.is_file_stub`).
+Every input's bytes are decoded in one place (:func:`decode_input`: encodings,
+byte-order marks, text XML cannot hold), and every reader's papers pass through one
+filter here: empty sentences, and supporting-information stubs such as "(DOC)" or
+"(TIF)" standing alone, are not sentences (:func:`~coresc.document.is_file_stub`).
 """
 
 from __future__ import annotations
 
+import codecs
 import importlib
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -25,7 +29,7 @@ from typing import TYPE_CHECKING
 from ..document import Paper, is_file_stub
 from ..errors import InputError
 from ..tei import TEI_NS
-from ..xmlsafe import localname, parse_xml
+from ..xmlsafe import localname, parse_xml, sanitize_text
 
 if TYPE_CHECKING:
     from .grobid import GrobidClient
@@ -49,6 +53,8 @@ INPUT_SUFFIXES = (".xml", ".nxml", ".txt", ".jsonl", ".pdf")
 STDIN = "-"
 #: The name standard input goes by in messages and paper ids.
 STDIN_NAME = "stdin"
+
+_EMPTY_STDIN = "nothing on standard input"
 
 # File-name endings that are not part of the paper id (corpus conventions).
 _ID_SUFFIXES = ("_mode2_annotated", "_annotated", "_mode2", "_CoreSC", "_split", ".tei")
@@ -77,13 +83,73 @@ def is_pdf(data: bytes) -> bool:
     return data[:1024].lstrip().startswith(b"%PDF-")
 
 
-def _decode(path: str | Path, data: bytes) -> str:
-    if b"\x00" in data[:8192]:
-        raise InputError(path, "binary file, not a paper (NUL bytes)")
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_UTF16_XML = (b"<\x00?\x00", b"\x00<\x00?")  # "<?" of an XML declaration, no BOM
+_DECLARED = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._:-]+)[\"']")
+_UTF8_NAMES = {"utf-8", "utf8", "us-ascii", "ascii"}
+
+
+def decode_input(path: str | Path, data: bytes) -> str:
+    """The text of an input's bytes, fit for every reader and writer.
+
+    UTF-8 unless a UTF-16 byte-order mark (or a UTF-16 ``<?xml``) or an XML declaration
+    says otherwise; an XML declaration naming an encoding the bytes are not in is
+    refused (``encoding="ISO-8859-1"`` on UTF-8 bytes would give mojibake). Leading
+    byte-order marks are dropped (however many) and the text goes through
+    :func:`~coresc.xmlsafe.sanitize_text`. Raises :class:`InputError`.
+    """
+    if data.startswith(_UTF16_BOMS) or data[:4] in _UTF16_XML:
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise InputError(path, f"not UTF-16 text though it starts like it (invalid "
+                                   f"bytes at offset {exc.start})") from None
+    else:
+        if b"\x00" in data[:8192]:
+            raise InputError(path, "binary file, not a paper (NUL bytes)")
+        text = _decode_8bit(path, data)
+    return sanitize_text(text.lstrip("\ufeff") if text.startswith("\ufeff") else text)
+
+
+def _decode_8bit(path: str | Path, data: bytes) -> str:
+    declared = _DECLARED.match(data[:1024].lstrip(b"\xef\xbb\xbf"))
+    name = declared.group(1).decode("ascii").lower() if declared else "utf-8"
+    if name not in _UTF8_NAMES:
+        try:
+            codec = codecs.lookup(name)
+        except LookupError:
+            raise InputError(path, f"XML declares an unknown encoding {name!r}") from None
+        if codec.name.startswith("utf-16") or codec.name.startswith("utf-32"):
+            raise InputError(path, f"XML declares {name} but the bytes are not {name} "
+                                   f"(no byte-order mark, no NUL bytes)")
+        if not data.isascii() and _is_utf8(data):
+            raise InputError(path, f"XML declares encoding {name!r} but the bytes are "
+                                   f"UTF-8: fix the declaration (encoding=\"UTF-8\")")
+        try:
+            return data.decode(codec.name)
+        except UnicodeDecodeError as exc:
+            raise InputError(path, f"not {name} text as its XML declaration says "
+                                   f"(invalid byte at offset {exc.start})") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(path, f"not UTF-8 text (invalid byte at offset {exc.start})") from None
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+_DECLARATION = re.compile(r"^(\s*<\?xml[^>]*?encoding\s*=\s*)([\"'])[A-Za-z0-9._:-]+\2")
+
+
+def xml_bytes(text: str) -> bytes:
+    """Decoded XML text as UTF-8 bytes for the parser (the declaration says so too)."""
+    return _DECLARATION.sub(r"\1\2UTF-8\2", text, count=1).encode("utf-8")
 
 
 def detect_xml_format(tree) -> str | None:
@@ -139,7 +205,7 @@ def read_stdin(fmt: str = "auto", grobid: GrobidClient | str | None = None) -> l
     stream = sys.stdin
     data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
     if not data.strip():
-        raise InputError(STDIN_NAME, "nothing on standard input")
+        raise InputError(STDIN_NAME, _EMPTY_STDIN)
     return read_data(data, STDIN_NAME, fmt, grobid)
 
 
@@ -161,18 +227,24 @@ def read_data(data: bytes, name: str | Path = "data", fmt: str = "auto",
         papers = _read_bytes(data, name, fmt)
     for paper in papers:
         paper.source_path = None
-        paper.drop_sentences(lambda s: is_file_stub(s.text))
+        paper.drop_sentences(_not_a_sentence)
     return papers
+
+
+def _not_a_sentence(s) -> bool:
+    """Empty sentences (an empty ``<s>``, ``""`` in JSONL, TEI that is only formulas) and
+    supporting-information stubs: nothing to label."""
+    return not s.text.strip() or is_file_stub(s.text)
 
 
 def _read_bytes(data: bytes, name: str | Path, fmt: str) -> list[Paper]:
     if not data.strip():
-        raise InputError(name, "no data (empty)")
-    text = _decode(name, data)
+        raise InputError(name, _EMPTY_STDIN if str(name) == STDIN_NAME else "no data (empty)")
+    text = decode_input(name, data)
     head = text.lstrip()[:1]
     if fmt == "auto" or fmt in XML_FORMATS:
         if head == "<":
-            tree = parse_xml(name, data)
+            tree = parse_xml(name, xml_bytes(text))
             found = detect_xml_format(tree)
             if fmt == "auto":
                 if found is None:

@@ -33,6 +33,7 @@ from ..document import (
     heading_type,
 )
 from ..errors import InputError
+from ..xmlsafe import sanitize_text
 from . import paper_id_from_path
 
 
@@ -55,10 +56,24 @@ def _parse_line(path: str | Path, lineno: int, line: str) -> dict:
         doc = json.loads(line)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"line {lineno}: invalid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise InputError(path, f"line {lineno}: JSON nested too deeply") from None
     if not isinstance(doc, dict):
         raise InputError(path, f"line {lineno}: expected a JSON object, "
                                f"got {type(doc).__name__}")
-    return doc
+    return _sanitized(doc)
+
+
+def _sanitized(value):
+    """JSON strings may hold what the file's bytes cannot ("\\ud800", "\\u0000"): every
+    string goes through the same sanitising as all input text."""
+    if isinstance(value, str):
+        return sanitize_text(value)
+    if isinstance(value, list):
+        return [_sanitized(v) for v in value]
+    if isinstance(value, dict):
+        return {sanitize_text(k): _sanitized(v) for k, v in value.items()}
+    return value
 
 
 def _record_sentence(path: str | Path, lineno: int, rec: dict) -> Sentence:
