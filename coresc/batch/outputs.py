@@ -285,7 +285,7 @@ def _planned_names(sources: Sequence[Source], suffix: str, fmt: str) -> list[str
 
     seen: dict[str, str] = {}
     for s in sources:
-        if s.path is None:
+        if s.path is None or s.problem is not None:
             continue
         if _many_papers(s.path):
             try:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import InputError, UsageError
 from ..writers import write_stdout_bytes
 from .manifest import Manifest, model_identity
 from .outputs import Store, Target, assemble, plan_target, remove_leftovers
@@ -119,6 +119,8 @@ def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
     client = grobid_client(grobid)  # a bad URL fails here, before the model loads
     found = find_inputs(inputs)
     sources = [_stdin_source() if str(p) == STDIN else Source.file(p) for p in found.files]
+    # what a directory walk could not read fails as an input of its own, with its reason
+    sources += [Source(name=e.path, path=e.path, problem=e.problem) for e in found.problems]
     if not sources:
         raise UsageError(f"{', '.join(map(str, inputs))}: no readable files found "
                          f"(looked for {' '.join(INPUT_SUFFIXES)})")
@@ -140,9 +142,12 @@ def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
 
 def _stdin_source() -> Source:
     """Standard input as an in-memory input (worker processes cannot read the parent's)."""
-    stream = sys.stdin
-    data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
-    return Source(name="-", data=data)
+    from ..readers import read_stdin_bytes
+
+    try:
+        return Source(name="-", data=read_stdin_bytes())
+    except InputError as exc:  # over the size limit: fails as this input
+        return Source(name="-", data=b"", problem=exc.problem)
 
 
 def _execute(plan: _Plan, cluster, jobs: int, resume: bool, progress: str,

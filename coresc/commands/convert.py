@@ -113,9 +113,10 @@ def read_papers(inputs: Sequence[str | Path], fmt: str = "auto",
     A file that reads to no sentence at all is an error too: there is nothing to label.
     ``grobid``: the server PDFs are read through (see :func:`coresc.readers.read_file`).
     """
-    files = find_inputs(inputs).files
+    found = find_inputs(inputs)
+    files = found.files
     papers: list[Paper] = []
-    errors: list[InputError] = []
+    errors: list[InputError] = list(found.problems)
     start = last = time.monotonic()
     for i, path in enumerate(files, start=1):
         try:
@@ -136,7 +137,8 @@ def read_papers(inputs: Sequence[str | Path], fmt: str = "auto",
             last = now
             left = (now - start) / i * (len(files) - i)
             print(f"[coresc] read {i}/{len(files)} files, {left:.0f}s left", file=sys.stderr)
-    return papers, errors, files
+    # what a directory walk could not read counts among the inputs, as a failed one
+    return papers, errors, files + [Path(e.path) for e in found.problems]
 
 
 def skipped_line(skipped: Sequence[Path]) -> str:

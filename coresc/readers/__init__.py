@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import codecs
 import importlib
+import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from ..document import Paper, is_file_stub
 from ..errors import InputError
+from ..limits import max_input_bytes, too_large
 from ..tei import TEI_NS
 from ..xmlsafe import localname, parse_xml, sanitize_text
 
@@ -185,25 +188,67 @@ def read_file(path: str | Path, fmt: str = "auto",
     """
     if str(path) == STDIN:
         return read_stdin(fmt, grobid)
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise InputError(path, "is a directory (expected a file)") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror}") from None
-    if not data.strip():
-        raise InputError(path, "file is empty")
+    data = read_input_bytes(path)
     papers = read_data(data, path, fmt, grobid)
     for paper in papers:
         paper.source_path = str(path)
     return papers
 
 
+_SPECIAL = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+            (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def read_input_bytes(path: str | Path) -> bytes:
+    """The bytes of an input file, read once and bounded by the input size limit.
+
+    FIFOs, devices and sockets are refused before they are opened (a FIFO would block,
+    ``/dev/zero`` never ends); so are files over :func:`~coresc.limits.max_input_bytes`,
+    and the read stops one byte past the limit should the file grow meanwhile. Raises
+    :class:`InputError`.
+    """
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        problem = "dangling symbolic link" if os.path.islink(path) else exc.strerror
+        raise InputError(path, f"cannot read: {problem}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(path, "is a directory (expected a file)")
+    for test, kind in _SPECIAL:
+        if test(st.st_mode):
+            raise InputError(path, f"is {kind}, not a file: coresc reads regular files "
+                                   f"and - (standard input)")
+    limit = max_input_bytes()
+    if st.st_size > limit:
+        raise too_large(path, st.st_size)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror}") from None
+    if len(data) > limit:
+        raise too_large(path, len(data))
+    if not data.strip():
+        raise InputError(path, "file is empty")
+    return data
+
+
+def read_stdin_bytes() -> bytes:
+    """Standard input, read once and bounded like a file (see :func:`read_input_bytes`)."""
+    stream = sys.stdin
+    limit = max_input_bytes()
+    if hasattr(stream, "buffer"):
+        data = stream.buffer.read(limit + 1)
+    else:
+        data = stream.read(limit + 1).encode("utf-8", "surrogatepass")
+    if len(data) > limit:
+        raise too_large(STDIN_NAME, len(data))
+    return data
+
+
 def read_stdin(fmt: str = "auto", grobid: GrobidClient | str | None = None) -> list[Paper]:
     """Read one input from standard input (see :func:`read_file`)."""
-    stream = sys.stdin
-    data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
+    data = read_stdin_bytes()
     if not data.strip():
         raise InputError(STDIN_NAME, _EMPTY_STDIN)
     return read_data(data, STDIN_NAME, fmt, grobid)
@@ -285,26 +330,61 @@ class InputFiles:
 
     ``files``: the inputs to read, in order (files named directly, whatever their type,
     ``-``, and the readable files inside named directories, sorted). ``skipped``: the
-    files inside those directories of other types (not :data:`INPUT_SUFFIXES`). Hidden
-    files and folders (names starting with ".") are neither.
+    files inside those directories of other types (not :data:`INPUT_SUFFIXES`).
+    ``problems``: what a directory walk found but cannot read, each an :class:`InputError`
+    naming it (dangling links, links looping back to a folder above them, FIFOs and
+    other special files, folders it may not list). Hidden files and folders (names
+    starting with ".") are none of these. Symbolic links to folders are followed.
     """
 
     files: list[Path] = field(default_factory=list)
     skipped: list[Path] = field(default_factory=list)
+    problems: list[InputError] = field(default_factory=list)
 
 
 def find_inputs(paths: Iterable[str | Path]) -> InputFiles:
     """Expand ``paths`` (files, directories, ``-``) into the files to read and those skipped."""
     found = InputFiles()
     for p in map(Path, paths):
-        if not p.is_dir():
+        if str(p) != STDIN and p.is_dir():
+            st = p.stat()
+            _walk(p, found, frozenset({(st.st_dev, st.st_ino)}))
+        else:
             found.files.append(p)
-            continue
-        for f in sorted(p.rglob("*")):
-            if not f.is_file() or any(part.startswith(".") for part in f.relative_to(p).parts):
-                continue
-            (found.files if f.suffix.lower() in INPUT_SUFFIXES else found.skipped).append(f)
     return found
+
+
+def _walk(folder: Path, found: InputFiles, above: frozenset) -> None:
+    """Depth first, names sorted (the order of ``sorted(folder.rglob("*"))``)."""
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        found.problems.append(InputError(folder, f"cannot list this folder: {exc.strerror}"))
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        path = Path(entry.path)
+        try:
+            st = os.stat(entry.path)  # through links
+        except OSError as exc:
+            problem = "dangling symbolic link" if entry.is_symlink() else exc.strerror
+            found.problems.append(InputError(path, f"cannot read: {problem}"))
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            key = (st.st_dev, st.st_ino)
+            if key in above:
+                found.problems.append(InputError(path, "symbolic link loops back to a "
+                                                       "folder above it (not followed)"))
+            else:
+                _walk(path, found, above | {key})
+        elif stat.S_ISREG(st.st_mode):
+            is_input = path.suffix.lower() in INPUT_SUFFIXES
+            (found.files if is_input else found.skipped).append(path)
+        else:
+            kind = next((k for test, k in _SPECIAL if test(st.st_mode)), "a special file")
+            found.problems.append(InputError(path, f"is {kind}, not a file (not read)"))
 
 
 def iter_input_files(paths: Iterable[str | Path]) -> Iterator[Path]:
@@ -323,7 +403,9 @@ def read_inputs(paths: Iterable[str | Path], fmt: str = "auto",
                 grobid: GrobidClient | str | None = None) -> ReadResult:
     """Read every input; files that fail are collected in ``errors``, not raised."""
     result = ReadResult()
-    for f in iter_input_files(paths):
+    found = find_inputs(paths)
+    result.errors.extend(found.problems)
+    for f in found.files:
         result.files.append(f)
         try:
             result.papers.extend(read_file(f, fmt, grobid))

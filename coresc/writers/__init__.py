@@ -92,7 +92,10 @@ def _file_keys(paths: Iterable[str | Path]) -> set:
     """Resolved paths and (device, inode) pairs, so links to an input count as the input."""
     keys: set = set()
     for p in map(Path, paths):
-        keys.add(p.resolve())
+        try:
+            keys.add(p.resolve())
+        except (OSError, RuntimeError):  # a link that loops: it is no input's name
+            keys.add(p.absolute())
         with contextlib.suppress(OSError):
             st = p.stat()
             keys.add((st.st_dev, st.st_ino))
