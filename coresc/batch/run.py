@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, UsageError
-from ..writers import write_stdout_bytes
+from ..writers import is_stdout, write_stdout_bytes
 from .manifest import Manifest, model_identity
 from .outputs import Store, Target, assemble, plan_target, remove_leftovers
 from .progress import Progress
@@ -129,10 +129,10 @@ def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
     check_domain(loaded, domain)
     if as_directory is None:
         as_directory = len(inputs) > 1 or any(Path(p).is_dir() for p in inputs)
-    if (scheduler is not None or resume) and output is None:
+    if (scheduler is not None or resume) and is_stdout(output):
         raise UsageError(f"{'--scheduler' if scheduler is not None else '--resume'} needs "
                          f"-o (an output file or directory)")
-    target = plan_target(to, None if output is None else str(output), sources,
+    target = plan_target(to, None if is_stdout(output) else str(output), sources,
                          as_directory, fmt)
     job = Job(model_dir=model_dir, fmt=fmt, to=to, domain=domain, target=target,
               grobid=client, min_score=min_score)
@@ -242,8 +242,8 @@ def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest |
              meter: Progress, target: Target | None, job: Job) -> None:
     header_due = target is None
     for oc in outcomes:
-        if target is None:
-            if header_due:
+        if target is None and oc.status == "done":
+            if header_due:  # not before a paper is done: a failed run writes nothing
                 write_stdout_bytes(_stream_header(job))
                 header_due = False
             _stdout_outcome(oc, job.to)
@@ -283,6 +283,8 @@ def _finish_stream(target: Target, manifest: Manifest, sources: list[Source],
                    job: Job) -> None:
     """Join the parts into the output; drop them once every input is in it."""
     done = manifest.done_names([s.name for s in sources])
+    if not done:
+        return  # no header-only file when every input failed
     assemble(target, done, _stream_header(job).decode("utf-8"))
     if len(done) == len(sources):
         Store(target.root).remove_tree(target.parts_dir)

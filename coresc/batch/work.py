@@ -106,9 +106,10 @@ def read_source(source: Source, fmt: str = "auto", grobid: Any = None,
     """The papers of one input; :class:`InputError` when it cannot be read.
 
     ``data``: the input's bytes when the caller has read them already (see
-    :func:`source_bytes`); a file is otherwise read here. An input that reads to no
-    sentence at all is an error too: there is nothing to label. A reader bug on an odd
-    file is reported as an error of that file, so it cannot stop the other inputs.
+    :func:`source_bytes`); a file is otherwise read here. Empty sentences are dropped;
+    an input that reads to no sentence at all is an error: there is nothing to label.
+    A reader bug on an odd file is reported as an error of that file, so it cannot stop
+    the other inputs.
     """
     from ..readers import STDIN_NAME, read_data
 
@@ -125,6 +126,8 @@ def read_source(source: Source, fmt: str = "auto", grobid: Any = None,
                                 f"please report this") from None
     for paper in papers:
         paper.source_path = source.path
+        # an empty <s>, "" in JSONL, TEI that is only formulas: nothing to label
+        paper.drop_sentences(lambda s: not s.text.strip())
     if any(len(p) == 0 for p in papers):
         fmt_read = papers[0].source_format or fmt
         raise InputError(where, f"no sentences found (read as {fmt_read})")

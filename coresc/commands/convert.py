@@ -73,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
     written = write_papers(papers, args.to, args.output, inputs=files,
                            as_directory=wants_directory(args.inputs))
     if written:
-        where = written[0] if written[0] == Path(args.output) else f"{args.output}/"
+        where = written[0] if written[0] == Path(args.output) else \
+            f"{str(args.output).rstrip('/')}/"
         print(f"[coresc] wrote {len(papers)} paper(s) as {args.to} to {where}", file=sys.stderr)
     return report_errors("convert", errors, len(files), find_inputs(args.inputs).skipped)
 

@@ -11,8 +11,9 @@ of stopping at the first.
 
 Every input's bytes are decoded in one place (:func:`decode_input`: encodings,
 byte-order marks, text XML cannot hold), and every reader's papers pass through one
-filter here: empty sentences, and supporting-information stubs such as "(DOC)" or
-"(TIF)" standing alone, are not sentences (:func:`~coresc.document.is_file_stub`).
+filter here: supporting-information stubs such as "(DOC)" or "(TIF)" standing alone are
+not sentences (:func:`~coresc.document.is_file_stub`). Empty sentences are kept here (a
+gold corpus may label one); annotating drops them (:func:`coresc.batch.work.read_source`).
 """
 
 from __future__ import annotations
@@ -272,14 +273,8 @@ def read_data(data: bytes, name: str | Path = "data", fmt: str = "auto",
         papers = _read_bytes(data, name, fmt)
     for paper in papers:
         paper.source_path = None
-        paper.drop_sentences(_not_a_sentence)
+        paper.drop_sentences(lambda s: is_file_stub(s.text))
     return papers
-
-
-def _not_a_sentence(s) -> bool:
-    """Empty sentences (an empty ``<s>``, ``""`` in JSONL, TEI that is only formulas) and
-    supporting-information stubs: nothing to label."""
-    return not s.text.strip() or is_file_stub(s.text)
 
 
 def _read_bytes(data: bytes, name: str | Path, fmt: str) -> list[Paper]:
