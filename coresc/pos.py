@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from coresc.errors import InputError
+from coresc.limits import max_sentence_words
 
 __all__ = [
     "PosTagger",
@@ -229,6 +230,28 @@ class PosTagger:
 
     def tag_many(self, sentences: Iterable[Sequence[str]]) -> list[list[str]]:
         """``tag`` applied to each sentence (same result), batched for speed.
+
+        A sentence longer than :func:`~coresc.limits.max_sentence_words` tokens is tagged
+        in windows of that many tokens: the decoding below takes one wave per token of
+        the longest sentence, so one unpunctuated 10 MB "sentence" would be quadratic.
+        """
+        sentences = list(sentences)
+        limit = max_sentence_words()
+        if all(len(tokens) <= limit for tokens in sentences):
+            return self._tag_batch(sentences)
+        windows: list[Sequence[str]] = []
+        owner: list[int] = []
+        for i, tokens in enumerate(sentences):
+            for start in range(0, max(len(tokens), 1), limit):
+                windows.append(tokens[start:start + limit])
+                owner.append(i)
+        out: list[list[str]] = [[] for _ in sentences]
+        for i, tags in zip(owner, self._tag_batch(windows), strict=True):
+            out[i] += tags
+        return out
+
+    def _tag_batch(self, sentences: Sequence[Sequence[str]]) -> list[list[str]]:
+        """:meth:`tag_many` without windows.
 
         The uncached words of all sentences are scored with one gather, and the static
         scores of all sentences come from one vectorised sum over their concatenation
