@@ -64,25 +64,38 @@ def paper_timeout() -> float:
     return _number(TIMEOUT_ENV, DEFAULT_PAPER_TIMEOUT_S, 0)
 
 
-def set_limits(input_mb: float | None = None, sentence_words: int | None = None,
-               timeout_s: float | None = None) -> None:
-    """Set the limits for this process and the workers it starts (``None``: leave as is).
+@contextlib.contextmanager
+def limits(input_mb: float | None = None, sentence_words: int | None = None,
+           timeout_s: float | None = None) -> Iterator[None]:
+    """Set limits for the block, in this process and the workers it starts (``None``:
+    leave as is); the environment is restored afterwards. :class:`UsageError` for a
+    value out of range, naming the command-line option."""
+    given = ((MAX_INPUT_ENV, "--max-input-mb", input_mb, 0.001),
+             (MAX_WORDS_ENV, "--max-sentence-words", sentence_words, 10),
+             (TIMEOUT_ENV, "--paper-timeout", timeout_s, 0))
+    saved = {env: os.environ.get(env) for env, *_ in given}
+    for _env, option, value, minimum in given:
+        if value is not None and not value >= minimum:
+            raise UsageError(f"{option} {value:g}: must be at least {minimum:g}")
+    try:
+        for env, _, value, _ in given:
+            if value is not None:
+                os.environ[env] = str(value)
+        yield
+    finally:
+        for env, old in saved.items():
+            if old is None:
+                os.environ.pop(env, None)
+            else:
+                os.environ[env] = old
 
-    Raises :class:`UsageError` for a value out of range.
-    """
-    for env, value in ((MAX_INPUT_ENV, input_mb), (MAX_WORDS_ENV, sentence_words),
-                       (TIMEOUT_ENV, timeout_s)):
-        if value is not None:
-            os.environ[env] = str(value)
-    max_input_bytes()
-    max_sentence_words()
-    paper_timeout()
 
-
-def too_large(path: str | Path, size: int) -> InputError:
+def too_large(path: str | Path, size: int | None = None) -> InputError:
+    """The error for an input over the size limit (``size`` None: not known, only more)."""
     limit = max_input_bytes()
-    return InputError(path, f"larger than the input limit ({_mb(size)} > {_mb(limit)}; "
-                            f"raise it with --max-input-mb or {MAX_INPUT_ENV})")
+    what = f"{_mb(size)} > {_mb(limit)}" if size is not None else f"more than {_mb(limit)}"
+    return InputError(path, f"larger than the input limit ({what}; raise it with "
+                            f"--max-input-mb or {MAX_INPUT_ENV})")
 
 
 def _mb(n: int) -> str:

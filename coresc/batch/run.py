@@ -45,6 +45,7 @@ class Summary:
     manifest: str | None = None
     kept: str = "stdout"  # where finished papers are until the run completes
     other_types: list[str] = field(default_factory=list)  # files in directories not read
+    warnings: list[str] = field(default_factory=list)  # e.g. text that is not English
 
     @property
     def finished(self) -> int:
@@ -247,6 +248,7 @@ def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest |
                 write_stdout_bytes(_stream_header(job))
                 header_due = False
             _stdout_outcome(oc, job.to)
+        summary.warnings += oc.warnings
         if manifest is not None:
             manifest.add(oc, oc.name)
         if oc.status == "done":

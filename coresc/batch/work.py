@@ -89,12 +89,13 @@ class Outcome:
     mtime_ns: int | None = None
     sha256: str | None = None
     seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)  # "<input>: <problem>", not failures
     data: list[bytes] | None = None  # rendered output when it goes back to the caller
 
     def record(self) -> dict[str, Any]:
         """The manifest line (without the rendered data)."""
         keys = ("size", "mtime_ns", "sha256", "status", "papers", "sentences", "outputs",
-                "error", "seconds")
+                "error", "seconds", "warnings")
         return {"input": self.name, **{k: getattr(self, k) for k in keys}}
 
 
@@ -240,6 +241,7 @@ def run_source(source: Source, job: Job, model) -> Outcome:
         papers = read_source(source, job.fmt, job.grobid, data)
         out.papers = len(papers)
         out.sentences = sum(len(p) for p in papers)
+        out.warnings = language_warnings(papers, source.path or source.name)
         with time_limit(source.path or source.name):
             for paper in papers:
                 annotate_paper(model, paper, job.domain, job.min_score)
@@ -252,6 +254,19 @@ def run_source(source: Source, job: Job, model) -> Outcome:
         out.status, out.error = "failed", str(exc)
     out.seconds = round(time.perf_counter() - t0, 4)
     return out
+
+
+def language_warnings(papers: list[Paper], where: str) -> list[str]:
+    """One line per paper that does not look like English (the models know only English)."""
+    from ..language import language_problem
+
+    found = []
+    for paper in papers:
+        problem = language_problem(paper)
+        if problem is not None:
+            label = where if len(papers) == 1 else f"{where} (paper {paper.id})"
+            found.append(f"{label}: {problem}; the labels may be meaningless")
+    return found
 
 
 def _read_recorded(source: Source, out: Outcome) -> bytes:

@@ -20,6 +20,7 @@ examples:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from collections.abc import Sequence
@@ -49,6 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", default="auto", choices=("auto",) + FORMATS,
                         help="input format (default: auto, detected per file)")
     add_grobid_arguments(parser)
+    add_limit_arguments(parser)
 
 
 def add_grobid_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,6 +62,31 @@ def add_grobid_arguments(parser: argparse.ArgumentParser) -> None:
                         help="longest wait for GROBID's answer to one PDF (default: 120)")
 
 
+def add_limit_arguments(parser: argparse.ArgumentParser, annotating: bool = False) -> None:
+    """The limits of :mod:`coresc.limits` a user can change (see docs/robustness.md)."""
+    from ..limits import DEFAULT_MAX_INPUT_MB, DEFAULT_MAX_SENTENCE_WORDS
+
+    parser.add_argument("--max-input-mb", type=float, metavar="MB",
+                        help=f"refuse inputs larger than this (default "
+                             f"{DEFAULT_MAX_INPUT_MB:g}, or $CORESC_MAX_INPUT_MB)")
+    if annotating:
+        parser.add_argument("--max-sentence-words", type=int, metavar="N",
+                            help=f"POS-tag longer sentences in windows of N tokens (default "
+                                 f"{DEFAULT_MAX_SENTENCE_WORDS}, or "
+                                 f"$CORESC_MAX_SENTENCE_WORDS)")
+        parser.add_argument("--paper-timeout", type=float, metavar="SECONDS",
+                            help="fail a paper that takes longer to annotate (default: no "
+                                 "limit, or $CORESC_PAPER_TIMEOUT)")
+
+
+def limits_of(args: argparse.Namespace) -> contextlib.AbstractContextManager:
+    """The limits the options give, set while the command runs (for its workers too)."""
+    from ..limits import limits
+
+    return limits(getattr(args, "max_input_mb", None), getattr(args, "max_sentence_words", None),
+                  getattr(args, "paper_timeout", None))
+
+
 def grobid_of(args: argparse.Namespace) -> GrobidClient | None:
     """The GROBID client the options ask for (``None``: PDFs cannot be read)."""
     from ..readers.grobid import grobid_client
@@ -68,6 +95,11 @@ def grobid_of(args: argparse.Namespace) -> GrobidClient | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    with limits_of(args):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     grobid = grobid_of(args)
     papers, errors, files = read_for_command("convert", args.inputs, args.format, grobid)
     written = write_papers(papers, args.to, args.output, inputs=files,

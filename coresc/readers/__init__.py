@@ -228,7 +228,7 @@ def read_input_bytes(path: str | Path) -> bytes:
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror}") from None
     if len(data) > limit:
-        raise too_large(path, len(data))
+        raise too_large(path)  # it grew while read
     if not data.strip():
         raise InputError(path, "file is empty")
     return data
@@ -243,7 +243,7 @@ def read_stdin_bytes() -> bytes:
     else:
         data = stream.read(limit + 1).encode("utf-8", "surrogatepass")
     if len(data) > limit:
-        raise too_large(STDIN_NAME, len(data))
+        raise too_large(STDIN_NAME)
     return data
 
 
