@@ -75,6 +75,8 @@ def parse_xml(path: str | Path, data: bytes | None = None) -> etree._ElementTree
         # lxml may stop an expansion bomb itself; say what the file really is.
         if _ENTITY_DECL.search(data[:65536]):
             raise InputError(path, _ENTITY_PROBLEM) from None
+        if "Excessive depth" in (exc.msg or ""):  # libxml2's limit without huge_tree
+            raise InputError(path, "XML elements nested more than 256 deep (refused)") from None
         raise InputError(path, f"malformed XML: {exc.msg}") from None
     dtd = tree.docinfo.internalDTD
     if dtd is not None and any(True for _ in dtd.iterentities()):
