@@ -40,7 +40,8 @@ from . import paper_id_from_path
 def read_jsonl(path: str | Path, text: str) -> Iterator[Paper]:
     """Yield one :class:`Paper` per non-blank line; :class:`InputError` names the line."""
     stem = paper_id_from_path(path)
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    # "\n" ends a line; str.splitlines would also split inside strings at U+0085 or U+2028
+    lines = [(n, line) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
     if not lines:
         raise InputError(path, "no documents found")
     first = _parse_line(path, *lines[0])
