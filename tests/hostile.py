@@ -44,8 +44,8 @@ def _fixed(folder: Path) -> dict[str, bytes]:
         "empty_s.xml": mode2.replace(para, para + "<P><s sid='2'></s><s sid='3'> </s></P>")
                             .encode(),
         "only_empty_s.xml": b"<PAPER><BODY><DIV><P><s sid='1'/></P></DIV></BODY></PAPER>",
-        "controls.txt": ("A title\n\nWe saw \x01\x02 a form\x0cfeed. It was \x1b[1m bold."
-                         ).encode() + b"\x00" * 3 + b" after NUL." + b" pad" * 3000,
+        "controls.txt": (b"A title\n\nWe saw \x01\x02 a form\x0cfeed. It was \x1b[1m bold."
+                         ) + b"\x00" * 3 + b" after NUL." + b" pad" * 3000,
         "nul_deep.txt": SENTENCES.encode() * 400 + b"\x00 tail sentence here.",
         "nonchars.txt": "We saw \ufffe and \uffff here. It ended.".encode(),
         "entity_bomb.xml": (b"<?xml version='1.0'?><!DOCTYPE l [<!ENTITY a 'aaaaaaaaaa'>"

@@ -13,6 +13,7 @@ import os
 from functools import lru_cache
 
 import pytest
+from hostile import DIALECTS, FIXTURES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
@@ -21,7 +22,6 @@ from coresc.errors import CorescError
 from coresc.readers import FORMATS, read_data
 from coresc.split import split_offsets
 from coresc.writers import WRITERS, get_writer
-from hostile import DIALECTS, FIXTURES
 
 pytestmark = pytest.mark.fuzz
 

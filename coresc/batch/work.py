@@ -127,12 +127,18 @@ def read_source(source: Source, fmt: str = "auto", grobid: Any = None,
                                 f"please report this") from None
     for paper in papers:
         paper.source_path = source.path
-        # an empty <s>, "" in JSONL, TEI that is only formulas: nothing to label
-        paper.drop_sentences(lambda s: not s.text.strip())
+        paper.drop_sentences(_nothing_to_label)
     if any(len(p) == 0 for p in papers):
         fmt_read = papers[0].source_format or fmt
         raise InputError(where, f"no sentences found (read as {fmt_read})")
     return papers
+
+
+def _nothing_to_label(sentence) -> bool:
+    """An empty ``<s>``, ``""`` in JSONL, a TEI sentence that is only formulas."""
+    from ..readers.tei import FORMULA_TEXT
+
+    return not sentence.text.replace(FORMULA_TEXT, "").strip()
 
 
 def source_bytes(source: Source) -> bytes:
