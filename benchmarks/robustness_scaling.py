@@ -10,9 +10,10 @@ set, start-up included), on three kinds of text of 1 KB to 50 MB:
 
 ``split`` times :func:`coresc.split.split_offsets` on the whole text; ``tag`` times
 tokenising and POS-tagging the split sentences in blocks of 5,000 (as annotating does).
-Times are CPU seconds of the measuring process (``time.process_time``), so a busy machine
-does not distort them. Linear time shows as a constant time per MB. ``--annotate MB`` instead annotates a text
-of that size with ``coresc annotate --model fast`` and prints its peak memory.
+Times are CPU seconds of the measuring process (``time.process_time``), so a busy
+machine does not distort them. Linear time shows as a constant time per MB.
+``--annotate MB`` instead annotates a text of that size with ``coresc annotate --model
+fast`` and prints its peak memory.
 
     python benchmarks/robustness_scaling.py                     # 1 KB .. 50 MB
     python benchmarks/robustness_scaling.py --sizes 1e3 1e6     # chosen sizes (bytes)
