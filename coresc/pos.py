@@ -58,6 +58,7 @@ _ROLES = 5  # offsets 0, -1, +1, -2, +2 in that order
 _PAD_LEFT = ("-START2-", "-START-")
 _PAD_RIGHT = ("-END-", "-END2-")
 _CACHE_LIMIT = 200_000  # word types kept in the per-word score cache
+_BATCH_TOKENS = 100_000  # tokens of windowed long sentences scored in one batch
 _ROLE_STARTS = np.array([0, 14, 18, 22, 23])  # where each role's features start (below)
 
 
@@ -246,8 +247,12 @@ class PosTagger:
                 windows.append(tokens[start:start + limit])
                 owner.append(i)
         out: list[list[str]] = [[] for _ in sentences]
-        for i, tags in zip(owner, self._tag_batch(windows), strict=True):
-            out[i] += tags
+        # a few windows at a time: the batch's score arrays grow with its tokens
+        step = max(1, _BATCH_TOKENS // limit)
+        for first in range(0, len(windows), step):
+            tagged = self._tag_batch(windows[first:first + step])
+            for i, tags in zip(owner[first:first + step], tagged, strict=True):
+                out[i] += tags
         return out
 
     def _tag_batch(self, sentences: Sequence[Sequence[str]]) -> list[list[str]]:
