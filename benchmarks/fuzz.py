@@ -28,8 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from hostile import make_corpus  # noqa: E402
+from hostile import DIALECTS, make_corpus  # noqa: E402
 
+PER_PAPER = ("xml", "mode2", "html")
 RUNS = [("annotate", "xml"), ("annotate", "mode2"), ("annotate", "jsonl"),
         ("annotate", "tsv"), ("annotate", "html"), ("convert", "xml"), ("convert", "tsv")]
 
@@ -62,7 +63,7 @@ def _well_formed(out: Path, to: str) -> int:
 
 
 def run_cli(folder: Path, work: Path, verb: str, to: str, timeout: float) -> dict:
-    out = work / f"{verb}-{to}" / ("" if to in ("xml", "mode2", "html") else f"all.{to}")
+    out = work / f"{verb}-{to}" / ("" if to in PER_PAPER else f"all.{to}")
     cmd = [sys.executable, "-m", "coresc", verb, str(folder), "-o", str(out), "--to", to]
     if verb == "annotate":
         cmd += ["--model", "fast", "-q"]
@@ -91,11 +92,18 @@ def main() -> int:
     parser.add_argument("--no-pytest", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        folder, work = Path(tmp) / "hostile", Path(tmp) / "out"
-        files = make_corpus(folder, args.seed, args.mutants)
+        # per-paper outputs (one folder) refuse two papers with one id, as the mutants
+        # of one JSONL file have: they get a corpus without those
+        folders = {False: Path(tmp) / "hostile", True: Path(tmp) / "hostile-per-paper"}
+        work = Path(tmp) / "out"
+        files = make_corpus(folders[False], args.seed, args.mutants)
+        files += make_corpus(folders[True], args.seed, args.mutants,
+                             dialects=tuple(d for d in DIALECTS if not d.endswith(".jsonl")))
         before = _digest(files)
-        print(f"hostile corpus: {len(files)} files + a FIFO, a dangling link, a looping link")
-        results = [run_cli(folder, work, verb, to, args.timeout) for verb, to in RUNS]
+        print(f"hostile corpus: {len(files)} files in two folders, each with a FIFO, a "
+              f"dangling link and a looping link")
+        results = [run_cli(folders[to in PER_PAPER], work, verb, to, args.timeout)
+                   for verb, to in RUNS]
         changed = sum(h != before[f] for f, h in _digest(files).items())
     for r in results:
         print(json.dumps(r))

@@ -95,11 +95,12 @@ def _mutants(data: bytes, rng: random.Random, n: int) -> list[tuple[str, bytes]]
 
 
 def make_corpus(folder: str | Path, seed: int = 0, n_mutants: int = 2,
-                special: bool = True) -> list[Path]:
+                special: bool = True, dialects: tuple[str, ...] = DIALECTS) -> list[Path]:
     """Write the hostile corpus into ``folder``; return the regular files written.
 
     ``special`` adds a FIFO, a dangling link and a link looping back to ``folder``
-    (reported by a directory walk, never read).
+    (reported by a directory walk, never read). ``dialects``: the fixtures mutated (the
+    mutants of one JSONL file keep its papers' ids, which one output folder refuses).
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -108,7 +109,7 @@ def make_corpus(folder: str | Path, seed: int = 0, n_mutants: int = 2,
     for name, data in _fixed(folder).items():
         (folder / name).write_bytes(data)
         written.append(folder / name)
-    for fixture in DIALECTS:
+    for fixture in dialects:
         data = (FIXTURES / fixture).read_bytes()
         stem, suffix = fixture.rsplit(".", 1)
         for tag, mutant in _mutants(data, rng, n_mutants):
