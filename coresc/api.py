@@ -18,6 +18,7 @@ text of a paper. Pass a :class:`pathlib.Path` to leave no doubt.
 from __future__ import annotations
 
 import os
+import warnings
 from collections import deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -28,6 +29,7 @@ from .errors import UsageError
 if TYPE_CHECKING:
     from .batch import Summary
     from .document import Paper
+    from .errors import InputError
     from .model import CoreSCClassifier
 
 #: What a tagger takes: a path, the text of a paper, or a paper already read.
@@ -55,6 +57,8 @@ class Tagger:
         self.model_dir = model_dir
         self.domain = domain
         self._bundled = bundled
+        #: What the last ``pipe(..., errors="skip")`` went on without.
+        self.skipped: list[InputError] = []
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -74,26 +78,51 @@ class Tagger:
         if len(papers) != 1:
             raise UsageError(f"{x}: holds {len(papers)} papers; use tagger.pipe([...]) "
                              f"to annotate them one by one")
+        _warn_language(papers, x)
         return annotate_paper(self.model, papers[0], self.domain)
 
-    def pipe(self, items: Iterable[PaperLike], jobs: int = 1) -> Iterator[Paper]:
+    def pipe(self, items: Iterable[PaperLike], jobs: int = 1,
+             errors: str = "raise") -> Iterator[Paper]:
         """Annotate many papers and yield them in order, one at a time.
 
         ``items`` may mix paths, strings of text and papers; a JSONL file yields each of
         its papers. With ``jobs`` > 1, worker processes (each with the model once) do
         the tagging while this process reads: the papers are the same as with one.
         Only a few papers are held at any time, however many ``items`` there are.
+
+        ``errors``: ``"raise"`` stops at the first item that cannot be read (its
+        :class:`~coresc.errors.InputError`); ``"skip"`` goes on without it, emits a
+        :class:`SkippedInput` warning and appends the error to ``tagger.skipped``
+        (emptied when a pipe starts).
         """
         from .batch.work import annotate_paper
 
+        if errors not in ("raise", "skip"):
+            raise UsageError(f"errors={errors!r}: expected 'raise' or 'skip'")
+        self.skipped = []
+        papers = self._read_items(items, errors == "skip")
         if jobs <= 1:
-            for x in items:
-                for paper in _papers(x):
-                    yield annotate_paper(self.model, paper, self.domain)
+            for paper in papers:
+                yield annotate_paper(self.model, paper, self.domain)
             return
-        yield from self._pipe_workers(items, jobs)
+        yield from self._pipe_workers(papers, jobs)
 
-    def _pipe_workers(self, items: Iterable[PaperLike], jobs: int) -> Iterator[Paper]:
+    def _read_items(self, items: Iterable[PaperLike], skip: bool) -> Iterator[Paper]:
+        from .errors import InputError
+
+        for x in items:
+            try:
+                papers = _papers(x)
+            except InputError as exc:
+                if not skip:
+                    raise
+                self.skipped.append(exc)
+                warnings.warn(f"skipped {exc}", SkippedInput, stacklevel=3)
+                continue
+            _warn_language(papers, x)
+            yield from papers
+
+    def _pipe_workers(self, papers: Iterable[Paper], jobs: int) -> Iterator[Paper]:
         from .batch.pool import ordered_map, start_method
         from .batch.work import Job, apply_predictions, detached, init_worker, paper_task
 
@@ -103,10 +132,9 @@ class Tagger:
         originals: deque = deque()
 
         def sent() -> Iterator[Paper]:
-            for x in items:
-                for paper in _papers(x):
-                    originals.append(paper)
-                    yield detached(paper)
+            for paper in papers:
+                originals.append(paper)
+                yield detached(paper)
 
         job = Job(model_dir=self.model_dir, domain=self.domain)
         self.model.set_threads(1)  # forked workers share it: no thread pool to lose
@@ -136,6 +164,22 @@ class Tagger:
     def __repr__(self) -> str:
         where = "bundled" if self._bundled else (self.model_dir or "in memory")
         return f"<coresc.Tagger model={where!r} labels={len(self.labels)}>"
+
+
+class SkippedInput(UserWarning):
+    """``Tagger.pipe(..., errors="skip")`` went on without an item it could not read."""
+
+
+class NotEnglish(UserWarning):
+    """A paper's text does not look like English; the models know only English."""
+
+
+def _warn_language(papers: list[Paper], x: PaperLike) -> None:
+    from .batch.work import language_warnings
+
+    where = x.id if hasattr(x, "id") else str(x)[:60]
+    for line in language_warnings(papers, where):
+        warnings.warn(line, NotEnglish, stacklevel=4)
 
 
 def load(model: str | os.PathLike | CoreSCClassifier | None = None, *,

@@ -20,3 +20,7 @@ class InputError(CorescError):
 
 class UsageError(CorescError):
     """Arguments or configuration that do not make sense together."""
+
+
+class OutputError(CorescError):
+    """An output that cannot be written: names the path and the reason."""

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from coresc.errors import InputError
+from coresc.limits import max_sentence_words
 
 __all__ = [
     "PosTagger",
@@ -57,6 +58,7 @@ _ROLES = 5  # offsets 0, -1, +1, -2, +2 in that order
 _PAD_LEFT = ("-START2-", "-START-")
 _PAD_RIGHT = ("-END-", "-END2-")
 _CACHE_LIMIT = 200_000  # word types kept in the per-word score cache
+_BATCH_TOKENS = 100_000  # tokens of windowed long sentences scored in one batch
 _ROLE_STARTS = np.array([0, 14, 18, 22, 23])  # where each role's features start (below)
 
 
@@ -229,6 +231,32 @@ class PosTagger:
 
     def tag_many(self, sentences: Iterable[Sequence[str]]) -> list[list[str]]:
         """``tag`` applied to each sentence (same result), batched for speed.
+
+        A sentence longer than :func:`~coresc.limits.max_sentence_words` tokens is tagged
+        in windows of that many tokens: the decoding below takes one wave per token of
+        the longest sentence, so one unpunctuated 10 MB "sentence" would be quadratic.
+        """
+        sentences = list(sentences)
+        limit = max_sentence_words()
+        if all(len(tokens) <= limit for tokens in sentences):
+            return self._tag_batch(sentences)
+        windows: list[Sequence[str]] = []
+        owner: list[int] = []
+        for i, tokens in enumerate(sentences):
+            for start in range(0, max(len(tokens), 1), limit):
+                windows.append(tokens[start:start + limit])
+                owner.append(i)
+        out: list[list[str]] = [[] for _ in sentences]
+        # a few windows at a time: the batch's score arrays grow with its tokens
+        step = max(1, _BATCH_TOKENS // limit)
+        for first in range(0, len(windows), step):
+            tagged = self._tag_batch(windows[first:first + step])
+            for i, tags in zip(owner[first:first + step], tagged, strict=True):
+                out[i] += tags
+        return out
+
+    def _tag_batch(self, sentences: Sequence[Sequence[str]]) -> list[list[str]]:
+        """:meth:`tag_many` without windows.
 
         The uncached words of all sentences are scored with one gather, and the static
         scores of all sentences come from one vectorised sum over their concatenation

@@ -1,4 +1,6 @@
-"""Parse XML without resolving entities, DTDs or anything over the network.
+"""Parse XML safely, and the one place that makes text fit to be written as XML.
+
+Parsing resolves no entities, DTDs or anything over the network.
 
 Every reader goes through :func:`parse_xml`. A document that declares entities in
 its DTD (the shape of both the "billion laughs" expansion bomb and XXE) is refused
@@ -15,6 +17,31 @@ from pathlib import Path
 from lxml import etree
 
 from .errors import InputError
+
+# Characters XML 1.0 cannot hold: C0 controls but tab/newline/CR (NUL included), lone
+# surrogates (only JSON's "\\ud800" escapes or a Python str can carry them) and the
+# non-characters U+FFFE/U+FFFF.
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_NOT_CHARACTERS = re.compile("[\ud800-\udfff\ufffe\uffff]")
+
+#: What :func:`sanitize_text` puts for a character that cannot be written.
+REPLACEMENT = "\ufffd"
+
+
+def sanitize_text(text: str) -> str:
+    """``text`` with every character XML cannot hold replaced; the same string when clean.
+
+    Control characters (form feeds from pdftotext, stray NULs, escape codes) become a
+    space: they separate words where they occur. Lone surrogates and U+FFFE/U+FFFF
+    become U+FFFD, the Unicode replacement character, so a reader sees that something
+    was there. Every reader's text passes through here, so every writer (XML, TEI,
+    mode2, JSONL, TSV, HTML), the CRF and the API only ever see text they can hold.
+    """
+    if text.isascii():
+        if text.isprintable():
+            return text
+        return _CONTROLS.sub(" ", text)
+    return _NOT_CHARACTERS.sub(REPLACEMENT, _CONTROLS.sub(" ", text))
 
 _ENTITY_DECL = re.compile(rb"<!ENTITY\b")
 _ENTITY_PROBLEM = ("XML declares entities in its DTD (refused: entity expansion and "
@@ -48,6 +75,8 @@ def parse_xml(path: str | Path, data: bytes | None = None) -> etree._ElementTree
         # lxml may stop an expansion bomb itself; say what the file really is.
         if _ENTITY_DECL.search(data[:65536]):
             raise InputError(path, _ENTITY_PROBLEM) from None
+        if "Excessive depth" in (exc.msg or ""):  # libxml2's limit without huge_tree
+            raise InputError(path, "XML elements nested more than 256 deep (refused)") from None
         raise InputError(path, f"malformed XML: {exc.msg}") from None
     dtd = tree.docinfo.internalDTD
     if dtd is not None and any(True for _ in dtd.iterentities()):

@@ -108,8 +108,10 @@ def test_failed_write_leaves_no_partial_file(fixtures, tmp_path, monkeypatch, ca
 
     monkeypatch.setattr(jsonl, "write_jsonl", broken)
     out = tmp_path / "o.jsonl"
-    with pytest.raises(OSError):
-        main(["convert", str(fixtures / "io_art_small.xml"), "--to", "jsonl", "-o", str(out)])
+    assert main(["convert", str(fixtures / "io_art_small.xml"), "--to", "jsonl",
+                 "-o", str(out)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"coresc convert: error: {out}: cannot write (disk full)")  # one line, no traceback
     assert list(tmp_path.iterdir()) == []
 
 

@@ -100,7 +100,7 @@ def test_unwritable_output_is_refused_first(papers_dir, tmp_path, capsys):
     blocker.write_text("not a folder")
     rc = main(["annotate", str(papers_dir), "-o", str(blocker / "out")])
     err = capsys.readouterr().err.strip().splitlines()
-    assert rc == 2 and len(err) == 1 and "cannot create the output directory" in err[0]
+    assert rc == 2 and len(err) == 1 and "a-file is a file, not a folder" in err[0]
 
 
 def test_failed_input_is_recorded_and_retried_by_resume(tmp_path, capsys):

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO
 
 from ..document import Paper
-from ..errors import CorescError, UsageError
+from ..errors import OutputError, UsageError
 from .work import Source
 
 MANIFEST_NAME = "coresc-manifest.ndjson"
@@ -192,12 +192,8 @@ class Target:
 def _write(store: Store, name: str, data: bytes) -> None:
     try:
         store.write(name, data)
-    except OSError as exc:  # disk full, permissions: this input fails, the run goes on
+    except OSError as exc:  # a remote store's failure: this input fails, the run goes on
         raise OutputError(f"{store.display(name)}: cannot write ({exc})") from None
-
-
-class OutputError(CorescError):
-    """An output file that could not be written."""
 
 
 def paper_file(paper_id: str, suffix: str) -> str:
@@ -236,7 +232,7 @@ def plan_target(to: str, out: str | None, sources: Sequence[Source],
     outputs would have the same name, an output that is an input, a folder that cannot
     be written.
     """
-    from ..writers import get_writer, refuse_overwriting_inputs
+    from ..writers import check_output_path, get_writer, refuse_overwriting_inputs
 
     writer = get_writer(to)
     inputs = [s.path for s in sources if s.path is not None]
@@ -246,6 +242,9 @@ def plan_target(to: str, out: str | None, sources: Sequence[Source],
                              f"give -o DIRECTORY (one {writer.suffix} file per paper)")
         return None
     remote = is_url(out)
+    if not remote:
+        check_output_path(out)
+        as_directory = as_directory or str(out).endswith(("/", os.sep))  # "-o out/"
     if not writer.per_paper:
         if not remote and Path(out).is_dir():
             raise UsageError(f"{out}: is a directory; {to} output goes into one file")
@@ -285,7 +284,7 @@ def _planned_names(sources: Sequence[Source], suffix: str, fmt: str) -> list[str
 
     seen: dict[str, str] = {}
     for s in sources:
-        if s.path is None:
+        if s.path is None or s.problem is not None:
             continue
         if _many_papers(s.path):
             try:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
-from ..writers import write_stdout_bytes
+from ..errors import InputError, UsageError
+from ..writers import is_stdout, write_stdout_bytes
 from .manifest import Manifest, model_identity
 from .outputs import Store, Target, assemble, plan_target, remove_leftovers
 from .progress import Progress
@@ -46,6 +45,7 @@ class Summary:
     manifest: str | None = None
     kept: str = "stdout"  # where finished papers are until the run completes
     other_types: list[str] = field(default_factory=list)  # files in directories not read
+    warnings: list[str] = field(default_factory=list)  # e.g. text that is not English
 
     @property
     def finished(self) -> int:
@@ -119,6 +119,8 @@ def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
     client = grobid_client(grobid)  # a bad URL fails here, before the model loads
     found = find_inputs(inputs)
     sources = [_stdin_source() if str(p) == STDIN else Source.file(p) for p in found.files]
+    # what a directory walk could not read fails as an input of its own, with its reason
+    sources += [Source(name=e.path, path=e.path, problem=e.problem) for e in found.problems]
     if not sources:
         raise UsageError(f"{', '.join(map(str, inputs))}: no readable files found "
                          f"(looked for {' '.join(INPUT_SUFFIXES)})")
@@ -128,10 +130,10 @@ def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
     check_domain(loaded, domain)
     if as_directory is None:
         as_directory = len(inputs) > 1 or any(Path(p).is_dir() for p in inputs)
-    if (scheduler is not None or resume) and output is None:
+    if (scheduler is not None or resume) and is_stdout(output):
         raise UsageError(f"{'--scheduler' if scheduler is not None else '--resume'} needs "
                          f"-o (an output file or directory)")
-    target = plan_target(to, None if output is None else str(output), sources,
+    target = plan_target(to, None if is_stdout(output) else str(output), sources,
                          as_directory, fmt)
     job = Job(model_dir=model_dir, fmt=fmt, to=to, domain=domain, target=target,
               grobid=client, min_score=min_score)
@@ -140,9 +142,12 @@ def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
 
 def _stdin_source() -> Source:
     """Standard input as an in-memory input (worker processes cannot read the parent's)."""
-    stream = sys.stdin
-    data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
-    return Source(name="-", data=data)
+    from ..readers import read_stdin_bytes
+
+    try:
+        return Source(name="-", data=read_stdin_bytes())
+    except InputError as exc:  # over the size limit: fails as this input
+        return Source(name="-", data=b"", problem=exc.problem)
 
 
 def _execute(plan: _Plan, cluster, jobs: int, resume: bool, progress: str,
@@ -238,11 +243,12 @@ def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest |
              meter: Progress, target: Target | None, job: Job) -> None:
     header_due = target is None
     for oc in outcomes:
-        if target is None:
-            if header_due:
+        if target is None and oc.status == "done":
+            if header_due:  # not before a paper is done: a failed run writes nothing
                 write_stdout_bytes(_stream_header(job))
                 header_due = False
             _stdout_outcome(oc, job.to)
+        summary.warnings += oc.warnings
         if manifest is not None:
             manifest.add(oc, oc.name)
         if oc.status == "done":
@@ -279,6 +285,8 @@ def _finish_stream(target: Target, manifest: Manifest, sources: list[Source],
                    job: Job) -> None:
     """Join the parts into the output; drop them once every input is in it."""
     done = manifest.done_names([s.name for s in sources])
+    if not done:
+        return  # no header-only file when every input failed
     assemble(target, done, _stream_header(job).decode("utf-8"))
     if len(done) == len(sources):
         Store(target.root).remove_tree(target.parts_dir)

@@ -8,6 +8,7 @@ book, or text files run together) is tagged in blocks so memory stays bounded.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import time
@@ -18,6 +19,7 @@ from typing import Any
 
 from ..document import Paper, Paragraph, Section
 from ..errors import CorescError, InputError, UsageError
+from ..limits import time_limit
 
 #: Longest run of sentences tagged as one CRF sequence. No real paper comes near it
 #: (the longest of the 393 papers in ../shared/data has 1,329 sentences); a longer
@@ -41,6 +43,7 @@ class Source:
     name: str
     path: str | None = None
     data: bytes | None = None
+    problem: str | None = None  # why a directory walk could not read it (it then fails)
 
     @classmethod
     def file(cls, path: str | Path) -> Source:
@@ -48,7 +51,10 @@ class Source:
 
     @classmethod
     def text(cls, text: str, name: str = "text") -> Source:
-        return cls(name=name, data=text.encode("utf-8"))
+        # a Python str may hold lone surrogates, which UTF-8 cannot: sanitised as input is
+        from ..xmlsafe import sanitize_text
+
+        return cls(name=name, data=sanitize_text(text).encode("utf-8"))
 
 
 @dataclass(frozen=True)
@@ -83,43 +89,67 @@ class Outcome:
     mtime_ns: int | None = None
     sha256: str | None = None
     seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)  # "<input>: <problem>", not failures
     data: list[bytes] | None = None  # rendered output when it goes back to the caller
 
     def record(self) -> dict[str, Any]:
         """The manifest line (without the rendered data)."""
         keys = ("size", "mtime_ns", "sha256", "status", "papers", "sentences", "outputs",
-                "error", "seconds")
+                "error", "seconds", "warnings")
         return {"input": self.name, **{k: getattr(self, k) for k in keys}}
 
 
 # ---------------------------------------------------------------- reading
 
 
-def read_source(source: Source, fmt: str = "auto", grobid: Any = None) -> list[Paper]:
+def read_source(source: Source, fmt: str = "auto", grobid: Any = None,
+                data: bytes | None = None) -> list[Paper]:
     """The papers of one input; :class:`InputError` when it cannot be read.
 
-    An input that reads to no sentence at all is an error too: there is nothing to label.
+    ``data``: the input's bytes when the caller has read them already (see
+    :func:`source_bytes`); a file is otherwise read here. Empty sentences are dropped;
+    an input that reads to no sentence at all is an error: there is nothing to label.
     A reader bug on an odd file is reported as an error of that file, so it cannot stop
     the other inputs.
     """
-    from ..readers import STDIN_NAME, read_data, read_file
+    from ..readers import STDIN_NAME, read_data
 
     where = source.path if source.path is not None else source.name
     try:
-        if source.data is not None:
-            name = STDIN_NAME if source.name == "-" else source.name
-            papers = read_data(source.data, name, fmt, grobid)
-        else:
-            papers = read_file(source.path, fmt, grobid)
+        if data is None:
+            data = source_bytes(source)
+        name = STDIN_NAME if source.name == "-" else where
+        papers = read_data(data, name, fmt, grobid)
     except InputError:
         raise
     except READ_ERRORS as exc:
         raise InputError(where, f"reader failed ({type(exc).__name__}: {exc}); "
                                 f"please report this") from None
+    for paper in papers:
+        paper.source_path = source.path
+        paper.drop_sentences(_nothing_to_label)
     if any(len(p) == 0 for p in papers):
         fmt_read = papers[0].source_format or fmt
         raise InputError(where, f"no sentences found (read as {fmt_read})")
     return papers
+
+
+def _nothing_to_label(sentence) -> bool:
+    """An empty ``<s>``, ``""`` in JSONL, a TEI sentence that is only formulas."""
+    from ..readers.tei import FORMULA_TEXT
+
+    return not sentence.text.replace(FORMULA_TEXT, "").strip()
+
+
+def source_bytes(source: Source) -> bytes:
+    """The bytes of an input, read once (bounded: see :func:`coresc.readers.read_input_bytes`)."""
+    from ..readers import read_input_bytes
+
+    if source.problem is not None:
+        raise InputError(source.path or source.name, source.problem)
+    if source.data is not None:
+        return source.data
+    return read_input_bytes(source.path)
 
 
 def fingerprint(path: str | Path) -> dict[str, Any]:
@@ -213,19 +243,14 @@ def run_source(source: Source, job: Job, model) -> Outcome:
     t0 = time.perf_counter()
     out = Outcome(name=source.name)
     try:
-        if source.data is not None:
-            out.size, out.sha256 = len(source.data), hashlib.sha256(source.data).hexdigest()
-        elif source.path is not None:
-            try:
-                fp = fingerprint(source.path)
-                out.size, out.mtime_ns, out.sha256 = fp["size"], fp["mtime_ns"], fp["sha256"]
-            except OSError:
-                pass  # the reader names the problem
-        papers = read_source(source, job.fmt, job.grobid)
+        data = _read_recorded(source, out)
+        papers = read_source(source, job.fmt, job.grobid, data)
         out.papers = len(papers)
         out.sentences = sum(len(p) for p in papers)
-        for paper in papers:
-            annotate_paper(model, paper, job.domain, job.min_score)
+        out.warnings = language_warnings(papers, source.path or source.name)
+        with time_limit(source.path or source.name):
+            for paper in papers:
+                annotate_paper(model, paper, job.domain, job.min_score)
         rendered = render(papers, job.to, job.min_score is not None)
         if job.target is None:
             out.data = [data for _, data in rendered]
@@ -235,6 +260,31 @@ def run_source(source: Source, job: Job, model) -> Outcome:
         out.status, out.error = "failed", str(exc)
     out.seconds = round(time.perf_counter() - t0, 4)
     return out
+
+
+def language_warnings(papers: list[Paper], where: str) -> list[str]:
+    """One line per paper that does not look like English (the models know only English)."""
+    from ..language import language_problem
+
+    found = []
+    for paper in papers:
+        problem = language_problem(paper)
+        if problem is not None:
+            label = where if len(papers) == 1 else f"{where} (paper {paper.id})"
+            found.append(f"{label}: {problem}; the labels may be meaningless")
+    return found
+
+
+def _read_recorded(source: Source, out: Outcome) -> bytes:
+    """Read the input once and record what the manifest compares: the hash of exactly
+    the bytes that are parsed, and the modification time from before they were read (so
+    a file changed meanwhile is seen as changed by ``--resume``)."""
+    if source.path is not None and source.problem is None:
+        with contextlib.suppress(OSError):
+            out.mtime_ns = os.stat(source.path).st_mtime_ns  # else the reader says why
+    data = source_bytes(source)
+    out.size, out.sha256 = len(data), hashlib.sha256(data).hexdigest()
+    return data
 
 
 def render(papers: list[Paper], fmt: str,

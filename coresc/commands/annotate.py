@@ -38,7 +38,7 @@ import shlex
 import signal
 import sys
 
-from .convert import add_grobid_arguments
+from .convert import add_grobid_arguments, add_limit_arguments
 
 WRITE_FORMATS = ("xml", "mode2", "jsonl", "tsv", "html")
 
@@ -61,6 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "calibration map, and its domain weights in models trained "
                              "with --domains corpus; default: the pooled ones")
     add_grobid_arguments(parser)
+    add_limit_arguments(parser, annotating=True)
     parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                         help="worker processes, each loading the model once (default 1); "
                              "the output is the same as with one")
@@ -85,15 +86,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..batch import Interrupted, annotate_files
-    from .convert import grobid_of
+    from .convert import grobid_of, limits_of
 
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:
-        summary = annotate_files(
-            args.inputs, args.output, to=args.to, model=args.model, fmt=args.format,
-            domain=args.domain, jobs=args.jobs, scheduler=args.scheduler,
-            resume=args.resume, progress="off" if args.quiet else "auto",
-            batch_size=args.batch_size, grobid=grobid_of(args), min_score=args.min_score)
+        with limits_of(args):
+            summary = annotate_files(
+                args.inputs, args.output, to=args.to, model=args.model, fmt=args.format,
+                domain=args.domain, jobs=args.jobs, scheduler=args.scheduler,
+                resume=args.resume, progress="off" if args.quiet else "auto",
+                batch_size=args.batch_size, grobid=grobid_of(args), min_score=args.min_score)
     except Interrupted as exc:
         print(f"coresc annotate: {interrupted_message(exc.summary, args)}", file=sys.stderr)
         return 128 + signal.SIGINT
@@ -129,6 +131,8 @@ def report(summary, args: argparse.Namespace) -> int:
         print(f"[coresc] annotated {summary.sentences} sentences of {summary.papers} "
               f"paper(s) in {summary.seconds:.1f}s -> {summary.output}{before}",
               file=sys.stderr)
+    for line in summary.warnings:
+        print(f"coresc annotate: warning: {line}", file=sys.stderr)
     for oc in summary.failures:
         print(f"coresc annotate: error: {oc.error}", file=sys.stderr)
     if summary.other_types:

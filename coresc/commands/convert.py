@@ -20,6 +20,7 @@ examples:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from collections.abc import Sequence
@@ -49,6 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", default="auto", choices=("auto",) + FORMATS,
                         help="input format (default: auto, detected per file)")
     add_grobid_arguments(parser)
+    add_limit_arguments(parser)
 
 
 def add_grobid_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,6 +62,31 @@ def add_grobid_arguments(parser: argparse.ArgumentParser) -> None:
                         help="longest wait for GROBID's answer to one PDF (default: 120)")
 
 
+def add_limit_arguments(parser: argparse.ArgumentParser, annotating: bool = False) -> None:
+    """The limits of :mod:`coresc.limits` a user can change (see docs/robustness.md)."""
+    from ..limits import DEFAULT_MAX_INPUT_MB, DEFAULT_MAX_SENTENCE_WORDS
+
+    parser.add_argument("--max-input-mb", type=float, metavar="MB",
+                        help=f"refuse inputs larger than this (default "
+                             f"{DEFAULT_MAX_INPUT_MB:g}, or $CORESC_MAX_INPUT_MB)")
+    if annotating:
+        parser.add_argument("--max-sentence-words", type=int, metavar="N",
+                            help=f"POS-tag longer sentences in windows of N tokens (default "
+                                 f"{DEFAULT_MAX_SENTENCE_WORDS}, or "
+                                 f"$CORESC_MAX_SENTENCE_WORDS)")
+        parser.add_argument("--paper-timeout", type=float, metavar="SECONDS",
+                            help="fail a paper that takes longer to annotate (default: no "
+                                 "limit, or $CORESC_PAPER_TIMEOUT)")
+
+
+def limits_of(args: argparse.Namespace) -> contextlib.AbstractContextManager:
+    """The limits the options give, set while the command runs (for its workers too)."""
+    from ..limits import limits
+
+    return limits(getattr(args, "max_input_mb", None), getattr(args, "max_sentence_words", None),
+                  getattr(args, "paper_timeout", None))
+
+
 def grobid_of(args: argparse.Namespace) -> GrobidClient | None:
     """The GROBID client the options ask for (``None``: PDFs cannot be read)."""
     from ..readers.grobid import grobid_client
@@ -68,12 +95,18 @@ def grobid_of(args: argparse.Namespace) -> GrobidClient | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    with limits_of(args):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     grobid = grobid_of(args)
     papers, errors, files = read_for_command("convert", args.inputs, args.format, grobid)
     written = write_papers(papers, args.to, args.output, inputs=files,
                            as_directory=wants_directory(args.inputs))
     if written:
-        where = written[0] if written[0] == Path(args.output) else f"{args.output}/"
+        where = written[0] if written[0] == Path(args.output) else \
+            f"{str(args.output).rstrip('/')}/"
         print(f"[coresc] wrote {len(papers)} paper(s) as {args.to} to {where}", file=sys.stderr)
     return report_errors("convert", errors, len(files), find_inputs(args.inputs).skipped)
 
@@ -113,9 +146,10 @@ def read_papers(inputs: Sequence[str | Path], fmt: str = "auto",
     A file that reads to no sentence at all is an error too: there is nothing to label.
     ``grobid``: the server PDFs are read through (see :func:`coresc.readers.read_file`).
     """
-    files = find_inputs(inputs).files
+    found = find_inputs(inputs)
+    files = found.files
     papers: list[Paper] = []
-    errors: list[InputError] = []
+    errors: list[InputError] = list(found.problems)
     start = last = time.monotonic()
     for i, path in enumerate(files, start=1):
         try:
@@ -136,7 +170,8 @@ def read_papers(inputs: Sequence[str | Path], fmt: str = "auto",
             last = now
             left = (now - start) / i * (len(files) - i)
             print(f"[coresc] read {i}/{len(files)} files, {left:.0f}s left", file=sys.stderr)
-    return papers, errors, files
+    # what a directory walk could not read counts among the inputs, as a failed one
+    return papers, errors, files + [Path(e.path) for e in found.problems]
 
 
 def skipped_line(skipped: Sequence[Path]) -> str:

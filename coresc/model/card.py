@@ -137,8 +137,8 @@ def card_markdown(model_dir: str | Path) -> str:
     lines = [f"# Model card: coresc model `{name}`", "",
              "Labels each sentence of a scientific paper with its CoreSC discourse role "
              "(primary label, up to two secondary labels, each with a score); use it with "
-             f"`coresc annotate --model {name}/`, or without `--model` for the bundled "
-             "model.", "",
+             f"`coresc annotate --model {_model_argument(d)}`, or without `--model` for "
+             "the default model.", "",
              f"coresc {meta.get('coresc_version', '?')} model, trained "
              f"{meta.get('trained', '?')}; {meta.get('n_papers', '?')} papers, "
              f"{meta.get('n_sentences', '?')} sentences "
@@ -151,6 +151,18 @@ def card_markdown(model_dir: str | Path) -> str:
     lines += _settings_section(meta, config)
     lines += _rebuild_section(meta, evaluation)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _model_argument(d: Path) -> str:
+    """What ``--model`` takes for this model: a bundled model's name (``fast``), which is
+    not a path, or the directory (``my-model/``)."""
+    from .storage import BUNDLED_DIR, BUNDLED_MODELS
+
+    try:
+        bundled = d.resolve().parent == BUNDLED_DIR and d.name in BUNDLED_MODELS.values()
+    except OSError:
+        bundled = False
+    return d.name if bundled else f"{d.name or d}/"
 
 
 def write_card(model_dir: str | Path) -> Path:

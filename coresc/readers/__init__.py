@@ -9,13 +9,20 @@ a list of papers (one for every format except JSONL, which holds one document pe
 ``read_inputs(paths)`` reads everything, collecting the inputs it could not read instead
 of stopping at the first.
 
-Every reader's papers pass through one filter here: supporting-information stubs such
-as "(DOC)" or "(TIF)" standing alone are not sentences (:func:`~coresc.document.is_file_stub`).
+Every input's bytes are decoded in one place (:func:`decode_input`: encodings,
+byte-order marks, text XML cannot hold), and every reader's papers pass through one
+filter here: supporting-information stubs such as "(DOC)" or "(TIF)" standing alone are
+not sentences (:func:`~coresc.document.is_file_stub`). Empty sentences are kept here (a
+gold corpus may label one); annotating drops them (:func:`coresc.batch.work.read_source`).
 """
 
 from __future__ import annotations
 
+import codecs
 import importlib
+import os
+import re
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -24,8 +31,9 @@ from typing import TYPE_CHECKING
 
 from ..document import Paper, is_file_stub
 from ..errors import InputError
+from ..limits import max_input_bytes, too_large
 from ..tei import TEI_NS
-from ..xmlsafe import localname, parse_xml
+from ..xmlsafe import localname, parse_xml, sanitize_text
 
 if TYPE_CHECKING:
     from .grobid import GrobidClient
@@ -49,6 +57,8 @@ INPUT_SUFFIXES = (".xml", ".nxml", ".txt", ".jsonl", ".pdf")
 STDIN = "-"
 #: The name standard input goes by in messages and paper ids.
 STDIN_NAME = "stdin"
+
+_EMPTY_STDIN = "nothing on standard input"
 
 # File-name endings that are not part of the paper id (corpus conventions).
 _ID_SUFFIXES = ("_mode2_annotated", "_annotated", "_mode2", "_CoreSC", "_split", ".tei")
@@ -77,13 +87,73 @@ def is_pdf(data: bytes) -> bool:
     return data[:1024].lstrip().startswith(b"%PDF-")
 
 
-def _decode(path: str | Path, data: bytes) -> str:
-    if b"\x00" in data[:8192]:
-        raise InputError(path, "binary file, not a paper (NUL bytes)")
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_UTF16_XML = (b"<\x00?\x00", b"\x00<\x00?")  # "<?" of an XML declaration, no BOM
+_DECLARED = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._:-]+)[\"']")
+_UTF8_NAMES = {"utf-8", "utf8", "us-ascii", "ascii"}
+
+
+def decode_input(path: str | Path, data: bytes) -> str:
+    """The text of an input's bytes, fit for every reader and writer.
+
+    UTF-8 unless a UTF-16 byte-order mark (or a UTF-16 ``<?xml``) or an XML declaration
+    says otherwise; an XML declaration naming an encoding the bytes are not in is
+    refused (``encoding="ISO-8859-1"`` on UTF-8 bytes would give mojibake). Leading
+    byte-order marks are dropped (however many) and the text goes through
+    :func:`~coresc.xmlsafe.sanitize_text`. Raises :class:`InputError`.
+    """
+    if data.startswith(_UTF16_BOMS) or data[:4] in _UTF16_XML:
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise InputError(path, f"not UTF-16 text though it starts like it (invalid "
+                                   f"bytes at offset {exc.start})") from None
+    else:
+        if b"\x00" in data[:8192]:
+            raise InputError(path, "binary file, not a paper (NUL bytes)")
+        text = _decode_8bit(path, data)
+    return sanitize_text(text.lstrip("\ufeff") if text.startswith("\ufeff") else text)
+
+
+def _decode_8bit(path: str | Path, data: bytes) -> str:
+    declared = _DECLARED.match(data[:1024].lstrip(b"\xef\xbb\xbf"))
+    name = declared.group(1).decode("ascii").lower() if declared else "utf-8"
+    if name not in _UTF8_NAMES:
+        try:
+            codec = codecs.lookup(name)
+        except LookupError:
+            raise InputError(path, f"XML declares an unknown encoding {name!r}") from None
+        if codec.name.startswith("utf-16") or codec.name.startswith("utf-32"):
+            raise InputError(path, f"XML declares {name} but the bytes are not {name} "
+                                   f"(no byte-order mark, no NUL bytes)")
+        if not data.isascii() and _is_utf8(data):
+            raise InputError(path, f"XML declares encoding {name!r} but the bytes are "
+                                   f"UTF-8: fix the declaration (encoding=\"UTF-8\")")
+        try:
+            return data.decode(codec.name)
+        except UnicodeDecodeError as exc:
+            raise InputError(path, f"not {name} text as its XML declaration says "
+                                   f"(invalid byte at offset {exc.start})") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(path, f"not UTF-8 text (invalid byte at offset {exc.start})") from None
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+_DECLARATION = re.compile(r"^(\s*<\?xml[^>]*?encoding\s*=\s*)([\"'])[A-Za-z0-9._:-]+\2")
+
+
+def xml_bytes(text: str) -> bytes:
+    """Decoded XML text as UTF-8 bytes for the parser (the declaration says so too)."""
+    return _DECLARATION.sub(r"\1\2UTF-8\2", text, count=1).encode("utf-8")
 
 
 def detect_xml_format(tree) -> str | None:
@@ -119,27 +189,69 @@ def read_file(path: str | Path, fmt: str = "auto",
     """
     if str(path) == STDIN:
         return read_stdin(fmt, grobid)
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise InputError(path, "is a directory (expected a file)") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror}") from None
-    if not data.strip():
-        raise InputError(path, "file is empty")
+    data = read_input_bytes(path)
     papers = read_data(data, path, fmt, grobid)
     for paper in papers:
         paper.source_path = str(path)
     return papers
 
 
+_SPECIAL = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+            (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def read_input_bytes(path: str | Path) -> bytes:
+    """The bytes of an input file, read once and bounded by the input size limit.
+
+    FIFOs, devices and sockets are refused before they are opened (a FIFO would block,
+    ``/dev/zero`` never ends); so are files over :func:`~coresc.limits.max_input_bytes`,
+    and the read stops one byte past the limit should the file grow meanwhile. Raises
+    :class:`InputError`.
+    """
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        problem = "dangling symbolic link" if os.path.islink(path) else exc.strerror
+        raise InputError(path, f"cannot read: {problem}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(path, "is a directory (expected a file)")
+    for test, kind in _SPECIAL:
+        if test(st.st_mode):
+            raise InputError(path, f"is {kind}, not a file: coresc reads regular files "
+                                   f"and - (standard input)")
+    limit = max_input_bytes()
+    if st.st_size > limit:
+        raise too_large(path, st.st_size)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror}") from None
+    if len(data) > limit:
+        raise too_large(path)  # it grew while read
+    if not data.strip():
+        raise InputError(path, "file is empty")
+    return data
+
+
+def read_stdin_bytes() -> bytes:
+    """Standard input, read once and bounded like a file (see :func:`read_input_bytes`)."""
+    stream = sys.stdin
+    limit = max_input_bytes()
+    if hasattr(stream, "buffer"):
+        data = stream.buffer.read(limit + 1)
+    else:
+        data = stream.read(limit + 1).encode("utf-8", "surrogatepass")
+    if len(data) > limit:
+        raise too_large(STDIN_NAME)
+    return data
+
+
 def read_stdin(fmt: str = "auto", grobid: GrobidClient | str | None = None) -> list[Paper]:
     """Read one input from standard input (see :func:`read_file`)."""
-    stream = sys.stdin
-    data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
+    data = read_stdin_bytes()
     if not data.strip():
-        raise InputError(STDIN_NAME, "nothing on standard input")
+        raise InputError(STDIN_NAME, _EMPTY_STDIN)
     return read_data(data, STDIN_NAME, fmt, grobid)
 
 
@@ -167,12 +279,12 @@ def read_data(data: bytes, name: str | Path = "data", fmt: str = "auto",
 
 def _read_bytes(data: bytes, name: str | Path, fmt: str) -> list[Paper]:
     if not data.strip():
-        raise InputError(name, "no data (empty)")
-    text = _decode(name, data)
+        raise InputError(name, _EMPTY_STDIN if str(name) == STDIN_NAME else "no data (empty)")
+    text = decode_input(name, data)
     head = text.lstrip()[:1]
     if fmt == "auto" or fmt in XML_FORMATS:
         if head == "<":
-            tree = parse_xml(name, data)
+            tree = parse_xml(name, xml_bytes(text))
             found = detect_xml_format(tree)
             if fmt == "auto":
                 if found is None:
@@ -213,26 +325,61 @@ class InputFiles:
 
     ``files``: the inputs to read, in order (files named directly, whatever their type,
     ``-``, and the readable files inside named directories, sorted). ``skipped``: the
-    files inside those directories of other types (not :data:`INPUT_SUFFIXES`). Hidden
-    files and folders (names starting with ".") are neither.
+    files inside those directories of other types (not :data:`INPUT_SUFFIXES`).
+    ``problems``: what a directory walk found but cannot read, each an :class:`InputError`
+    naming it (dangling links, links looping back to a folder above them, FIFOs and
+    other special files, folders it may not list). Hidden files and folders (names
+    starting with ".") are none of these. Symbolic links to folders are followed.
     """
 
     files: list[Path] = field(default_factory=list)
     skipped: list[Path] = field(default_factory=list)
+    problems: list[InputError] = field(default_factory=list)
 
 
 def find_inputs(paths: Iterable[str | Path]) -> InputFiles:
     """Expand ``paths`` (files, directories, ``-``) into the files to read and those skipped."""
     found = InputFiles()
     for p in map(Path, paths):
-        if not p.is_dir():
+        if str(p) != STDIN and p.is_dir():
+            st = p.stat()
+            _walk(p, found, frozenset({(st.st_dev, st.st_ino)}))
+        else:
             found.files.append(p)
-            continue
-        for f in sorted(p.rglob("*")):
-            if not f.is_file() or any(part.startswith(".") for part in f.relative_to(p).parts):
-                continue
-            (found.files if f.suffix.lower() in INPUT_SUFFIXES else found.skipped).append(f)
     return found
+
+
+def _walk(folder: Path, found: InputFiles, above: frozenset) -> None:
+    """Depth first, names sorted (the order of ``sorted(folder.rglob("*"))``)."""
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        found.problems.append(InputError(folder, f"cannot list this folder: {exc.strerror}"))
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        path = Path(entry.path)
+        try:
+            st = os.stat(entry.path)  # through links
+        except OSError as exc:
+            problem = "dangling symbolic link" if entry.is_symlink() else exc.strerror
+            found.problems.append(InputError(path, f"cannot read: {problem}"))
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            key = (st.st_dev, st.st_ino)
+            if key in above:
+                found.problems.append(InputError(path, "symbolic link loops back to a "
+                                                       "folder above it (not followed)"))
+            else:
+                _walk(path, found, above | {key})
+        elif stat.S_ISREG(st.st_mode):
+            is_input = path.suffix.lower() in INPUT_SUFFIXES
+            (found.files if is_input else found.skipped).append(path)
+        else:
+            kind = next((k for test, k in _SPECIAL if test(st.st_mode)), "a special file")
+            found.problems.append(InputError(path, f"is {kind}, not a file (not read)"))
 
 
 def iter_input_files(paths: Iterable[str | Path]) -> Iterator[Path]:
@@ -251,7 +398,9 @@ def read_inputs(paths: Iterable[str | Path], fmt: str = "auto",
                 grobid: GrobidClient | str | None = None) -> ReadResult:
     """Read every input; files that fail are collected in ``errors``, not raised."""
     result = ReadResult()
-    for f in iter_input_files(paths):
+    found = find_inputs(paths)
+    result.errors.extend(found.problems)
+    for f in found.files:
         result.files.append(f)
         try:
             result.papers.extend(read_file(f, fmt, grobid))

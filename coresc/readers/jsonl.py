@@ -33,13 +33,15 @@ from ..document import (
     heading_type,
 )
 from ..errors import InputError
+from ..xmlsafe import sanitize_text
 from . import paper_id_from_path
 
 
 def read_jsonl(path: str | Path, text: str) -> Iterator[Paper]:
     """Yield one :class:`Paper` per non-blank line; :class:`InputError` names the line."""
     stem = paper_id_from_path(path)
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    # "\n" ends a line; str.splitlines would also split inside strings at U+0085 or U+2028
+    lines = [(n, line) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
     if not lines:
         raise InputError(path, "no documents found")
     first = _parse_line(path, *lines[0])
@@ -55,10 +57,24 @@ def _parse_line(path: str | Path, lineno: int, line: str) -> dict:
         doc = json.loads(line)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"line {lineno}: invalid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise InputError(path, f"line {lineno}: JSON nested too deeply") from None
     if not isinstance(doc, dict):
         raise InputError(path, f"line {lineno}: expected a JSON object, "
                                f"got {type(doc).__name__}")
-    return doc
+    return _sanitized(doc)
+
+
+def _sanitized(value):
+    """JSON strings may hold what the file's bytes cannot ("\\ud800", "\\u0000"): every
+    string goes through the same sanitising as all input text."""
+    if isinstance(value, str):
+        return sanitize_text(value)
+    if isinstance(value, list):
+        return [_sanitized(v) for v in value]
+    if isinstance(value, dict):
+        return {sanitize_text(k): _sanitized(v) for k, v in value.items()}
+    return value
 
 
 def _record_sentence(path: str | Path, lineno: int, rec: dict) -> Sentence:

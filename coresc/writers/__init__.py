@@ -22,10 +22,13 @@ never overwritten.
 from __future__ import annotations
 
 import contextlib
+import errno
+import hashlib
 import importlib
 import importlib.util
 import os
 import re
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -34,7 +37,7 @@ from pathlib import Path
 from typing import IO
 
 from ..document import Paper
-from ..errors import UsageError
+from ..errors import OutputError, UsageError
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,10 @@ def _file_keys(paths: Iterable[str | Path]) -> set:
     """Resolved paths and (device, inode) pairs, so links to an input count as the input."""
     keys: set = set()
     for p in map(Path, paths):
-        keys.add(p.resolve())
+        try:
+            keys.add(p.resolve())
+        except (OSError, RuntimeError):  # a link that loops: it is no input's name
+            keys.add(p.absolute())
         with contextlib.suppress(OSError):
             st = p.stat()
             keys.add((st.st_dev, st.st_ino))
@@ -118,25 +124,98 @@ def _umask() -> int:
     return mask
 
 
+#: Output names that mean standard output.
+STDOUT_NAMES = ("-", "/dev/stdout")
+
+
+def is_stdout(out: str | Path | None) -> bool:
+    """Whether an output name means standard output (``None``, ``-`` or ``/dev/stdout``)."""
+    return out is None or str(out) in STDOUT_NAMES
+
+
 @contextlib.contextmanager
 def atomic_output(path: str | Path, mode: str = "w",
                   encoding: str | None = "utf-8") -> Iterator[IO]:
-    """Open a temporary file beside ``path``; rename it to ``path`` on success only."""
+    """Open an output file: every file coresc writes is opened here.
+
+    The data goes to a temporary file beside ``path``, renamed to it on success only,
+    so a failed run leaves no half-written file. A symbolic link is written through (the
+    file it points to is replaced, the link stays); a device or FIFO that exists
+    (``/dev/null``) is written to directly. Any failure to create, write or rename is an
+    :class:`~coresc.errors.OutputError` naming ``path`` and the reason.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    try:
-        binary = "b" in mode
-        with os.fdopen(fd, mode, encoding=None if binary else encoding,
-                       newline=None if binary else "") as fh:
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    if _is_special(path):
+        with _output_errors(path), open(path, mode, encoding=None if "b" in mode
+                                        else encoding) as fh:
             yield fh
-        # mkstemp makes the file private (0600); give it the usual mode a new file gets.
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
+        return
+    with _output_errors(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:200]}.", suffix=".part",
+                                   dir=path.parent)
+    binary = "b" in mode
+    fh = os.fdopen(fd, mode, encoding=None if binary else encoding,
+                   newline=None if binary else "")
+    try:
+        with _output_errors(path):  # a full disk shows in the writes or the close
+            try:
+                yield fh
+            finally:
+                fh.close()
+            # mkstemp makes the file private (0600); give it the usual mode of a new file
+            os.chmod(tmp, 0o666 & ~_umask())
+            os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def check_output_path(out: str | Path) -> None:
+    """Refuse, before any work, an output path no file can have: a name longer than the
+    file system allows, or a file where a folder should be (``paper.txt/out.xml``).
+    Raises :class:`~coresc.errors.OutputError`."""
+    path = Path(out)
+    for part in path.parts:
+        if len(os.fsencode(part)) > 255:
+            raise OutputError(f"{_short(out)}: cannot write (a name in the path is longer "
+                              f"than 255 bytes)")
+    for parent in reversed(path.parents):
+        try:
+            st = parent.stat()
+        except OSError:
+            return  # missing from here on: it will be created
+        if not stat.S_ISDIR(st.st_mode):
+            raise OutputError(f"{_short(out)}: cannot write ({parent} is a file, not a folder)")
+
+
+def _short(path: str | Path, keep: int = 120) -> str:
+    text = str(path)
+    return text if len(text) <= keep else f"{text[:keep]}... ({len(text)} characters)"
+
+
+def _is_special(path: Path) -> bool:
+    try:
+        st = path.stat()
+    except OSError:
+        return False
+    return not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode)
+
+
+@contextlib.contextmanager
+def _output_errors(path: Path) -> Iterator[None]:
+    """OSError -> one line naming the output (a file in the way, a name too long ...)."""
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if exc.errno == errno.ENOTDIR or (exc.errno == errno.EEXIST and path.parent.exists()
+                                          and not path.parent.is_dir()):
+            reason = "a part of the path is a file, not a folder"
+        raise OutputError(f"{_short(path)}: cannot write ({reason})") from None
 
 
 def get_writer(fmt: str) -> Writer:
@@ -150,10 +229,21 @@ def get_writer(fmt: str) -> Writer:
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._+-]")
 
 
+#: Longest file stem made from a paper id (file systems allow 255 bytes per name).
+MAX_STEM = 200
+
+
 def file_stem(paper_id: str) -> str:
-    """A file name for a paper id: ``train:12`` -> ``train_12`` (portable characters only)."""
-    stem = _UNSAFE_NAME.sub("_", paper_id).lstrip(".")
-    return stem or "paper"
+    """A file name for a paper id: ``train:12`` -> ``train_12`` (portable characters only).
+
+    An id too long for a file name keeps its first characters and gains a hash of the
+    whole id, so two long ids still give two names.
+    """
+    stem = _UNSAFE_NAME.sub("_", paper_id).lstrip(".") or "paper"
+    if len(stem) > MAX_STEM:
+        digest = hashlib.sha1(paper_id.encode("utf-8", "replace")).hexdigest()[:16]
+        stem = f"{stem[:MAX_STEM - 17]}-{digest}"
+    return stem
 
 
 def output_paths(papers: Sequence[Paper], fmt: str, out: str | Path | None,
@@ -171,6 +261,7 @@ def output_paths(papers: Sequence[Paper], fmt: str, out: str | Path | None,
             raise UsageError(f"{len(papers)} papers cannot go to stdout as {fmt}: "
                              f"give -o DIRECTORY (one {writer.suffix} file per paper)")
         return []
+    as_directory = as_directory or str(out).endswith(("/", os.sep))  # "-o out/"
     out = Path(out)
     if len(papers) == 1 and not as_directory and not out.is_dir():
         return [out]
@@ -203,6 +294,10 @@ def write_papers(papers: Iterable[Paper], fmt: str, out: str | Path | None = Non
     papers = list(papers)
     inputs = [Path(p) for p in inputs] + [Path(p.source_path) for p in papers if p.source_path]
     writer = get_writer(fmt)
+    if is_stdout(out):
+        out = None
+    else:
+        check_output_path(out)
     func = writer.load()
     if writer.per_paper:
         paths = output_paths(papers, fmt, out, as_directory)

@@ -1,0 +1,142 @@
+"""Time and peak memory of the sentence splitter and the POS tagger against input size.
+
+Each measurement runs in a fresh process (peak memory is that process's maximum resident
+set, start-up included), on three kinds of text of 1 KB to 50 MB:
+
+* ``prose``: sentences of the ART corpus (../shared/data/art-corpus) repeated, in
+  paragraphs of five;
+* ``dots``: one word, then a run of "." (the splitter was quadratic on it);
+* ``run-on``: one unpunctuated "sentence" of corpus words (the tagger was quadratic on it).
+
+``split`` times :func:`coresc.split.split_offsets` on the whole text; ``tag`` times
+tokenising and POS-tagging the split sentences in blocks of 5,000 (as annotating does).
+Times are CPU seconds of the measuring process (``time.process_time``), so a busy
+machine does not distort them. Linear time shows as a constant time per MB.
+``--annotate MB`` instead annotates a text of that size with ``coresc annotate --model
+fast`` and prints its peak memory.
+
+    python benchmarks/robustness_scaling.py                     # 1 KB .. 50 MB
+    python benchmarks/robustness_scaling.py --sizes 1e3 1e6     # chosen sizes (bytes)
+    python benchmarks/robustness_scaling.py --annotate 50       # peak memory, 50 MB text
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+SIZES = (1e3, 1e4, 1e5, 1e6, 1e7, 5e7)
+KINDS = ("prose", "dots", "run-on")
+BLOCK = 5_000  # sentences tagged per call, as coresc.batch.work.MAX_SEQUENCE
+
+
+def corpus_sentences(limit: int = 3000) -> list[str]:
+    from coresc.config import data_dir
+    from coresc.readers import read_corpus
+
+    out: list[str] = []
+    for paper in read_corpus([data_dir() / "art-corpus"]):
+        out += [s.text for s in paper.sentences() if s.text]
+        if len(out) >= limit:
+            break
+    return out
+
+
+def make_text(kind: str, size: int) -> str:
+    """About ``size`` characters of the given kind."""
+    if kind == "dots":
+        return "Start" + "." * max(size - 5, 1)
+    sents = corpus_sentences()
+    if kind == "run-on":
+        words = " ".join(sents).replace(".", " ").replace("?", " ").replace("!", " ").split()
+        text = " ".join(words)
+    else:
+        paras = [" ".join(sents[i:i + 5]) for i in range(0, len(sents), 5)]
+        text = "\n\n".join(paras)
+    return (text * (size // len(text) + 1))[:size]
+
+
+def measure(kind: str, size: int, what: str) -> dict:
+    """Run in this (fresh) process: build the text, time one step, report peak memory."""
+    text = make_text(kind, size)
+    from coresc.split import split, split_offsets
+
+    if what == "split":
+        t0 = time.process_time()
+        n = len(split_offsets(text))
+        seconds = time.process_time() - t0
+    else:
+        from coresc.pos import load_default
+        from coresc.tokenize import tokenize
+
+        tagger = load_default()
+        sentences = [s for para in text.split("\n\n") for s in split(para)]
+        t0 = time.process_time()
+        n = 0
+        for start in range(0, len(sentences), BLOCK):
+            tokens = [tokenize(s) for s in sentences[start:start + BLOCK]]
+            n += sum(map(len, tagger.tag_many(tokens)))
+        seconds = time.process_time() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return {"kind": kind, "bytes": size, "what": what, "seconds": seconds,
+            "units": n, "peak_mb": peak / 1e6}
+
+
+def run_child(kind: str, size: int, what: str) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--child", kind, str(size), what],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def annotate_peak(mb: float) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "big.txt")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write("A long text\n\n" + make_text("prose", int(mb * 1e6)))
+        out = os.path.join(tmp, "big.tsv")
+        t0 = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "coresc", "annotate", path, "--model",
+                               "fast", "--to", "tsv", "-o", out, "-q"],
+                              capture_output=True, text=True)
+        seconds = time.perf_counter() - t0
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu, peak = usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+        lines = sum(1 for _ in open(out, encoding="utf-8")) - 1 if proc.returncode == 0 else 0
+    print(f"annotate --model fast --to tsv, {mb:g} MB of prose: exit {proc.returncode}, "
+          f"{lines} sentences, {seconds:.0f} s ({cpu:.0f} CPU s), peak memory {peak / 1e6:.0f} MB"
+          f"{' ' + proc.stderr.strip() if proc.returncode else ''}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", nargs="+", type=float, default=SIZES)
+    parser.add_argument("--kinds", nargs="+", default=KINDS, choices=KINDS)
+    parser.add_argument("--what", nargs="+", default=("split", "tag"),
+                        choices=("split", "tag"))
+    parser.add_argument("--annotate", type=float, metavar="MB")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        kind, size, what = args.child
+        print(json.dumps(measure(kind, int(size), what)))
+        return
+    if args.annotate:
+        annotate_peak(args.annotate)
+        return
+    print(f"{'step':6} {'kind':7} {'size':>8} {'CPU s':>9} {'s per MB':>9} {'peak MB':>8}")
+    for what in args.what:
+        for kind in args.kinds:
+            for size in map(int, args.sizes):
+                r = run_child(kind, size, what)
+                print(f"{what:6} {kind:7} {size / 1e6:7.3f}M {r['seconds']:9.3f} "
+                      f"{r['seconds'] / (size / 1e6):9.3f} {r['peak_mb']:8.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+"""Property tests: any text or bytes in -> a clean CorescError or well-formed output out.
+
+Quick in the default run (a few dozen examples each); ``pytest -m fuzz`` runs only these,
+and ``CORESC_FUZZ_EXAMPLES=2000 pytest -m fuzz`` (what benchmarks/fuzz.py does) runs
+them long. Time is not asserted here (timed assertions are flaky on a loaded machine):
+benchmarks/robustness_scaling.py measures that splitting and tagging are linear.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+
+import pytest
+from hostile import DIALECTS, FIXTURES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from coresc.errors import CorescError
+from coresc.readers import FORMATS, read_data
+from coresc.split import split_offsets
+from coresc.writers import WRITERS, get_writer
+
+pytestmark = pytest.mark.fuzz
+
+EXAMPLES = int(os.environ.get("CORESC_FUZZ_EXAMPLES", "40"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+# Every code point, lone surrogates and controls included: what JSON or a Python str can hold.
+ANY_TEXT = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=300)
+PROSE = st.lists(st.sampled_from(["We", "measured", "the", "rate", ".", "!", "?", "Fig.",
+                                  "et al.", "0.5", "E.", "coli", "\u3002", "\n\n", " ",
+                                  "(i)", "[3]", "\u2026", "\x00", "\ud800", "\ufffe"]),
+                 max_size=60).map(" ".join)
+
+
+def _read(data: bytes, name: str, fmt: str = "auto"):
+    """Read, or None for a clean refusal; anything else fails the test."""
+    try:
+        return read_data(data, name, fmt)
+    except CorescError as exc:
+        assert "\n" not in str(exc) and str(exc).startswith(name), str(exc)
+        return None
+
+
+@FUZZ
+@given(data=st.binary(max_size=2000), fmt=st.sampled_from(("auto",) + FORMATS),
+       name=st.sampled_from(["in.xml", "in.txt", "in.jsonl", "in"]))
+def test_any_bytes_read_or_refused(data, fmt, name):
+    _read(data, name, fmt)
+
+
+@FUZZ
+@given(fixture=st.sampled_from(DIALECTS), cut=st.floats(0, 1),
+       flips=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 255)), max_size=6))
+def test_mutated_files_of_every_dialect_read_or_refused(fixture, cut, flips):
+    data = bytearray((FIXTURES / fixture).read_bytes())
+    for where, byte in flips:
+        data[int(where * (len(data) - 1))] = byte
+    data = bytes(data[:max(1, int(cut * len(data)))])
+    papers = _read(data, fixture)
+    for paper in papers or []:
+        for s in paper.sentences():
+            assert isinstance(s.text, str)
+
+
+@FUZZ
+@given(text=ANY_TEXT)
+def test_split_spans_cover_the_text(text):
+    spans = split_offsets(text)
+    covered = "".join(text[s:e] for s, e in spans)
+    assert "".join(covered.split()) == "".join(text.split())
+    assert all(s < e for s, e in spans)
+    assert all(e1 <= s2 for (_, e1), (s2, _) in zip(spans, spans[1:], strict=False))
+
+
+@lru_cache(maxsize=1)
+def _tagger():
+    import coresc
+
+    return coresc.load("fast")
+
+
+def _check_output(fmt: str, data: bytes) -> None:
+    if fmt in ("xml", "mode2"):
+        etree.fromstring(data, etree.XMLParser(resolve_entities=False))
+    elif fmt == "html":
+        assert data.decode("utf-8").lstrip().lower().startswith("<!doctype html")
+    elif fmt == "jsonl":
+        for line in data.decode("utf-8").split("\n"):  # not splitlines: U+2028 is no line end
+            if line:
+                json.loads(line)
+    else:
+        data.decode("utf-8")
+
+
+@FUZZ
+@given(sentences=st.lists(ANY_TEXT | PROSE, min_size=1, max_size=6), doc_id=ANY_TEXT)
+def test_any_jsonl_text_annotates_and_every_writer_writes_it(sentences, doc_id):
+    line = json.dumps({"id": doc_id, "sentences": sentences})
+    papers = _read(line.encode("utf-8"), "in.jsonl")
+    if not papers:
+        return
+    assert len(papers) == 1
+    from coresc.batch.work import annotate_paper
+
+    paper = papers[0]
+    paper.drop_sentences(lambda s: not s.text.strip())
+    if len(paper):
+        annotate_paper(_tagger().model, paper)
+    for fmt, writer in WRITERS.items():
+        if writer.per_paper:
+            _check_output(fmt, get_writer(fmt).load()(paper))
+        else:
+            _check_output(fmt, writer.load("part")(paper, True, False).encode("utf-8"))
+
+
+@FUZZ
+@given(text=ANY_TEXT | PROSE)
+def test_api_takes_any_string(text):
+    """A string given to the API: an annotated paper or a CorescError, nothing else."""
+    try:
+        paper = _tagger()(text)
+    except CorescError:
+        return
+    assert all(s.pred for s in paper.sentences())

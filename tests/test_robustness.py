@@ -1,0 +1,328 @@
+"""Each class of failure the outside fuzz run found (issue 23), made into a test.
+
+And the hostile corpus (tests/hostile.py) through the command line: every input is
+read or refused with one line naming it, no traceback, every output well-formed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import pytest
+from hostile import DIALECTS, SENTENCES, make_corpus
+from lxml import etree
+
+from coresc.cli import main
+from coresc.errors import InputError
+from coresc.readers import find_inputs, read_data, read_file
+from coresc.split import split
+from coresc.writers import file_stem
+
+TEXT = f"A short title\n\n{SENTENCES}\n"
+
+
+def _cli(capsys, *argv) -> tuple[int, list[str], str]:
+    rc = main(list(argv))
+    captured = capsys.readouterr()
+    return rc, captured.err.strip().splitlines(), captured.out
+
+
+def _no_traceback(err: list[str]) -> None:
+    assert not any("Traceback" in line for line in err), err
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("hostile")
+    # the mutants of one JSONL file keep its ids, which one output folder refuses
+    files = make_corpus(folder, seed=0, n_mutants=2,
+                        dialects=tuple(d for d in DIALECTS if not d.endswith(".jsonl")))
+    return folder, files
+
+
+def test_hostile_corpus_through_annotate(hostile, tmp_path, capsys):
+    folder, files = hostile
+    before = {f: f.read_bytes() for f in files}
+    rc, err, _ = _cli(capsys, "annotate", str(folder), "-o", str(tmp_path / "out"), "-q")
+    _no_traceback(err)
+    assert rc == 1  # some inputs fail, the rest are done
+    errors = [line for line in err if ": error: " in line]
+    # one line per failed input, naming it; special files and links reported, not dropped
+    named = {line.split(": error: ")[1].split(":")[0] for line in errors}
+    for special in ("fifo.xml", "dangling.xml", "loop"):
+        assert str(folder / special) in named
+    for out in (tmp_path / "out").glob("*.xml"):
+        etree.parse(str(out))
+    assert {f: f.read_bytes() for f in files} == before  # no input touched
+
+
+@pytest.mark.parametrize("to", ["tsv", "jsonl", "html", "mode2"])
+def test_hostile_corpus_through_convert(hostile, tmp_path, capsys, to):
+    folder, _ = hostile
+    rc, err, _ = _cli(capsys, "convert", str(folder), "-o", str(tmp_path / "out"),
+                      "--to", to)
+    _no_traceback(err)
+    assert rc == 1
+
+
+# ---------------------------------------------------------------- class 1: output links
+
+
+def test_symlink_output_is_written_through(tmp_path, capsys):
+    src = tmp_path / "p.txt"
+    src.write_text(TEXT)
+    target = tmp_path / "real.xml"
+    target.write_text("old")
+    link = tmp_path / "link.xml"
+    link.symlink_to(target)
+    for verb in ("convert", "annotate"):
+        rc, err, _ = _cli(capsys, verb, str(src), "-o", str(link))
+        assert rc == 0, err
+        assert link.is_symlink() and b"<PAPER" in target.read_bytes()
+
+
+@pytest.mark.parametrize("out", ["-", "/dev/stdout"])
+def test_dash_and_dev_stdout_are_standard_output(tmp_path, capsys, out):
+    src = tmp_path / "p.txt"
+    src.write_text(TEXT)
+    for verb in ("convert", "annotate"):
+        rc, err, stdout = _cli(capsys, verb, str(src), "-o", out, "--to", "tsv")
+        assert rc == 0, err
+        assert stdout.startswith("paper\t")
+    assert not (tmp_path / "-").exists()
+
+
+# ---------------------------------------------------------------- class 2: text XML cannot hold
+
+
+def test_text_xml_cannot_hold_is_sanitised_for_every_writer(tmp_path, capsys):
+    doc = {"id": "p", "sentences": ["We saw \ud800 and \x00 here.", "It had \ufffe and "
+                                    "\x1b escape codes.", ""]}
+    src = tmp_path / "odd.jsonl"
+    src.write_text(json.dumps(doc) + "\n")
+    for to in ("xml", "mode2", "html", "jsonl", "tsv"):
+        out = tmp_path / f"out.{to}"
+        rc, err, _ = _cli(capsys, "annotate", str(src), "-o", str(out), "--to", to)
+        assert rc == 0, (to, err)
+        if to in ("xml", "mode2"):
+            text = "".join(etree.parse(str(out)).getroot().itertext())
+            assert "\ufffd" in text and "\x00" not in text
+
+
+def test_api_string_with_lone_surrogate():
+    import coresc
+
+    paper = coresc.load("fast")("We saw \ud800 here. It was odd.")
+    assert [s.text for s in paper.sentences()] == ["We saw \ufffd here.", "It was odd."]
+
+
+# ---------------------------------------------------------------- class 3: time and memory
+
+
+def test_special_files_and_size_limit_are_refused(tmp_path, capsys, monkeypatch):
+    fifo = tmp_path / "f.xml"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="FIFO"):
+        read_file(fifo)
+    with pytest.raises(InputError, match="character device"):
+        read_file("/dev/zero")
+    big = tmp_path / "big.txt"
+    big.write_text(TEXT * 100)
+    rc, err, _ = _cli(capsys, "annotate", str(big), "--max-input-mb", "0.001")
+    assert rc == 2 and len(err) == 1 and "big.txt: larger than the input limit" in err[0]
+
+
+def test_paper_timeout_names_the_file(tmp_path, capsys):
+    big = tmp_path / "long.txt"
+    big.write_text("Title\n\n" + "We measured the rate again. " * 20000)
+    rc, err, _ = _cli(capsys, "annotate", str(big), "--paper-timeout", "0.001", "-q")
+    assert rc == 2 and "long.txt: took longer than the time limit" in err[-1]
+
+
+def test_long_runs_of_terminators_split_like_short_ones():
+    # the run is one candidate: what follows decides, as for a single "."
+    assert split("Start" + "." * 5000 + " Then it ended.") == ["Start" + "." * 5000,
+                                                              "Then it ended."]
+
+
+def test_long_sentence_is_tagged_in_windows(monkeypatch):
+    from coresc.pos import load_default
+
+    tagger = load_default()
+    tokens = ["We", "measured", "the", "rate", "and"] * 100
+    whole = tagger.tag_many([tokens])
+    monkeypatch.setenv("CORESC_MAX_SENTENCE_WORDS", "50")
+    windowed = tagger.tag_many([tokens, ["Short", "one", "."]])
+    assert len(windowed[0]) == len(tokens) and len(windowed[1]) == 3
+    # windows change tags near their edges only
+    same = sum(a == b for a, b in zip(whole[0], windowed[0], strict=True))
+    assert same >= 0.9 * len(tokens)
+
+
+# ---------------------------------------------------------------- class 4: output paths
+
+
+@pytest.mark.parametrize("verb", ["convert", "annotate"])
+def test_unwritable_output_paths_are_one_line(tmp_path, capsys, verb):
+    src = tmp_path / "p.txt"
+    src.write_text(TEXT)
+    cases = [(str(src / "out.xml"), "is a file, not a folder"),
+             (str(tmp_path / ("n" * 300 + ".xml")), "longer than 255 bytes")]
+    if os.geteuid() != 0:  # root writes anywhere
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o555)
+        cases.append((str(locked / "out.xml"), "ermission denied"))
+    for out, message in cases:
+        rc, err, _ = _cli(capsys, verb, str(src), "-o", out)
+        _no_traceback(err)
+        assert rc == 2 and len(err) == 1 and message in err[0], (out, err)
+
+
+def test_long_paper_ids_make_short_distinct_names():
+    a, b = file_stem("x" * 400 + "a"), file_stem("x" * 400 + "b")
+    assert a != b and len(a) <= 200 and len(b) <= 200
+
+
+# ---------------------------------------------------------------- class 5: silent wrong output
+
+
+def test_empty_sentences_are_not_annotated(tmp_path, capsys):
+    src = tmp_path / "e.jsonl"
+    src.write_text(json.dumps({"id": "e", "sentences": ["", "We did it.", " "]}) + "\n")
+    rc, err, out = _cli(capsys, "annotate", str(src), "--to", "jsonl")
+    assert rc == 0, err
+    assert [json.loads(line)["text"] for line in out.splitlines()] == ["We did it."]
+
+
+def test_formula_only_tei_is_an_error(tmp_path, capsys):
+    src = tmp_path / "f.tei.xml"
+    src.write_bytes(b"<TEI xmlns='http://www.tei-c.org/ns/1.0'><text><body><div><p>"
+                    b"<formula>x = 1</formula></p></div></body></text></TEI>")
+    rc, err, _ = _cli(capsys, "annotate", str(src))
+    assert rc == 2 and "no sentences found" in err[-1]
+
+
+def test_double_bom_is_read_as_xml():
+    data = b"\xef\xbb\xbf\xef\xbb\xbf<PAPER><s sid='1'>We did it.</s></PAPER>"
+    [paper] = read_data(data, "b.xml")
+    assert paper.source_format == "mode2" and [s.text for s in paper.sentences()] == [
+        "We did it."]
+
+
+def test_declared_encodings_are_honoured_or_refused():
+    body = "<PAPER><s sid='1'>Le taux à 5 °C.</s></PAPER>"
+    latin = ("<?xml version='1.0' encoding='ISO-8859-1'?>" + body).encode("latin-1")
+    utf16 = ("<?xml version='1.0' encoding='UTF-16'?>" + body).encode("utf-16")
+    for data in (latin, utf16):
+        [paper] = read_data(data, "x.xml")
+        assert paper.sentences()[0].text == "Le taux à 5 °C."
+    lie = ("<?xml version='1.0' encoding='ISO-8859-1'?>" + body).encode("utf-8")
+    with pytest.raises(InputError, match="declares encoding 'iso-8859-1' but the bytes are UTF-8"):
+        read_data(lie, "x.xml")
+
+
+def test_directory_walk_reports_what_it_cannot_read(tmp_path):
+    (tmp_path / "a.txt").write_text(TEXT)
+    (tmp_path / "dangling.txt").symlink_to(tmp_path / "nowhere.txt")
+    (tmp_path / "loop").symlink_to(tmp_path)
+    os.mkfifo(tmp_path / "pipe.xml")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "b.txt").write_text(TEXT)
+    found = find_inputs([tmp_path])
+    assert found.files == [tmp_path / "a.txt", sub / "b.txt"]
+    problems = {os.path.basename(e.path): e.problem for e in found.problems}
+    assert problems == {"dangling.txt": "cannot read: dangling symbolic link",
+                        "loop": "symbolic link loops back to a folder above it (not followed)",
+                        "pipe.xml": "is a FIFO (named pipe), not a file (not read)"}
+
+
+# ---------------------------------------------------------------- class 6: resume
+
+
+def test_manifest_hashes_the_bytes_that_were_parsed(tmp_path, monkeypatch):
+    """A file replaced between hashing and parsing was recorded with the wrong hash:
+    now the bytes are read once, and hashed and parsed from that one read."""
+    import hashlib
+
+    from coresc.batch.work import Job, Source, load_model, run_source
+
+    src = tmp_path / "p.txt"
+    src.write_text(TEXT)
+    first = src.read_bytes()
+    import coresc.readers as readers
+
+    real = readers.read_input_bytes
+
+    def read_then_replace(path):
+        data = real(path)
+        src.write_text(TEXT.replace("rate", "speed"))  # changed right after the read
+        return data
+
+    monkeypatch.setattr(readers, "read_input_bytes", read_then_replace)
+    out = run_source(Source.file(src), Job(to="tsv"), load_model("fast"))
+    assert out.status == "done"
+    assert out.sha256 == hashlib.sha256(first).hexdigest()
+
+
+# ---------------------------------------------------------------- class 7: found by reading
+
+
+def test_no_header_only_tsv_when_every_input_fails(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"\x00\x01")
+    out = tmp_path / "out.tsv"
+    rc, err, stdout = _cli(capsys, "annotate", str(bad), "-o", str(out), "--to", "tsv")
+    assert rc == 2 and not out.exists()
+    rc, err, stdout = _cli(capsys, "annotate", str(bad), "--to", "tsv")
+    assert rc == 2 and stdout == ""
+
+
+@pytest.mark.parametrize("verb", ["convert", "annotate"])
+def test_empty_stdin_is_worded_alike(monkeypatch, capsys, verb):
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    rc, err, _ = _cli(capsys, verb, "-")
+    assert rc == 2 and err == [f"coresc {verb}: error: stdin: nothing on standard input"]
+
+
+def test_model_fast_with_output_file(tmp_path, capsys):
+    src = tmp_path / "p.txt"
+    src.write_text(TEXT)
+    rc, err, _ = _cli(capsys, "annotate", str(src), "--model", "fast", "-o",
+                      str(tmp_path / "o.xml"))
+    assert rc == 0, err
+
+
+def test_pipe_skips_and_reports_bad_items(tmp_path):
+    import coresc
+
+    tagger = coresc.load("fast")
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<PAPER><s>unclosed")
+    with pytest.warns(coresc.api.SkippedInput, match="bad.xml"):
+        papers = list(tagger.pipe(["We did it. It worked.", bad, "It failed here."],
+                                  errors="skip"))
+    assert len(papers) == 2 and [str(e.path) for e in tagger.skipped] == [str(bad)]
+    with pytest.raises(InputError):
+        list(tagger.pipe([bad]))
+
+
+def test_chinese_and_japanese_split_at_full_stops():
+    zh = ["我们测量了速率。", "结果很好！", "真的吗？"]
+    ja = ["これはペンです。", "「本当？」", "はい。"]
+    assert split("".join(zh)) == zh and split("".join(ja)) == ja
+
+
+def test_text_that_is_not_english_gets_a_warning(tmp_path, capsys):
+    src = tmp_path / "de.txt"
+    src.write_text("Titel\n\n" + "Wir haben die Rate gemessen und sie war größer als "
+                   "erwartet, was auf ein neues Modell hindeutet. " * 8)
+    rc, err, _ = _cli(capsys, "annotate", str(src), "-q")
+    assert rc == 0
+    assert len(err) == 1 and err[0].startswith(
+        f"coresc annotate: warning: {src}: text does not look like English (")
+    assert err[0].endswith("the labels may be meaningless")
