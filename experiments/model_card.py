@@ -64,7 +64,7 @@ def encoder_cv_run(result: dict, model_config: dict, meta: dict) -> dict:
         if k in trained and trained[k] != v:
             settings.append(f"encoder {k}: {v} (model: {trained[k]})")
     chosen = {"c1": meta.get("c1"), "c2": meta.get("c2"),  # the model's, after inner CV
-              "secondary": model_config.get("secondary")}
+              "secondary": model_config.get("secondary"), "decode": model_config.get("decode")}
     for k, v in chosen.items():
         if k in result["params"] and result["params"][k] != v:
             settings.append(f"{k}: {result['params'][k]} (model: {v})")
