@@ -192,7 +192,9 @@ def test_quiet_prints_nothing(papers_dir, tmp_path, capsys):
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupt_keeps_finished_papers_and_says_how_to_continue(tmp_path, sig):
     d = tmp_path / "in"
-    make_papers(d, 40, n_paragraphs=12)
+    # enough papers that the run cannot finish between the third manifest line and the
+    # signal, even when this process is scheduled late on a busy machine
+    make_papers(d, 120, n_paragraphs=12)
     out = tmp_path / "out"
     proc = coresc_process(["annotate", str(d), "-o", str(out)])
     manifest = out / MANIFEST_NAME
@@ -204,7 +206,7 @@ def test_interrupt_keeps_finished_papers_and_says_how_to_continue(tmp_path, sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "annotated" not in err  # never a success line
-    assert "interrupted:" in err and "of 40 file(s) done" in err and "--resume" in err
+    assert "interrupted:" in err and "of 120 file(s) done" in err and "--resume" in err
     done = [r for r in manifest_lines(manifest)[1:] if r["status"] == "done"]
     assert done and all((out / r["outputs"][0]).is_file() for r in done)
     assert not list(out.glob(".*.part"))  # no half-written file

@@ -201,7 +201,7 @@ def test_bad_request_battery(server, capsys, tmp_path):
         (call(server, "annotate", b"<p/>", {"Accept": "image/png"}), 406, "Accept"),
         (call(server, "annotate", *form(b"", "empty.xml")), 422, "empty.xml: file is empty"),
         (call(server, "annotate", b"", {"Content-Type": "text/plain"}), 422,
-         "stdin: no data (empty)"),
+         "stdin: nothing on standard input"),
         (call(server, "annotate?domain=nosuch", b"some text."), 400, "--domain nosuch"),
         (call(server, "annotate", *form(b"x", "a.txt", field="other")), 422,
          "the form has no paper"),

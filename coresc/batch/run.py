@@ -177,6 +177,8 @@ def _execute(plan: _Plan, cluster, jobs: int, resume: bool, progress: str,
             _finish_stream(target, manifest, sources, job)
     except KeyboardInterrupt:
         outcomes.close()  # stops the workers
+        if target is not None:  # a write the interrupt cut short leaves no temporary file
+            remove_leftovers(target)
         summary.seconds = time.monotonic() - t0
         raise Interrupted(summary) from None
     finally:

@@ -152,14 +152,15 @@ def atomic_output(path: str | Path, mode: str = "w",
                                         else encoding) as fh:
             yield fh
         return
-    with _output_errors(path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:200]}.", suffix=".part",
-                                   dir=path.parent)
-    binary = "b" in mode
-    fh = os.fdopen(fd, mode, encoding=None if binary else encoding,
-                   newline=None if binary else "")
-    try:
+    tmp = None
+    try:  # from before the temporary file exists: an interrupt at any point removes it
+        with _output_errors(path):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:200]}.", suffix=".part",
+                                       dir=path.parent)
+        binary = "b" in mode
+        fh = os.fdopen(fd, mode, encoding=None if binary else encoding,
+                       newline=None if binary else "")
         with _output_errors(path):  # a full disk shows in the writes or the close
             try:
                 yield fh
@@ -169,8 +170,9 @@ def atomic_output(path: str | Path, mode: str = "w",
             os.chmod(tmp, 0o666 & ~_umask())
             os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
         raise
 
 
