@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -44,10 +45,17 @@ def make_papers(folder: Path, n: int, n_paragraphs: int = 3) -> list[Path]:
 
 
 def coresc_process(args: list[str], cwd: Path | None = None, **kw) -> subprocess.Popen:
-    """``python -m coresc ARGS`` as a child process (stdout/stderr piped)."""
+    """``python -m coresc ARGS`` as a child process (stdout/stderr piped), with Ctrl-C's
+    signal at its default even where the test run itself ignores it (a shell's background
+    job does), as it is for a user at a terminal."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
+    kw.setdefault("preexec_fn", _default_sigint)
     return subprocess.Popen([sys.executable, "-m", "coresc", *args], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def tree_bytes(folder: Path) -> dict[str, bytes]:
