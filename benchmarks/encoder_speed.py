@@ -68,11 +68,13 @@ def tradeoff(args) -> None:
     print("|---|---|---|---|---|---|---|")
     for layers in [int(x) for x in args.layers.split(",")]:
         for quantize in (False, True)[: 1 if args.float_only else 2]:
-            settings = EncoderSettings(layers=layers, quantize=quantize)
+            settings = EncoderSettings(layers=layers, train_layers=min(2, layers),
+                                       quantize=quantize)
             state = build(base, settings, len(labels)).state_dict()
             data = export_onnx(base, settings, len(labels), state, quantize)
             for context, tokens in _contexts(args):
-                s = EncoderSettings(layers=layers, quantize=quantize, context=context,
+                s = EncoderSettings(layers=layers, train_layers=min(2, layers), quantize=quantize,
+                                    context=context,
                                     **tokens)
                 enc = OnnxEncoder(data, tokenizer_for(base, s).to_str(),
                                   encoder_info(labels, s), threads=1)
