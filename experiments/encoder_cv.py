@@ -8,6 +8,8 @@ and the pooled figures. Setups:
 * ``cra3``      CRA, 3 folds by paper (as ``experiments/cv.py cra3``);
 * ``art9``      ART, the release folders ann1..ann9;
 * ``art2cra``   train on all of ART, test on CRA;
+* ``cra3+art``  as cra3, with all of ART added to every fold's training papers (the
+  bundled model's two corpora: does ART help CRA through the encoder too?);
 * ``csabstruct`` CSAbstruct train -> dev (its own five labels; abstracts only).
 
 Two protocols (``--protocol``): ``nested`` (each fold fine-tunes two inner encoders on
@@ -49,18 +51,23 @@ from cv import SPLITS, load  # noqa: E402
 from coresc.config import data_dir  # noqa: E402
 from coresc.document import Prediction  # noqa: E402
 from coresc.metrics import evaluate_papers  # noqa: E402
-from coresc.model import CoreSCClassifier, log  # noqa: E402
+from coresc.model import CoreSCClassifier, balanced_folds, log  # noqa: E402
 from coresc.model.encoder import EncoderSettings  # noqa: E402
 from coresc.readers import read_corpus  # noqa: E402
 from coresc.reliability import calibration_summary  # noqa: E402
 
 #: The corpus of each setup's test papers (as the experiment configs name them).
 SETUP_CORPUS = {"cra3": "cra", "art9": "art", "art9p": "art", "art2cra": "cra",
-                "csabstruct": "csabstruct"}
+                "cra3+art": "cra", "csabstruct": "csabstruct"}
+
+#: Setups that add a whole other corpus to every fold's training papers:
+#: setup -> (the k-fold setup, the corpus added).
+ALSO_TRAIN = {"cra3+art": ("cra3", "art")}
 
 #: Encoder settings that have a command-line option.
 ENCODER_OPTIONS = ("layers", "train_layers", "epochs", "lr", "head_lr", "batch_size",
-                   "max_tokens", "inner_folds", "neighbours", "seed", "context",
+                   "max_tokens", "inner_folds", "neighbours", "feature_scale", "seed",
+                   "context",
                    "window_tokens", "sentence_tokens", "overlap")
 
 
@@ -73,6 +80,10 @@ def folds_of(setup: str):
         k = max(folds) + 1
         return [([p for p, f in zip(papers, folds, strict=True) if f != i],
                  [p for p, f in zip(papers, folds, strict=True) if f == i]) for i in range(k)]
+    if setup in ALSO_TRAIN:
+        kfold, extra = ALSO_TRAIN[setup]
+        added = load(extra)
+        return [([*train, *added], test) for train, test in folds_of(kfold)]
     if setup == "art2cra":
         return [(load("art"), load("cra"))]
     if setup == "csabstruct":
@@ -80,7 +91,8 @@ def folds_of(setup: str):
         train = read_corpus([root / "train.jsonl"])
         dev = read_corpus([root / "dev.jsonl"])
         return [(train, dev)]
-    raise SystemExit(f"unknown setup {setup!r} (cra3, art9, art9p, art2cra, csabstruct)")
+    raise SystemExit(f"unknown setup {setup!r} (cra3, art9, art9p, art2cra, cra3+art, "
+                     "csabstruct)")
 
 
 def score(papers, keep: list | None = None) -> dict:
@@ -256,15 +268,17 @@ def crossfit_run(setup: str, params: dict, encoder: dict, only: set[int] | None,
     from coresc.labels import sort_key
     from coresc.model.finetune.oof import cross_fit
 
-    kfold = "art9" if setup == "art2cra" else setup
+    kfold = "art9" if setup == "art2cra" else ALSO_TRAIN.get(setup, (setup,))[0]
     if kfold not in SPLITS:
-        raise SystemExit(f"--protocol crossfit needs a k-fold setup or art2cra "
-                         f"({', '.join(SPLITS)})")
+        raise SystemExit(f"--protocol crossfit needs a k-fold setup, {', '.join(ALSO_TRAIN)} "
+                         f"or art2cra ({', '.join(SPLITS)})")
     # the corpus order, as each fold's training papers are in: the same examples in the
     # same order as the nested protocol's final encoder, so the two share its cache
     fold_of = {p.id: f for f, (_, test) in enumerate(folds_of(kfold)) for p in test}
     papers = load(SPLITS[kfold][0])
     folds = [fold_of[p.id] for p in papers]
+    if setup in ALSO_TRAIN:
+        papers, folds = _with_added(papers, folds, load(ALSO_TRAIN[setup][1]))
     labels = [paper_labels(p) for p in papers]
     label_set = sorted({lab for seq in labels for lab in seq if lab}, key=sort_key)
     settings = EncoderSettings.from_dict(encoder)
@@ -283,6 +297,18 @@ def crossfit_run(setup: str, params: dict, encoder: dict, only: set[int] | None,
 
     return run(setup, params, encoder, only, store, rows_file, fit=fit,
                predictions=predictions)
+
+
+def _with_added(papers, folds, added):
+    """The k-fold corpus and the added one as one cross-fitting: the added papers are
+    spread over the same k groups (balanced by sentence count), so encoder f is trained
+    on every paper outside group f (test fold f included neither its own corpus's nor the
+    added corpus's group f) and reads group f. Each CRF then trains on out-of-fold
+    probabilities of both corpora, and its test papers were never seen by their encoder."""
+    k = max(folds) + 1
+    if {p.id for p in added} & {p.id for p in papers}:
+        raise SystemExit("an added corpus's paper has the id of a paper of the folds")
+    return [*papers, *added], [*folds, *balanced_folds([len(p) for p in added], k)]
 
 
 def _other_corpus(papers, labels, label_set, settings, params) -> dict[str, np.ndarray]:
@@ -342,7 +368,8 @@ def main(argv: list[str] | None = None) -> int:
                          "crossfit: one encoder per outer fold, trained on the other folds, "
                          "feeds every other fold's CRF (k fine-tunings in all); art2cra: "
                          "ART's CRF on art9's cross-fitted probabilities, CRA read by one "
-                         "encoder trained on all of ART")
+                         "encoder trained on all of ART; cra3+art: ART's papers spread over "
+                         "the 3 groups")
     ap.add_argument("--folds", help="comma-separated fold indices to run (default: all)")
     ap.add_argument("--probe", action="store_true",
                     help="the encoder alone, fine-tuned once per fold (no inner folds, "

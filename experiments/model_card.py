@@ -15,6 +15,12 @@ the runs' held-out predictions on gold labels. Writes ``evaluation.json`` and
 ``MODEL_CARD.md`` into the model directory (default: the bundled model) and prints the
 card. MLflow settings as for ``coresc report`` (mlflow.yaml, MLFLOW_TRACKING_URI).
 
+``--carry EVALUATION.json``: an earlier ``evaluation.json`` (e.g. ``git show
+HEAD:coresc/models/fast/evaluation.json``) whose runs of configs not given here are kept
+as they are, with their run id and date, after retraining the model with the same
+settings made the directory's own file stale; the weaknesses come from the new runs'
+predictions alone.
+
 ``--encoder-cv``: instead of runner runs, the results of ``experiments/encoder_cv.py
 --json`` (the CRF + encoder on held-out folds, trained on one corpus), with their
 ``--predictions`` records for the weaknesses; the card says how each run's training
@@ -105,6 +111,18 @@ def runner_runs(names: list[str], model_config: dict) -> tuple[list[dict], list[
     return runs, records
 
 
+def carried_runs(path: Path, rerun: set[str]) -> list[dict]:
+    """The runs of an earlier ``evaluation.json`` whose configs are not in ``rerun``,
+    each noting the date it was generated."""
+    earlier = read_json(path)
+    out = []
+    for run in earlier.get("runs") or []:
+        if run["config"] not in rerun:
+            note = f"carried from the evaluation of {earlier.get('generated', '?')}"
+            out.append({**run, "settings": [*run.get("settings", []), note]})
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("runs", nargs="*", default=list(DEFAULT_RUNS), metavar="RUN_OR_CONFIG")
@@ -113,6 +131,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="encoder_cv.py --json results instead of runner runs")
     ap.add_argument("--predictions", type=Path, nargs="*", default=[], metavar="PRED.jsonl",
                     help="encoder_cv.py --predictions records (with --encoder-cv)")
+    ap.add_argument("--carry", type=Path, metavar="EVALUATION.json",
+                    help="keep this earlier evaluation's runs of other configs (same "
+                         "settings, a retrained model)")
     args = ap.parse_args(argv)
     model_config = CoreSCClassifier.load(args.model).get_params()
     meta = read_json(args.model / "meta.json")
@@ -124,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
                    for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     else:
         runs, records = runner_runs(args.runs, model_config)
+    if args.carry:
+        runs += carried_runs(args.carry, {r["config"] for r in runs})
     evaluation = evaluation_from_predictions(runs, records)
     evaluation["model_trained"] = meta.get("trained")
     evaluation["command"] = shlex.join(["python", "experiments/model_card.py",

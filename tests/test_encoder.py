@@ -98,7 +98,7 @@ def fit(papers, base, **kw):
 @pytest.mark.parametrize("bad", [
     {"layers": 0}, {"train_layers": 3, "layers": 2}, {"context": "paragraph"},
     {"epochs": 0}, {"inner_folds": 1}, {"quantize": "yes"}, {"warmup": 1.0},
-    {"colour": "red"}, {"layers": 2.5}])
+    {"colour": "red"}, {"layers": 2.5}, {"feature_scale": 0}, {"feature_scale": -2.0}])
 def test_settings_reject_bad_values(bad):
     with pytest.raises(ValueError):
         EncoderSettings.from_dict(bad)
@@ -116,6 +116,13 @@ def test_encoder_features_see_neighbours_within_the_paper():
     assert f[1]["enc-1=A"] == 0.9 and f[1]["enc+1=B"] == 0.5 and f[1]["enc=B"] == 0.8
     assert "enc+1=A" not in f[2]
     assert encoder_features(probs, ["A", "B"], neighbours=0)[1] == {"enc=A": 0.2, "enc=B": 0.8}
+
+
+def test_encoder_features_scale_every_probability():
+    probs = np.array([[0.9, 0.1], [0.25, 0.75]])
+    f = encoder_features(probs, ["A", "B"], neighbours=1, scale=4.0)
+    assert f[0] == {"enc=A": 3.6, "enc=B": 0.4, "enc+1=A": 1.0, "enc+1=B": 3.0}
+    assert f[1]["enc-1=A"] == pytest.approx(3.6)
 
 
 def test_encoder_inputs_pair_heading_with_sentence(papers):
@@ -185,6 +192,26 @@ def test_second_fit_reuses_the_cache(papers, tiny_base, cache_dir, monkeypatch):
     assert not any(builds), "an encoder was fine-tuned again"
     assert second.predict(papers[:2]) == first.predict(papers[:2])
     assert any(cache_dir.rglob("weights.safetensors"))
+
+
+def test_feature_scale_changes_the_crf_not_the_encoder(papers, tiny_base, cache_dir,
+                                                        monkeypatch):
+    first = fit(papers, tiny_base)
+    builds = []
+    real_build = train.build
+
+    def spy_build(base, s, n_labels, state=None):
+        builds.append(state is None)
+        return real_build(base, s, n_labels, state)
+
+    monkeypatch.setattr(train, "build", spy_build)
+    scaled = fit(papers, tiny_base, feature_scale=5.0)
+    assert not any(builds), "a CRF-side setting fine-tuned the encoder again"
+    assert scaled.meta_["encoder"]["train_key"] == first.meta_["encoder"]["train_key"]
+    x1 = first.featurize(papers[:1])[0][0]
+    x5 = scaled.featurize(papers[:1])[0][0]
+    enc = [k for k in x1 if k.startswith("enc=")]
+    assert enc and all(x5[k] == pytest.approx(5 * x1[k], rel=1e-5) for k in enc)
 
 
 def test_frozen_lower_layers_train_only_the_top(papers, tiny_base, cache_dir):
@@ -369,3 +396,23 @@ def test_window_encoder_learns_and_onnx_matches_torch(papers, tiny_base, cache_d
 def test_window_longer_than_the_base_reads_is_refused(papers, tiny_base, cache_dir):
     with pytest.raises(CorescError, match="window_tokens"):
         fit(papers, tiny_base, context="window", window_tokens=128, sentence_tokens=16)
+
+
+def test_train_flags_give_the_encoder_settings():
+    import argparse
+
+    from coresc.commands import train as train_cmd
+    from coresc.errors import UsageError
+
+    parser = argparse.ArgumentParser()
+    train_cmd.add_arguments(parser)
+    args = parser.parse_args(["corpus", "-o", "m", "--encoder", "--encoder-context", "window",
+                              "--encoder-feature-scale", "3", "--encoder-epochs", "1"])
+    given = train_cmd.encoder_settings(args)
+    assert given == {"context": "window", "feature_scale": 3.0, "epochs": 1.0}
+    assert EncoderSettings.from_dict(given).window_tokens == EncoderSettings().window_tokens
+    assert "--encoder-feature-scale 3.0" in train_cmd.command_line(args)
+    assert train_cmd.encoder_settings(parser.parse_args(["corpus", "-o", "m"])) is None
+    with pytest.raises(UsageError):
+        train_cmd.encoder_settings(parser.parse_args(
+            ["corpus", "-o", "m", "--encoder-feature-scale", "3"]))

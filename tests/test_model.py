@@ -249,6 +249,9 @@ def test_train_command_uses_the_default_feature_groups():
     from coresc.model import DECODINGS
     choices = next(a.choices for a in parser._actions if a.dest == "decode")
     assert tuple(choices) == DECODINGS
+    from coresc.model.encoder import CONTEXTS
+    choices = next(a.choices for a in parser._actions if a.dest == "encoder_context")
+    assert tuple(choices) == CONTEXTS
 
 
 def test_domain_feature_copies_separate_corpora(tmp_path):

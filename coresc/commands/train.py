@@ -72,8 +72,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="fine-tune only the top N layers (default: 2; 0 = all)")
     enc.add_argument("--encoder-epochs", type=float, metavar="E",
                      help="passes over the training sentences (default: 3)")
-    enc.add_argument("--encoder-context", choices=("sentence", "heading"),
-                     help="what the encoder reads besides the sentence (default: heading)")
+    enc.add_argument("--encoder-context", choices=("sentence", "heading", "window"),
+                     help="what the encoder reads besides the sentence: nothing, its "
+                          "section heading (default), or a window of its section's "
+                          "sentences after the heading (the accurate tier's)")
+    enc.add_argument("--encoder-feature-scale", type=float, metavar="X",
+                     help="the CRF sees the encoder's probabilities times X (default: 1; "
+                          "larger weighs them more against the hand-built features)")
     enc.add_argument("--encoder-quantize", action="store_true",
                      help="ship the encoder with int8 weights")
     enc.add_argument("--device", default="cpu", metavar="DEVICE",
@@ -122,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
 
 _ENCODER_FLAGS = {"base_encoder": "base", "encoder_layers": "layers",
                   "encoder_train_layers": "train_layers", "encoder_epochs": "epochs",
-                  "encoder_context": "context"}
+                  "encoder_context": "context", "encoder_feature_scale": "feature_scale"}
 
 
 def encoder_settings(args: argparse.Namespace) -> dict | None:

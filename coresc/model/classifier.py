@@ -240,7 +240,8 @@ class CoreSCClassifier(Training):
     def _add_encoder_features(self, x: list[dict[str, float]], probs: np.ndarray) -> None:
         settings = EncoderSettings.from_dict(self.encoder)
         labels = self._encoder.labels if self._encoder else self._encoder_labels
-        for f, g in zip(x, encoder_features(probs, labels, settings.neighbours), strict=True):
+        feats = encoder_features(probs, labels, settings.neighbours, settings.feature_scale)
+        for f, g in zip(x, feats, strict=True):
             f.update(g)
 
     # ------------------------------------------------------------ training

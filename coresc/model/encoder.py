@@ -62,6 +62,11 @@ class EncoderSettings:
         probabilities of papers an encoder was trained on.
     neighbours : the CRF sees the probabilities of the sentence and of this many
         sentences on each side.
+    feature_scale : the CRF sees each probability times this factor. The CRF's L2
+        penalty is the same for every weight, so a larger scale lets a few dense encoder
+        features carry as much as thousands of sparse hand-built ones (the penalty on
+        the equivalent weight falls with the square of the scale). A CRF-side setting:
+        changing it fine-tunes nothing again.
     quantize : ship the encoder with int8 weights (a quarter of the size; whether it is
         faster depends on the processor).
     seed : seed of initialisation, dropout and batch order.
@@ -90,6 +95,7 @@ class EncoderSettings:
     overlap: int = 1
     inner_folds: int = 2
     neighbours: int = 1
+    feature_scale: float = 1.0
     quantize: bool = False
     seed: int = 0
 
@@ -107,7 +113,7 @@ class EncoderSettings:
         if self.train_layers > self.layers:
             raise ValueError(f"encoder train_layers ({self.train_layers}) cannot exceed "
                              f"layers ({self.layers})")
-        for name in ("epochs", "lr", "head_lr"):
+        for name in ("epochs", "lr", "head_lr", "feature_scale"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
                 raise ValueError(f"encoder {name} must be a number > 0, not {v!r}")
@@ -212,19 +218,18 @@ def _windows(tokenizer, head: str, texts: Sequence[str], settings: EncoderSettin
 
 
 def encoder_features(probs: np.ndarray, labels: Sequence[str], neighbours: int,
-                     blocks: Sequence[tuple[int, int]] | None = None,
-                     ) -> list[dict[str, float]]:
+                     scale: float = 1.0) -> list[dict[str, float]]:
     """CRF features from encoder probabilities (sentences x labels) of one paper.
 
-    ``enc=L`` is the sentence's probability of label L, ``enc-1=L`` / ``enc+1=L`` those of
-    the previous / next sentence (up to ``neighbours`` each side, within the paper).
-    ``blocks`` is unused and kept for a future limit to paragraphs.
+    ``enc=L`` is the sentence's probability of label L times ``scale``, ``enc-1=L`` /
+    ``enc+1=L`` those of the previous / next sentence (up to ``neighbours`` each side,
+    within the paper).
     """
     n = len(probs)
     out: list[dict[str, float]] = [{} for _ in range(n)]
     names = {d: [f"enc{'' if d == 0 else f'{d:+d}'}={lab}" for lab in labels]
              for d in range(-neighbours, neighbours + 1)}
-    rows = probs.tolist()
+    rows = (probs * scale if scale != 1.0 else probs).tolist()
     for i in range(n):
         f = out[i]
         for d, keys in names.items():

@@ -144,7 +144,7 @@ def train_key(base: BaseCheckpoint, settings: EncoderSettings, labels: Sequence[
               encoded: Sequence[Unit], y: Sequence[Sequence[int]], device: str) -> str:
     """The cache key of one fine-tuning."""
     s = settings.to_dict()
-    for name in ("inner_folds", "neighbours", "quantize"):  # not part of fine-tuning
+    for name in ("inner_folds", "neighbours", "feature_scale", "quantize"):  # CRF side
         s.pop(name)
     return cache.digest("coresc-encoder-2", s, base.sha, torch.device(device).type,
                         list(labels), cache.examples_digest(encoded, y))
