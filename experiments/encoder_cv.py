@@ -362,6 +362,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--c2", type=float, default=5.0)
     ap.add_argument("--decode", default="posterior")
     ap.add_argument("--secondary", action="store_true")
+    ap.add_argument("--domains", default="",
+                    help="domain feature augmentation of the CRF, e.g. 'corpus' (cra3+art: "
+                         "each feature also copied per corpus, so ART's habits need not be "
+                         "CRA's)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--protocol", choices=("nested", "crossfit"), default="nested",
                     help="nested: each fold fine-tunes its own inner encoders (3 per fold); "
@@ -395,6 +399,8 @@ def main(argv: list[str] | None = None) -> int:
     EncoderSettings.from_dict(encoder)
     params = {"c1": args.c1, "c2": args.c2, "decode": args.decode,
               "secondary": args.secondary, "device": args.device, "verbose": True}
+    if args.domains:  # only when given, so earlier baselines keep their keys
+        params["domains"] = tuple(d for d in args.domains.split(",") if d)
     only = {int(x) for x in args.folds.split(",")} if args.folds else None
     for setup in args.setups:
         if args.probe:
