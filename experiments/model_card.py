@@ -6,20 +6,15 @@
         --encoder-cv runs/cra3.jsonl runs/art9.jsonl --predictions runs/*.pred.jsonl
 
 RUN_OR_CONFIG: MLflow run ids or config names (the latest finished run of each); default
-``default-model-cra-3fold default-model-art-9fold``, the bundled model's settings with each
-corpus held out in turn (run them first: ``coresc experiment default-model-cra-3fold
+``default-model-cra-3fold default-model-art-9fold``, the bundled ``fast`` model's settings
+with each corpus held out in turn (run them first: ``coresc experiment default-model-cra-3fold
 default-model-art-9fold``). Partial runs (``--max-papers``) are refused. For each run the
 card gets its pooled held-out metrics and any setting in which the run's model differs
 from the model directory's; the weaknesses (captions, Exp vs Met, Obs vs Res) come from
 the runs' held-out predictions on gold labels. Writes ``evaluation.json`` and
-``MODEL_CARD.md`` into the model directory (default: the bundled model) and prints the
+``MODEL_CARD.md`` into the model directory (default: the bundled ``fast`` model, whose
+settings the default runs have; ``accurate`` takes ``--encoder-cv``) and prints the
 card. MLflow settings as for ``coresc report`` (mlflow.yaml, MLFLOW_TRACKING_URI).
-
-``--carry EVALUATION.json``: an earlier ``evaluation.json`` (e.g. ``git show
-HEAD:coresc/models/fast/evaluation.json``) whose runs of configs not given here are kept
-as they are, with their run id and date, after retraining the model with the same
-settings made the directory's own file stale; the weaknesses come from the new runs'
-predictions alone.
 
 ``--encoder-cv``: instead of runner runs, the results of ``experiments/encoder_cv.py
 --json`` (the CRF + encoder on held-out folds, trained on one corpus), with their
@@ -37,14 +32,14 @@ from pathlib import Path
 
 from coresc.errors import UsageError
 from coresc.experiments import _check_features
-from coresc.model import DEFAULT_MODEL_DIR, CoreSCClassifier
+from coresc.model import CoreSCClassifier
 from coresc.model.card import (
     EVALUATION_FILE,
     card_markdown,
     evaluation_from_predictions,
     write_card,
 )
-from coresc.model.storage import read_json, to_json, write_atomic
+from coresc.model.storage import BUNDLED_DIR, read_json, to_json, write_atomic
 from coresc.report import resolve_runs
 from coresc.tracking import connect
 
@@ -111,29 +106,15 @@ def runner_runs(names: list[str], model_config: dict) -> tuple[list[dict], list[
     return runs, records
 
 
-def carried_runs(path: Path, rerun: set[str]) -> list[dict]:
-    """The runs of an earlier ``evaluation.json`` whose configs are not in ``rerun``,
-    each noting the date it was generated."""
-    earlier = read_json(path)
-    out = []
-    for run in earlier.get("runs") or []:
-        if run["config"] not in rerun:
-            note = f"carried from the evaluation of {earlier.get('generated', '?')}"
-            out.append({**run, "settings": [*run.get("settings", []), note]})
-    return out
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("runs", nargs="*", default=list(DEFAULT_RUNS), metavar="RUN_OR_CONFIG")
-    ap.add_argument("--model", type=Path, default=DEFAULT_MODEL_DIR)
+    ap.add_argument("--model", type=Path, default=BUNDLED_DIR / "fast",
+                    help="model directory (default: the bundled fast model)")
     ap.add_argument("--encoder-cv", type=Path, nargs="+", default=[], metavar="RESULTS.jsonl",
                     help="encoder_cv.py --json results instead of runner runs")
     ap.add_argument("--predictions", type=Path, nargs="*", default=[], metavar="PRED.jsonl",
                     help="encoder_cv.py --predictions records (with --encoder-cv)")
-    ap.add_argument("--carry", type=Path, metavar="EVALUATION.json",
-                    help="keep this earlier evaluation's runs of other configs (same "
-                         "settings, a retrained model)")
     args = ap.parse_args(argv)
     model_config = CoreSCClassifier.load(args.model).get_params()
     meta = read_json(args.model / "meta.json")
@@ -145,8 +126,6 @@ def main(argv: list[str] | None = None) -> int:
                    for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     else:
         runs, records = runner_runs(args.runs, model_config)
-    if args.carry:
-        runs += carried_runs(args.carry, {r["config"] for r in runs})
     evaluation = evaluation_from_predictions(runs, records)
     evaluation["model_trained"] = meta.get("trained")
     evaluation["command"] = shlex.join(["python", "experiments/model_card.py",
