@@ -178,9 +178,10 @@ def test_encoder_learns_the_invented_labels(papers, tiny_base, cache_dir):
     assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-4)
 
 
-def test_second_fit_reuses_the_cache(papers, tiny_base, cache_dir, monkeypatch):
-    first = fit(papers, tiny_base)
-    builds = []
+@pytest.fixture
+def fresh_builds(monkeypatch) -> list[bool]:
+    """From now on, one True per network built to be fine-tuned (not from weights)."""
+    builds: list[bool] = []
     real_build = train.build
 
     def spy_build(base, s, n_labels, state=None):
@@ -188,6 +189,12 @@ def test_second_fit_reuses_the_cache(papers, tiny_base, cache_dir, monkeypatch):
         return real_build(base, s, n_labels, state)
 
     monkeypatch.setattr(train, "build", spy_build)
+    return builds
+
+
+def test_second_fit_reuses_the_cache(papers, tiny_base, cache_dir, request):
+    first = fit(papers, tiny_base)
+    builds = request.getfixturevalue("fresh_builds")
     second = fit(papers, tiny_base)
     assert not any(builds), "an encoder was fine-tuned again"
     assert second.predict(papers[:2]) == first.predict(papers[:2])
@@ -195,16 +202,9 @@ def test_second_fit_reuses_the_cache(papers, tiny_base, cache_dir, monkeypatch):
 
 
 def test_feature_scale_changes_the_crf_not_the_encoder(papers, tiny_base, cache_dir,
-                                                        monkeypatch):
+                                                        request):
     first = fit(papers, tiny_base)
-    builds = []
-    real_build = train.build
-
-    def spy_build(base, s, n_labels, state=None):
-        builds.append(state is None)
-        return real_build(base, s, n_labels, state)
-
-    monkeypatch.setattr(train, "build", spy_build)
+    builds = request.getfixturevalue("fresh_builds")
     scaled = fit(papers, tiny_base, feature_scale=5.0)
     assert not any(builds), "a CRF-side setting fine-tuned the encoder again"
     assert scaled.meta_["encoder"]["train_key"] == first.meta_["encoder"]["train_key"]
