@@ -1,24 +1,6 @@
-"""Part-of-speech tagging with Penn-Treebank tags: a greedy averaged-perceptron tagger.
+"""The tagger itself: features, the averaged perceptron, the per-word score cache.
 
-The tagger is the project's own, trained on the hand-made PTB parses of 10 OA-STM papers
-(``oa-stm/treebank``) by ``experiments/train_pos_tagger.py``; the model ships in
-``coresc/models/pos/tagger.npz`` (plain arrays, loaded with ``allow_pickle=False``).
-
-Why this design (see ``docs/benchmarks.md`` for the numbers): the classifier must annotate
->= 2,000 sentences/s on one core, so the tagger may spend ~0.1 ms per sentence. Every
-feature except the tag history looks at one word at a fixed offset (-2..+2), so a linear
-model's score for a sentence is a sum of per-word, per-offset score vectors; those vectors
-are computed once per word type and cached, and a sentence costs one numpy gather plus a
-greedy left-to-right pass that adds the tag-history scores. Frequent unambiguous words
-skip scoring altogether (a tag dictionary).
-
-Usage::
-
-    from coresc.pos import PosTagger
-    from coresc.tokenize import tokenize
-    PosTagger.load_default().tag(tokenize("We measured the samples."))
-    # ['PRP', 'VBD', 'DT', 'NNS', '.']
-"""
+See :mod:`coresc.pos` for the design."""
 
 from __future__ import annotations
 
@@ -35,16 +17,9 @@ import numpy as np
 from coresc.errors import InputError
 from coresc.limits import max_sentence_words
 
-__all__ = [
-    "PosTagger",
-    "load_default",
-    "read_treebank",
-    "join_hyphens",
-    "learn_word_clusters",
-    "DEFAULT_MODEL",
-]
+__all__ = ["PosTagger", "load_default", "DEFAULT_MODEL"]
 
-DEFAULT_MODEL = Path(__file__).parent / "models" / "pos" / "tagger.npz"
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "pos" / "tagger.npz"
 
 # Token normalisation shared by training and tagging: the treebank writes brackets as
 # -LRB-/-RRB- (and sometimes raw "["), and quotes as `` and ''.
@@ -523,122 +498,3 @@ _DEFAULT: PosTagger | None = None
 def load_default() -> PosTagger:
     """Same as :meth:`PosTagger.load_default`."""
     return PosTagger.load_default()
-
-
-def learn_word_clusters(
-    sentences: Iterable[Sequence[str]],
-    n_clusters: int = 256,
-    min_count: int = 3,
-    n_context: int = 1000,
-    n_components: int = 100,
-    seed: int = 0,
-) -> dict[str, int]:
-    """Cluster words by their neighbours in unlabelled tokenised text.
-
-    Each word key seen ``min_count`` times is described by counts of its left and right
-    neighbours among the ``n_context`` most frequent keys (log-scaled, reduced to
-    ``n_components`` dimensions by truncated SVD, unit length), then grouped by k-means.
-    Returns ``{word key: cluster id}``.
-    """
-    from scipy.sparse import coo_matrix
-    from sklearn.cluster import MiniBatchKMeans
-    from sklearn.decomposition import TruncatedSVD
-    from sklearn.preprocessing import normalize
-
-    keyed = [[_key(_NORMALISE.get(t, t)) for t in s] for s in sentences]
-    counts = Counter(k for s in keyed for k in s)
-    vocab = {k: i for i, (k, c) in enumerate(counts.most_common()) if c >= min_count}
-    context = {k: i for i, (k, _) in enumerate(counts.most_common(n_context))}
-    pairs: Counter = Counter()
-    for s in keyed:
-        padded = ["-START-", *s, "-END-"]
-        for i in range(1, len(padded) - 1):
-            row = vocab.get(padded[i])
-            if row is None:
-                continue
-            left = context.get(padded[i - 1], -1)
-            right = context.get(padded[i + 1], -1)
-            if left >= 0:
-                pairs[row, left] += 1
-            if right >= 0:
-                pairs[row, n_context + right] += 1
-    if len(vocab) < n_clusters:
-        raise ValueError(f"too little text to learn {n_clusters} clusters ({len(vocab)} words)")
-    rows, cols = zip(*pairs, strict=True)
-    x = coo_matrix((np.log1p(list(pairs.values())), (rows, cols)),
-                   shape=(len(vocab), 2 * n_context)).tocsr()
-    x = normalize(TruncatedSVD(n_components, random_state=seed).fit_transform(normalize(x)))
-    km = MiniBatchKMeans(n_clusters, random_state=seed, n_init=3, batch_size=4096).fit(x)
-    return {k: int(c) for k, c in zip(vocab, km.labels_, strict=True)}
-
-
-# --------------------------------------------------------------------- treebank reading
-_TREE_TOKEN = re.compile(r"\(|\)|[^\s()]+")
-
-
-def read_treebank(path: str | Path) -> list[list[tuple[str, str]]]:
-    """``(word, tag)`` leaves of every tree in a PTB bracketed file, traces dropped.
-
-    Leaves look like ``(NN word)``; a tree ends when its brackets balance. ``-NONE-``
-    leaves (traces such as ``*T*``) are not words and are left out.
-    """
-    toks = _TREE_TOKEN.findall(Path(path).read_text(encoding="utf-8"))
-    sentences: list[list[tuple[str, str]]] = []
-    leaves: list[tuple[str, str]] = []
-    depth = 0
-    i, n = 0, len(toks)
-    while i < n:
-        t = toks[i]
-        if (
-            t == "(" and i + 3 < n and toks[i + 3] == ")"
-            and toks[i + 1] not in "()" and toks[i + 2] not in "()"
-        ):
-            if toks[i + 1] != "-NONE-":
-                leaves.append((toks[i + 2], toks[i + 1]))
-            i += 4
-            continue
-        if t == "(":
-            depth += 1
-        elif t == ")":
-            depth -= 1
-            if depth < 0:
-                raise ValueError(f"{path}: unbalanced brackets near token {i}")
-            if depth == 0:
-                if leaves:
-                    sentences.append(leaves)
-                leaves = []
-        i += 1
-    if depth != 0:
-        raise ValueError(f"{path}: unbalanced brackets at end of file")
-    return sentences
-
-
-def join_hyphens(sentence: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Rejoin ``word HYPH word`` as one token, the way :func:`coresc.tokenize.tokenize` does.
-
-    The treebank splits hyphenated words (``well - known``); our tokenizer keeps them
-    whole. The joined token takes the tag of its last part, except that a participle
-    (``time-consuming``, ``well-known``) before a noun or adjective becomes ``JJ``, as
-    PTB tags prenominal hyphenated modifiers.
-    """
-    out: list[tuple[str, str]] = []
-    i, n = 0, len(sentence)
-    while i < n:
-        word, tag = sentence[i]
-        if tag == "HYPH" and out and i + 1 < n and out[-1][1] not in _PUNCT_TAGS \
-                and sentence[i + 1][1] not in _PUNCT_TAGS:
-            prev_word, _ = out.pop()
-            next_word, next_tag = sentence[i + 1]
-            out.append((f"{prev_word}-{next_word}", next_tag))
-            i += 2
-            continue
-        out.append((word, tag))
-        i += 1
-    for j, (word, tag) in enumerate(out):
-        if "-" in word[1:] and tag in ("VBN", "VBG") and j + 1 < len(out) \
-                and out[j + 1][1][:2] in ("NN", "JJ"):
-            out[j] = (word, "JJ")
-    return out
-
-
-_PUNCT_TAGS = {",", ".", ":", "-LRB-", "-RRB-", "``", "''", "HYPH", "NFP", "SYM"}
