@@ -67,8 +67,7 @@ ALSO_TRAIN = {"cra3+art": ("cra3", "art")}
 #: Encoder settings that have a command-line option.
 ENCODER_OPTIONS = ("layers", "train_layers", "epochs", "lr", "head_lr", "batch_size",
                    "max_tokens", "inner_folds", "neighbours", "feature_scale", "seed",
-                   "context",
-                   "window_tokens", "sentence_tokens", "overlap")
+                   "context", "window_tokens", "sentence_tokens", "overlap")
 
 
 def folds_of(setup: str):
@@ -274,9 +273,9 @@ def crossfit_run(setup: str, params: dict, encoder: dict, only: set[int] | None,
                          f"or art2cra ({', '.join(SPLITS)})")
     # the corpus order, as each fold's training papers are in: the same examples in the
     # same order as the nested protocol's final encoder, so the two share its cache
-    fold_of = {p.id: f for f, (_, test) in enumerate(folds_of(kfold)) for p in test}
-    papers = load(SPLITS[kfold][0])
-    folds = [fold_of[p.id] for p in papers]
+    corpus, split = SPLITS[kfold]
+    papers = load(corpus)
+    folds = split(papers)
     if setup in ALSO_TRAIN:
         papers, folds = _with_added(papers, folds, load(ALSO_TRAIN[setup][1]))
     labels = [paper_labels(p) for p in papers]
@@ -302,13 +301,18 @@ def crossfit_run(setup: str, params: dict, encoder: dict, only: set[int] | None,
 def _with_added(papers, folds, added):
     """The k-fold corpus and the added one as one cross-fitting: the added papers are
     spread over the same k groups (balanced by sentence count), so encoder f is trained
-    on every paper outside group f (test fold f included neither its own corpus's nor the
-    added corpus's group f) and reads group f. Each CRF then trains on out-of-fold
-    probabilities of both corpora, and its test papers were never seen by their encoder."""
+    on every paper outside group f, of either corpus, and reads group f (test fold f and
+    a k-th of the added corpus). Each CRF then trains on out-of-fold probabilities of both
+    corpora, and its test papers were never seen by their encoder."""
     k = max(folds) + 1
-    if {p.id for p in added} & {p.id for p in papers}:
-        raise SystemExit("an added corpus's paper has the id of a paper of the folds")
+    _check_disjoint(papers, added, "an added corpus's paper has the id of a paper of the folds")
     return [*papers, *added], [*folds, *balanced_folds([len(p) for p in added], k)]
+
+
+def _check_disjoint(papers, others, message: str) -> None:
+    """SystemExit(message) when two corpora share a paper id (probabilities are by id)."""
+    if {p.id for p in papers} & {p.id for p in others}:
+        raise SystemExit(message)
 
 
 def _other_corpus(papers, labels, label_set, settings, params) -> dict[str, np.ndarray]:
@@ -318,13 +322,12 @@ def _other_corpus(papers, labels, label_set, settings, params) -> dict[str, np.n
     from coresc.model.finetune.oof import cross_fit
 
     test = load("cra")
+    _check_disjoint(papers, test, "art2cra: a CRA paper has the id of an ART paper")
     both = [*papers, *test]
     every = [*labels, *[paper_labels(p) for p in test]]
     folds = [0] * len(papers) + [1] * len(test)
     probs = cross_fit(both, every, label_set, settings, folds, params["device"], log,
                       only_folds=(1,))
-    if {p.id for p in test} & {p.id for p in papers}:
-        raise SystemExit("art2cra: a CRA paper has the id of an ART paper")
     return {p.id: pr for p, pr in zip(test, probs[len(papers):], strict=True)}
 
 
