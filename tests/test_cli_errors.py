@@ -54,6 +54,9 @@ BAD = {
     "consensus": [["{a1}", "-o", "{out}"], ["{a1}", "{missing}", "-o", "{out}"]],
     "view": [["{missing}", "-o", "{out}"]],
     "model-info": [["{missing}"], ["{a1}"]],
+    "select": [["{missing}", "--budget", "2"], ["{text}", "--budget", "0"],
+               ["{gold}", "--budget", "2"], ["{text}", "--budget", "2", "--diversity", "nan"],
+               ["{text}", "--budget", "2", "--model", "{missing}"]],
     "serve": [["--workers", "0"], ["--port", "70000"], ["--max-size", "-1"],
               ["--model", "{missing}", "--port", "0"]],
 }
@@ -91,6 +94,7 @@ GOOD = {
     "view": ["{gold}", "-o", "{out}.html"],
     "model-info": [],
     "serve": ["--model", "fast", "--port", "0"],
+    "select": ["{text}", "--model", "fast", "--budget", "1"],
 }
 NEEDS_EXTRA = {"experiment": "experiments", "report": "experiments", "serve": "serve"}
 

@@ -1,0 +1,93 @@
+"""Choose which papers to review next: those where the model expects the most errors.
+
+Each unreviewed paper (any format coresc reads) is labelled by MODEL; its expected
+errors are the sum over its sentences of 1 - the calibrated score of the primary label.
+Papers are chosen greedily by that number, discounted by their word similarity to the
+papers already chosen (--diversity), so a budget is not spent on near-identical papers.
+Papers that carry gold labels, and papers whose id matches one under --exclude (e.g. the
+folder `coresc review` writes to), count as reviewed and are skipped.
+
+Prints the chosen paths one per line, most useful first; -o writes the same list to a
+file (atomically). With --budget larger than the pool every paper is listed.
+
+examples:
+  coresc select ../shared/data/jats --model fast --budget 3
+  coresc select papers/ --model my-model/ --budget 5 --exclude reviewed/ -o next.txt
+  coresc select papers/ --model fast --budget 5 --utility rate --scores
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..selection import DEFAULT_DIVERSITY, UTILITIES
+
+    parser.add_argument("papers", nargs="+", metavar="PAPERS",
+                        help="paper files or directories to choose from")
+    parser.add_argument("--model", metavar="MODEL",
+                        help="model directory, or a bundled model ('accurate', the default, "
+                             "or 'fast')")
+    parser.add_argument("--budget", type=int, required=True, metavar="N",
+                        help="how many papers to choose")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="also write the chosen paths to FILE, one per line")
+    parser.add_argument("--exclude", action="append", default=[], metavar="PATH",
+                        help="papers already reviewed (files or folders; repeatable): "
+                             "papers with the same id are skipped")
+    parser.add_argument("--utility", choices=UTILITIES, default="total",
+                        help="rank by expected wrong labels per paper ('total', the "
+                             "default) or per sentence ('rate')")
+    parser.add_argument("--diversity", type=float, default=DEFAULT_DIVERSITY, metavar="D",
+                        help="0..1: how much similarity to papers already chosen discounts "
+                             f"a paper (default {DEFAULT_DIVERSITY}; 0: none)")
+    parser.add_argument("--scores", action="store_true",
+                        help="print each paper's expected errors and sentences beside its "
+                             "path (tab-separated)")
+    parser.add_argument("--format", default="auto", help="input format (default: auto)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..readers import read_corpus
+    from ..selection import select_papers, unreviewed
+    from .evaluate import load_model
+
+    if args.budget < 1:
+        raise UsageError(f"--budget must be at least 1, not {args.budget}")
+    if not 0.0 <= args.diversity <= 1.0:  # also refuses nan
+        raise UsageError(f"--diversity must be between 0 and 1, not {args.diversity}")
+    papers = read_corpus(args.papers, args.format)
+    reviewed = {p.id for p in read_corpus(args.exclude)} if args.exclude else set()
+    pool = unreviewed(papers, reviewed)
+    if not pool:
+        raise UsageError(f"{', '.join(args.papers)}: no unreviewed paper to choose from "
+                         f"({len(papers)} read, all with gold labels or excluded)")
+    if args.budget >= len(pool):
+        print(f"coresc select: note: the budget ({args.budget}) covers the whole pool "
+              f"({len(pool)} unreviewed papers): all are listed", file=sys.stderr)
+    model = load_model(args.model)
+    chosen = select_papers(model, pool, args.budget, args.utility, args.diversity)
+    names = _names([c.paper for c in chosen], pool)
+    lines = [f"{n}\t{c.expected_errors:.1f}\t{c.n_sentences}" if args.scores else n
+             for n, c in zip(names, chosen, strict=True)]
+    text = "".join(line + "\n" for line in lines)
+    if args.output:
+        from ..writers import atomic_output
+
+        with atomic_output(args.output) as fh:
+            fh.write(text)
+    sys.stdout.write(text)
+    return 0
+
+
+def _names(chosen, pool) -> list[str]:
+    """Each chosen paper's path; ``path#id`` when its file holds more than one paper."""
+    per_file: dict[str, int] = {}
+    for p in pool:
+        per_file[str(p.source_path)] = per_file.get(str(p.source_path), 0) + 1
+    return [str(p.source_path) if per_file[str(p.source_path)] == 1
+            else f"{p.source_path}#{p.id}" for p in chosen]

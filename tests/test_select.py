@@ -1,0 +1,124 @@
+"""coresc select: expected errors from calibrated scores, the greedy diverse choice, the
+command's output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from coresc import cli
+from coresc.document import Paper, Prediction
+from coresc.errors import UsageError
+from coresc.readers import read_file
+from coresc.selection import (
+    Candidate,
+    expected_errors,
+    greedy_diverse,
+    select_papers,
+    similarity_matrix,
+    unreviewed,
+)
+
+TEXTS = {
+    "rats": "Introduction\n\nWe weighed the rats every day. The rats gained weight.\n",
+    "rats2": "Introduction\n\nWe weighed the rats every day. The rats gained weight. "
+             "The rats slept.\n",
+    "stars": "Methods\n\nThe telescope observed distant stars. Spectra were recorded at "
+             "night. Galaxies redshift. Quasars shine. Nebulae glow.\n",
+}
+
+
+class FakeModel:
+    """Ranks every sentence with one fixed calibrated primary score per paper."""
+
+    def __init__(self, score_of: dict[str, float]) -> None:
+        self.score_of = score_of
+
+    def rank(self, papers):
+        return [[[Prediction("Res", self.score_of[p.id])] for _ in p.sentences()]
+                for p in papers]
+
+
+@pytest.fixture()
+def papers(tmp_path: Path) -> list[Paper]:
+    out = []
+    for name, text in TEXTS.items():
+        path = tmp_path / f"{name}.txt"
+        path.write_text(text)
+        out += read_file(path)
+    return out
+
+
+def test_expected_errors_sum_one_minus_primary_score(papers) -> None:
+    model = FakeModel({"rats": 0.9, "rats2": 0.5, "stars": 0.75})
+    got = expected_errors(model, papers)
+    n = [len(list(p.sentences())) for p in papers]
+    assert [e for e, _ in got] == pytest.approx([0.1 * n[0], 0.5 * n[1], 0.25 * n[2]])
+    assert [k for _, k in got] == n
+
+
+def test_total_and_rate_rank_differently(papers) -> None:
+    # stars: many sentences, moderately sure; rats2: fewer sentences, very unsure
+    model = FakeModel({"rats": 0.95, "rats2": 0.3, "stars": 0.5})
+    n = {p.id: len(list(p.sentences())) for p in papers}
+    assert 0.5 * n["stars"] > 0.7 * n["rats2"]  # the fixture's premise
+    total = select_papers(model, papers, 1, "total", diversity=0)
+    rate = select_papers(model, papers, 1, "rate", diversity=0)
+    assert total[0].paper.id == "stars" and rate[0].paper.id == "rats2"
+
+
+def test_diversity_passes_over_a_near_duplicate(papers) -> None:
+    model = FakeModel({"rats": 0.3, "rats2": 0.3, "stars": 0.75})
+    plain = [c.paper.id for c in select_papers(model, papers, 2, "rate", diversity=0)]
+    diverse = [c.paper.id for c in select_papers(model, papers, 2, "rate", diversity=1)]
+    assert set(plain) == {"rats", "rats2"}
+    assert diverse[0] in ("rats", "rats2") and diverse[1] == "stars"
+
+
+def test_greedy_is_deterministic_and_stops_at_the_pool() -> None:
+    pool = [Candidate(i, Paper(id=str(i)), 1.0, 1, utility=1.0) for i in range(3)]
+    sim = np.eye(3)
+    got = greedy_diverse(pool, sim, budget=10, diversity=0.5)
+    assert [c.index for c in got] == [0, 1, 2]  # ties: the order given
+    assert all(c.similarity == 0.0 for c in got)
+
+
+def test_similarity_matrix_is_cosine(papers) -> None:
+    sim = similarity_matrix(papers)
+    assert sim.shape == (3, 3) and np.allclose(np.diag(sim), 1.0)
+    assert sim[0, 1] > 0.5 > sim[0, 2]
+
+
+def test_unreviewed_skips_gold_and_excluded(fixtures: Path, papers) -> None:
+    gold = read_file(fixtures / "io_art_small.xml")
+    assert unreviewed(gold + papers, {"rats"}) == papers[1:]
+
+
+def test_bad_settings_are_usage_errors(papers) -> None:
+    model = FakeModel({"rats": 0.5, "rats2": 0.5, "stars": 0.5})
+    for kwargs in ({"budget": 0}, {"budget": 1, "utility": "x"},
+                   {"budget": 1, "diversity": 2.0}):
+        with pytest.raises(UsageError):
+            select_papers(model, papers, **kwargs)
+
+
+def test_command_prints_and_writes_the_list(papers, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "sub" / "next.txt"
+    rc = cli.main(["select", str(tmp_path), "--model", "fast", "--budget", "2",
+                   "-o", str(out), "--exclude", str(tmp_path / "rats.txt")])
+    captured = capsys.readouterr()
+    assert rc == 0
+    lines = captured.out.splitlines()
+    assert len(lines) == 2 and out.read_text().splitlines() == lines
+    assert str(tmp_path / "rats.txt") not in lines
+    assert set(lines) == {str(tmp_path / "rats2.txt"), str(tmp_path / "stars.txt")}
+    assert "whole pool" in captured.err  # budget 2 = the 2 papers left
+
+
+def test_command_refuses_a_pool_of_reviewed_papers(fixtures: Path, capsys) -> None:
+    rc = cli.main(["select", str(fixtures / "io_art_small.xml"), "--model", "fast",
+                   "--budget", "1"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "no unreviewed paper" in err and err.count("\n") == 1
