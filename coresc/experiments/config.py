@@ -15,7 +15,7 @@ from ..errors import UsageError
 CONFIGS_DIR = Path(__file__).resolve().parent.parent / "configs"
 #: Where a user's own named configs are looked up first, relative to the working directory.
 LOCAL_CONFIGS = Path("experiments")
-FOLD_KINDS = ("dirs", "kfold", "train-test", "leave-one-domain-out")
+FOLD_KINDS = ("dirs", "kfold", "train-test", "leave-one-domain-out", "learning-curve")
 _TOP_KEYS = {"name", "description", "corpora", "folds", "features", "model", "seed"}
 
 
@@ -176,6 +176,10 @@ def _check_folds(spec: Any, corpora: dict[str, Corpus], base: Path, fail) -> dic
             raise fail("train-test folds take no 'also_train': list the corpora in 'train'")
         return {"kind": kind, "train": [corpus_ref(c) for c in train],
                 "test": [corpus_ref(c) for c in test]}
+    if kind == "learning-curve":
+        from .curve import check_curve_folds
+
+        return check_curve_folds(spec, corpus_ref, fail)
     corpus = corpus_ref(spec.get("corpus"))
     extra = spec.get("also_train") or []
     extra = [extra] if isinstance(extra, str) else extra

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,10 @@ class Fold:
     name: str
     train: list[str]
     test: list[str]
+    #: learning curves: the target papers the source model is adapted to (None: chosen
+    #: when the source model is trained), and the run's test fold, k, choice, repetition
+    adapt: list[str] | None = None
+    info: dict[str, Any] = field(default_factory=dict)
 
 
 def read_corpora(cfg: ExperimentConfig, max_papers: int | None = None) -> dict[str, Any]:
@@ -63,10 +67,15 @@ def balanced_kfold(sizes: Mapping[str, int], k: int) -> list[list[str]]:
     return folds
 
 
-def make_folds(cfg: ExperimentConfig, papers: Mapping[str, Any]) -> list[Fold]:
-    """The config's folds over the papers read by :func:`read_corpora`."""
+def make_folds(cfg: ExperimentConfig, papers: Mapping[str, Any], source=None) -> list[Fold]:
+    """The config's folds over the papers read by :func:`read_corpora` (``source``: the
+    trained source model of a learning curve, see :mod:`.curve`)."""
     spec = cfg.folds
     kind = spec["kind"]
+    if kind == "learning-curve":
+        from .curve import curve_folds
+
+        return curve_folds(cfg, papers, source)
     of = {name: [k for k, p in papers.items() if p.meta["corpus"] == name]
           for name in cfg.corpora}
     if kind == "train-test":
@@ -130,5 +139,6 @@ def fold_assignment(cfg: ExperimentConfig, folds: Sequence[Fold], papers) -> dic
             "train": f.train,
             "test_sentences": sum(n_labelled(papers[k]) for k in f.test),
             "train_sentences": sum(n_labelled(papers[k]) for k in f.train),
+            **({"adapt": f.adapt, **f.info} if f.info else {}),
         } for f in folds],
     }

@@ -51,7 +51,9 @@ def _log_fold(client, run_id: str, cfg: ExperimentConfig, fold: Fold, res: FoldR
                                   timing)
     metrics = {**flat_metrics(scores, silver), **timing, **calibration}
     _log_metrics(client, run_id, metrics)
-    _write_json(out / "fold.json", {"name": fold.name, "train": fold.train, "test": fold.test})
+    _write_json(out / "fold.json", {"name": fold.name, "train": fold.train, "test": fold.test,
+                                    **({"adapt": fold.adapt, **fold.info} if fold.info
+                                       else {})})
     client.log_artifacts(run_id, str(out))
     if res.model_dir:
         mlflow_model = work / f"mlflow-model-{fold.name}"
@@ -91,6 +93,32 @@ def _log_parent(client, run_id: str, cfg: ExperimentConfig, folds: Sequence[Fold
     extra = {k: v for k, v in metrics.items() if k.startswith("fold_") or k.endswith("_time_s")}
     metrics.update(write_artifacts(out, f"{cfg.name} (all folds pooled)", scores, silver,
                                    records, extra))
+    _log_metrics(client, run_id, metrics)
+    client.log_artifacts(run_id, str(out))
+    return metrics
+
+
+def _log_curve_parent(client, run_id: str, cfg: ExperimentConfig, folds: Sequence[Fold],
+                      fold_metrics, silver: bool, work: Path,
+                      source_time: float) -> dict[str, float]:
+    """A learning curve's parent run: mean and spread per choice and k (no pooling: the
+    same test papers are scored once per run), ``curve.json`` and ``curve.md``."""
+    from .curve import curve_summary, curve_table
+
+    metrics, rows = curve_summary(folds, fold_metrics, silver)
+    metrics["source_train_time_s"] = source_time
+    metrics["train_time_s"] = source_time + sum(m.get("train_time_s", 0.0)
+                                                for m in fold_metrics.values())
+    metrics["predict_time_s"] = sum(m.get("predict_time_s", 0.0)
+                                    for m in fold_metrics.values())
+    out = work / "parent"
+    out.mkdir(parents=True, exist_ok=True)
+    _write_json(out / "curve.json", {"config": cfg.name, "folds": cfg.folds, "rows": rows})
+    head = "agreement with SAPIENTA (silver)" if silver else "accuracy"
+    (out / "curve.md").write_text(
+        f"# {cfg.name}: learning curve\n\n{head} in percent: mean ± sd (min-max) over "
+        "the runs / mean macro-F1\n\n" + "\n".join(curve_table(rows)) + "\n",
+        encoding="utf-8")
     _log_metrics(client, run_id, metrics)
     client.log_artifacts(run_id, str(out))
     return metrics

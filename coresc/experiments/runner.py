@@ -16,8 +16,9 @@ from typing import Any
 
 from ._util import _fmt_duration, _progress, _write_json
 from .config import ExperimentConfig, load_config
+from .curve import curve_line
 from .folds import Fold, fold_assignment, make_folds, read_corpora
-from .mlflow_log import _log_fold, _log_params, _log_parent
+from .mlflow_log import _log_curve_parent, _log_fold, _log_params, _log_parent
 from .workers import _STATE, FoldResult, _warm_feature_cache, _worker_init, choose_jobs, run_fold
 
 
@@ -86,7 +87,8 @@ def run_experiment(config: str | Path | Mapping[str, Any] | ExperimentConfig, *,
     # the corpora have been read.
     client, exp_id, settings = tracking.connect(settings, local_fallback=local_fallback)
     papers = read_corpora(cfg, max_papers)
-    folds = make_folds(cfg, papers)
+    source, source_time = _curve_source(cfg, papers)
+    folds = make_folds(cfg, papers, source)
     assignment = fold_assignment(cfg, folds, papers)
     test_corpora = {p.meta["corpus"] for f in folds for k in f.test for p in [papers[k]]}
     silver = any(cfg.corpora[c].labels == "silver" for c in test_corpora)
@@ -134,8 +136,12 @@ def run_experiment(config: str | Path | Mapping[str, Any] | ExperimentConfig, *,
                     **params, "fold": f.name, "fold_index": str(i),
                     "n_train_papers": str(len(f.train)), "n_test_papers": str(len(f.test)),
                     "train_sentences": str(assignment["folds"][i]["train_sentences"]),
-                    "test_sentences": str(assignment["folds"][i]["test_sentences"])})
-            _warm_feature_cache(cfg, papers)
+                    "test_sentences": str(assignment["folds"][i]["test_sentences"]),
+                    **{f"curve_{k}": str(v) for k, v in f.info.items()}})
+            if source is None:  # a learning curve's source training analysed them
+                _warm_feature_cache(cfg, papers)
+            else:
+                _STATE["source"] = source
             _STATE.update(papers=papers, folds=folds, config=cfg,
                           workdir=str(work_path) if log_models else None)
             results: dict[str, FoldResult] = {}
@@ -148,8 +154,12 @@ def run_experiment(config: str | Path | Mapping[str, Any] | ExperimentConfig, *,
                 results[res.name] = res
                 client.set_terminated(run_id, "FINISHED")
                 open_runs.pop(run_id)
-            metrics = _log_parent(client, pid, cfg, folds, results, fold_metrics, papers,
-                                  silver, work_path)
+            if source is None:
+                metrics = _log_parent(client, pid, cfg, folds, results, fold_metrics, papers,
+                                      silver, work_path)
+            else:
+                metrics = _log_curve_parent(client, pid, cfg, folds, fold_metrics, silver,
+                                            work_path, source_time)
             metrics["wall_time_s"] = time.perf_counter() - t0
             client.log_metric(pid, "wall_time_s", metrics["wall_time_s"])
         status = "FINISHED"
@@ -170,6 +180,17 @@ def run_experiment(config: str | Path | Mapping[str, Any] | ExperimentConfig, *,
     return ExperimentResult(cfg.name, pid, exp_id, settings.tracking_uri, metrics,
                             fold_metrics, fold_ids, metrics["wall_time_s"], silver,
                             tags.get("coresc.partial"))
+
+
+def _curve_source(cfg: ExperimentConfig, papers) -> tuple[Any, float]:
+    """A learning curve's source model (trained once, after every paper is analysed, so
+    the forked workers inherit the analyses) and its training time; else (None, 0)."""
+    if cfg.folds["kind"] != "learning-curve":
+        return None, 0.0
+    from .curve import train_source
+
+    _warm_feature_cache(cfg, papers)
+    return train_source(cfg, papers)
 
 
 def _execute(folds: Sequence[Fold], jobs: int, open_runs: dict[str, str],
@@ -232,7 +253,9 @@ def _mark(open_runs: dict[str, str], run_id: str, status: str) -> None:
 def summary_line(result: ExperimentResult) -> str:
     """One line for stdout: the headline numbers of an experiment."""
     m = result.metrics
-    if result.silver:
+    if any(k.startswith("curve_") for k in m):
+        head = curve_line(m, result.silver)
+    elif result.silver:
         head = f"agreement with SAPIENTA (silver) {m['silver_agreement']:.4f}, " \
                f"macro-F1 {m['silver_macro_f1']:.4f}"
     else:

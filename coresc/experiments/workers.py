@@ -56,9 +56,14 @@ def fold_papers(cfg: ExperimentConfig, number: int) -> tuple[Fold, list, list]:
 def run_fold(index: int) -> FoldResult:
     """Train on fold ``index``'s training papers, predict its test papers, save the model."""
     papers, fold, cfg = _STATE["papers"], _STATE["folds"][index], _STATE["config"]
-    model = new_model(cfg)
     start = time.perf_counter()
-    model.fit([papers[k] for k in fold.train])
+    if "source" in _STATE:  # a learning curve: adapt the source model trained once
+        from .curve import run_curve_fold
+
+        model = run_curve_fold(fold, papers, _STATE["source"], cfg.folds["adapt"])
+    else:
+        model = new_model(cfg)
+        model.fit([papers[k] for k in fold.train])
     train_time = time.perf_counter() - start
     test = [papers[k] for k in fold.test]
     start = time.perf_counter()

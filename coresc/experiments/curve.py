@@ -1,0 +1,254 @@
+"""Learning curves: a source model adapted to k reviewed papers of a target corpus.
+
+``folds: {kind: learning-curve, source: [art], target: cra, ...}``:
+
+* the *source model* is trained once, on the source corpora (``model`` settings);
+* the target corpus is split into ``target_folds`` folds by paper (balanced like
+  ``kfold``); each fold named in ``test_folds`` (1-based, default all) is a held-out test
+  set in turn, the papers of the other folds are the *pool* the reviewed papers come from
+  (test papers are never in the pool);
+* for each size k in ``sizes`` and each way of choosing in ``choose``, k pool papers are
+  chosen and :func:`coresc.model.adapt.adapt` turns the source model into an adapted one
+  (``adapt``: its keyword arguments); k = 0 is the source model alone.
+  ``random``: ``repeats`` random orders of the pool per test fold (seeded by ``seed``, the
+  fold and the repetition; the first k papers of an order, so a repetition's smaller sets
+  are part of its larger ones); ``select``: :func:`coresc.selection.select_papers` with
+  the source model (expected wrong labels per paper, ``diversity``), deterministic, so one
+  repetition; ``select-rate``: the same ranked by the expected share of wrong labels.
+
+Every (test fold, k, choice, repetition) is one fold run of the runner, named
+``fold1-k05-random-r2``; the parent run logs, per choice and k, the mean, standard
+deviation, minimum and maximum of the runs' accuracy and macro-F1
+(``curve_random_k5_accuracy_mean`` ...), and ``curve.md`` / ``curve.json``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..errors import UsageError
+from ._util import _progress
+
+KIND = "learning-curve"
+CHOICES = ("random", "select", "select-rate")
+DEFAULT_SIZES = (0, 3, 5, 10, 15, 30)
+#: The measures whose spread over repetitions the parent run logs.
+CURVE_MEASURES = ("accuracy", "macro_f1", "kappa_coresc1_micro")
+
+
+def check_curve_folds(spec: Mapping[str, Any], corpus_ref, fail) -> dict[str, Any]:
+    """The validated ``learning-curve`` fold definition (see the module docstring)."""
+    from ..selection import DEFAULT_DIVERSITY
+
+    source = spec.get("source")
+    source = [source] if isinstance(source, str) else source
+    if not source or not isinstance(source, list):
+        raise fail("learning-curve folds need 'source' corpora")
+    target = corpus_ref(spec.get("target"))
+    source = [corpus_ref(c) for c in source]
+    if target in source:
+        raise fail("learning-curve: the target corpus cannot also be a source corpus")
+    sizes = spec.get("sizes", list(DEFAULT_SIZES))
+    if not isinstance(sizes, list) or not sizes or not all(_count(s, 0) for s in sizes):
+        raise fail(f"learning-curve 'sizes' must list whole numbers >= 0, got {sizes!r}")
+    n_folds = spec.get("target_folds", 3)
+    if not _count(n_folds, 2):
+        raise fail(f"bad fold count: target_folds must be an integer >= 2, got {n_folds!r}")
+    tests = spec.get("test_folds", list(range(1, n_folds + 1)))
+    if not isinstance(tests, list) or not tests or \
+            not all(_count(t, 1) and t <= n_folds for t in tests):
+        raise fail(f"learning-curve 'test_folds' must list fold numbers 1..{n_folds}")
+    repeats = spec.get("repeats", 3)
+    if not _count(repeats, 1):
+        raise fail(f"learning-curve 'repeats' must be an integer >= 1, got {repeats!r}")
+    choose = spec.get("choose", ["random", "select"])
+    choose = [choose] if isinstance(choose, str) else choose
+    if not isinstance(choose, list) or not choose or set(choose) - set(CHOICES):
+        raise fail(f"learning-curve 'choose' must list some of {', '.join(CHOICES)}")
+    diversity = spec.get("diversity", DEFAULT_DIVERSITY)
+    if not isinstance(diversity, (int, float)) or not 0 <= diversity <= 1:
+        raise fail(f"learning-curve 'diversity' must be between 0 and 1, got {diversity!r}")
+    adapt = spec.get("adapt") or {}
+    if not isinstance(adapt, dict):
+        raise fail("learning-curve 'adapt' must be a mapping of adapt() arguments")
+    return {"kind": KIND, "source": source, "target": target,
+            "sizes": sorted(set(sizes)), "target_folds": n_folds,
+            "test_folds": sorted(set(tests)), "repeats": repeats, "choose": list(choose),
+            "diversity": float(diversity), "adapt": dict(adapt)}
+
+
+def _count(value: Any, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+def train_source(cfg, papers: Mapping[str, Any]):
+    """The source model: trained once on every paper of the source corpora."""
+    from .workers import new_model
+
+    keys = source_keys(cfg, papers)
+    _progress(f"source model: training on {len(keys)} papers of "
+              f"{', '.join(cfg.folds['source'])}")
+    start = time.perf_counter()
+    model = new_model(cfg)
+    model.fit([papers[k] for k in keys])
+    return model, time.perf_counter() - start
+
+
+def source_keys(cfg, papers: Mapping[str, Any]) -> list[str]:
+    return [k for k, p in papers.items() if p.meta["corpus"] in cfg.folds["source"]]
+
+
+def curve_folds(cfg, papers: Mapping[str, Any], source=None) -> list:
+    """One fold per (test fold, k, choice, repetition). ``source``: the source model,
+    which ``select`` needs; without it (``coresc experiment --check``), ``select`` runs
+    are listed with their papers left to choose (``Fold.adapt`` None)."""
+    from .folds import Fold, balanced_kfold, n_labelled
+
+    spec = cfg.folds
+    target = sorted(k for k, p in papers.items() if p.meta["corpus"] == spec["target"])
+    sizes = {k: n_labelled(papers[k]) for k in target}
+    groups = balanced_kfold(sizes, spec["target_folds"])
+    train = source_keys(cfg, papers)
+    if not train:
+        raise UsageError(f"{cfg.source}: the source corpora hold no paper")
+    out = []
+    for t in spec["test_folds"]:
+        test = groups[t - 1]
+        pool = sorted(k for k in target if k not in set(test))
+        fold = f"fold{t}"
+        too_big = [k for k in spec["sizes"] if k > len(pool)]
+        if too_big:
+            _progress(f"{fold}: sizes {too_big} left out: the pool holds {len(pool)} papers")
+        for k, choice, rep, chosen in _runs(cfg, papers, fold, pool, source):
+            if k > len(pool):
+                continue
+            name = f"{fold}-k{k:02d}-{choice}" + (f"-r{rep}" if choice == "random" else "")
+            out.append(Fold(name, train, list(test),
+                            adapt=None if chosen is None else chosen[:k],
+                            info={"test_fold": fold, "k": k, "choose": choice, "rep": rep}))
+    return out
+
+
+def _runs(cfg, papers, fold: str, pool: list[str], source):
+    """(k, choice, repetition, ordered pool or None) of every run on one test fold."""
+    spec = cfg.folds
+    if 0 in spec["sizes"]:
+        yield 0, "source", 1, []
+    sizes = [k for k in spec["sizes"] if k > 0]
+    for choice in spec["choose"]:
+        if choice == "random":
+            for rep in range(1, spec["repeats"] + 1):
+                order = random.Random(f"{cfg.seed}/{fold}/{rep}").sample(pool, len(pool))
+                for k in sizes:
+                    yield k, choice, rep, order
+            continue
+        order = None
+        if source is not None and sizes:
+            order = select_order(source, papers, pool, min(max(sizes), len(pool)),
+                                 "rate" if choice == "select-rate" else "total",
+                                 spec["diversity"])
+        for k in sizes:
+            yield k, choice, 1, order
+
+
+def select_order(source, papers, pool: list[str], budget: int, utility: str,
+                 diversity: float) -> list[str]:
+    """The pool keys ``coresc select`` would choose with the source model, in order."""
+    from ..selection import select_papers
+
+    chosen = select_papers(source, [papers[k] for k in pool], budget, utility, diversity)
+    return [pool[c.index] for c in chosen]
+
+
+def run_curve_fold(fold, papers: Mapping[str, Any], source, adapt_params: Mapping[str, Any]):
+    """The model of one curve run: the source alone (k = 0), else adapted to its papers."""
+    if not fold.adapt:
+        return source
+    from ..model.adapt import adapt
+
+    return adapt(source, [papers[k] for k in fold.adapt], **adapt_params)
+
+
+def curve_summary(folds: Sequence, fold_metrics: Mapping[str, Mapping[str, float]],
+                  silver: bool) -> tuple[dict[str, float], list[dict[str, Any]]]:
+    """Per choice and k: mean, sd, min, max of each measure over the runs; and the rows
+    (one per choice and k, with every run's value) for ``curve.json`` and the report."""
+    pre = "silver_" if silver else ""
+    groups: dict[tuple[str, int], list] = {}
+    for f in folds:
+        groups.setdefault((f.info["choose"], f.info["k"]), []).append(f)
+    metrics: dict[str, float] = {}
+    rows = []
+    for (choice, k), group in sorted(groups.items(), key=lambda g: (g[0][1], g[0][0])):
+        row: dict[str, Any] = {"choose": choice, "k": k, "runs": {}}
+        for measure in CURVE_MEASURES:
+            name = pre + ("agreement" if silver and measure == "accuracy" else measure)
+            vals = [fold_metrics[f.name][name] for f in group if name in fold_metrics[f.name]]
+            if not vals:
+                continue
+            stats = spread(vals)
+            row[measure] = stats
+            metrics.update({f"curve_{_safe(choice)}_k{k}_{name}_{s}": v
+                            for s, v in stats.items()})
+        row["runs"] = {f.name: fold_metrics[f.name].get(pre + ("agreement" if silver
+                                                                 else "accuracy"))
+                       for f in group}
+        rows.append(row)
+    return metrics, rows
+
+
+def spread(values: Sequence[float]) -> dict[str, float]:
+    """Mean, population standard deviation, minimum, maximum and count."""
+    mean = sum(values) / len(values)
+    return {"mean": mean, "sd": math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)),
+            "min": min(values), "max": max(values), "n": float(len(values))}
+
+
+def _safe(choice: str) -> str:
+    return choice.replace("-", "_")
+
+
+def curve_table(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Markdown: one line per k, mean +- sd (min-max, runs) of each choice, in percent,
+    and select minus random in points."""
+    choices = [c for c in ("source", *CHOICES) if any(r["choose"] == c for r in rows)]
+    by = {(r["choose"], r["k"]): r for r in rows if "accuracy" in r}
+    ks = sorted({r["k"] for r in rows})
+    diffs = [c for c in choices if c.startswith("select") and "random" in choices]
+    lines = ["| k | " + " | ".join(choices) + "".join(f" | {c} - random" for c in diffs)
+             + " |", "|---" * (1 + len(choices) + len(diffs)) + "|"]
+    for k in ks:
+        cells = [_cell(by.get((c, k))) for c in choices]
+        for c in diffs:
+            a, b = by.get((c, k)), by.get(("random", k))
+            cells.append(f"{100 * (a['accuracy']['mean'] - b['accuracy']['mean']):+.1f}"
+                         if a and b else "")
+        lines.append(f"| {k} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _cell(row: Mapping[str, Any] | None) -> str:
+    if not row:
+        return ""
+    a = row["accuracy"]
+    text = f"{100 * a['mean']:.1f}"
+    if a["n"] > 1:
+        text += f" ± {100 * a['sd']:.1f} ({100 * a['min']:.1f}-{100 * a['max']:.1f})"
+    return text + f" / {row['macro_f1']['mean']:.3f}" if "macro_f1" in row else text
+
+
+def curve_line(metrics: Mapping[str, float], silver: bool) -> str:
+    """One line for stdout: the mean of each choice at each k."""
+    name = "silver_agreement" if silver else "accuracy"
+    parts: dict[int, list[str]] = {}
+    for key, value in metrics.items():
+        if key.startswith("curve_") and key.endswith(f"_{name}_mean"):
+            choice, k = key[len("curve_"):-len(f"_{name}_mean")].rsplit("_k", 1)
+            parts.setdefault(int(k), []).append(f"{choice} {100 * value:.1f}")
+    what = "agreement with SAPIENTA (silver)" if silver else "accuracy"
+    return f"learning curve, mean {what}: " + "; ".join(
+        f"k={k}: {', '.join(sorted(v))}" for k, v in sorted(parts.items()))
