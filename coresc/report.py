@@ -320,6 +320,7 @@ def write_report(refs: Sequence[str], out: str | Path, tracking_uri: str | None 
                 md.append(f"| {dom} | " + " | ".join(_fmt(f1s.get(lab)) for lab in labels)
                           + " |")
             md += ["", f"![per-label F1 per domain]({png.name})"]
+    md += curve_section(client, runs)
     cal_md, cal_files = _calibration_section(client, runs, stem)
     md += cal_md
     written += cal_files
@@ -363,6 +364,39 @@ def per_fold_section(client, experiment_id: str, runs: Sequence[RunInfo]) -> lis
             deltas = [_delta(m[name].get(head), base.get(head)) for _, m in group[1:]]
             md.append(f"| {name} | " + " | ".join(cells + deltas) + " |")
     return md
+
+
+def curve_section(client, runs: Sequence[RunInfo]) -> list[str]:
+    """Learning-curve runs: mean and spread per k and choice, then every run's figure
+    (from the parent run's ``curve.json``)."""
+    import json
+
+    from .experiments.curve import curve_table
+
+    md: list[str] = []
+    for r in runs:
+        if r.params.get("fold_kind") != "learning-curve":
+            continue
+        path = client.download_artifacts(r.run_id, "curve.json")
+        rows = json.loads(Path(path).read_text(encoding="utf-8"))["rows"]
+        head = "agreement with SAPIENTA (silver)" if r.silver else "accuracy"
+        md += ["", f"## Learning curve: {r.label}", "",
+               f"{head} in percent on the held-out papers: mean ± sd (min-max) over the "
+               "runs (test folds x repetitions) / mean macro-F1; k = reviewed target papers "
+               "the source model was adapted to; the last columns: select minus random, "
+               "in points.", "", *curve_table(rows), "",
+               "| k | choice | runs |", "|---|---|---|"]
+        for row in rows:
+            runs_txt = ", ".join(f"{name.split('-')[0]}{_rep(name)} {_fmt(v)}"
+                                 for name, v in sorted(row["runs"].items()))
+            md.append(f"| {row['k']} | {row['choose']} | {runs_txt} |")
+    return md
+
+
+def _rep(fold_name: str) -> str:
+    """``fold1-k05-random-r2`` -> ``/r2``; no repetition -> ``""``."""
+    last = fold_name.rsplit("-", 1)[-1]
+    return f"/{last}" if re.fullmatch(r"r\d+", last) else ""
 
 
 def _delta(value: float | None, base: float | None) -> str:

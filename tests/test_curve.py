@@ -145,8 +145,10 @@ def _tiny(sizes) -> dict:
                       "inner_folds": 2, "verbose": False}}
 
 
-def test_tiny_curve_runs_and_logs_the_summary(shared_data, store) -> None:
+def test_tiny_curve_runs_and_logs_the_summary(shared_data, store, tmp_path) -> None:
     from mlflow.tracking import MlflowClient
+
+    from coresc.report import write_report
 
     result = ex.run_experiment(_tiny([0]), jobs=1, settings=store, max_papers=4,
                                log_models=False)
@@ -163,3 +165,29 @@ def test_tiny_curve_runs_and_logs_the_summary(shared_data, store) -> None:
     folds = json.loads(Path(client.download_artifacts(result.run_id, "folds.json")).read_text())
     for f in folds["folds"]:
         assert not set(f["test"]) & set(f["adapt"]) and f["k"] == 0
+    write_report([result.run_id], tmp_path / "r.md", tracking_uri=store.tracking_uri,
+                 experiment_name=store.experiment_name)
+    text = (tmp_path / "r.md").read_text()
+    assert "## Learning curve: tiny-curve" in text
+    mean = 100 * m["curve_source_k0_accuracy_mean"]
+    assert f"| 0 | {mean:.1f} ± " in text and "| 0 | source | fold1 " in text
+
+
+def test_a_curve_fold_adapts_the_source_to_its_papers(data: Path, monkeypatch) -> None:
+    import sys
+    import types
+
+    from coresc.experiments.curve import run_curve_fold
+
+    seen = []
+    fake = types.ModuleType("coresc.model.adapt")
+    fake.adapt = lambda source, papers, **kw: seen.append((source, [p.id for p in papers],
+                                                           kw)) or "adapted"
+    monkeypatch.setitem(sys.modules, "coresc.model.adapt", fake)
+    cfg = ex.load_config(_spec(adapt={"c2": 1.0}), data=data)
+    papers, source = _papers(), Source()
+    by = {f.name: f for f in curve_folds(cfg, papers, source)}
+    assert run_curve_fold(by["fold1-k00-source"], papers, source, {}) is source
+    fold = by["fold2-k02-random-r1"]
+    assert run_curve_fold(fold, papers, source, cfg.folds["adapt"]) == "adapted"
+    assert seen == [(source, [papers[k].id for k in fold.adapt], {"c2": 1.0})]
