@@ -139,7 +139,9 @@ def _tiny(sizes) -> dict:
     return {"name": "tiny-curve", "corpora": {"art": "art-corpus", "cra": "cra-corpus"},
             "folds": {"kind": "learning-curve", "source": ["art"], "target": "cra",
                       "target_folds": 2, "sizes": sizes, "repeats": 1,
-                      "choose": ["random", "select"]},
+                      "choose": ["random", "select"],
+                      "adapt": {"c1": 0.05, "c2": 0.01, "max_iterations": 5,
+                                "secondary": False, "verbose": False}},
             "features": ["location", "section", "ngrams", "zone"],
             "model": {"c1": 0.05, "c2": 0.01, "max_iterations": 5, "secondary": False,
                       "inner_folds": 2, "verbose": False}}
@@ -150,7 +152,7 @@ def test_tiny_curve_runs_and_logs_the_summary(shared_data, store, tmp_path) -> N
 
     from coresc.report import write_report
 
-    result = ex.run_experiment(_tiny([0]), jobs=1, settings=store, max_papers=4,
+    result = ex.run_experiment(_tiny([0, 2]), jobs=1, settings=store, max_papers=4,
                                log_models=False)
     client = MlflowClient(store.tracking_uri)
     parent = client.get_run(result.run_id)
@@ -160,11 +162,13 @@ def test_tiny_curve_runs_and_logs_the_summary(shared_data, store, tmp_path) -> N
     assert m["curve_source_k0_accuracy_n"] == 2 and 0 <= m["curve_source_k0_accuracy_mean"] <= 1
     assert m["source_train_time_s"] > 0 and "accuracy" not in m  # nothing pooled
     curve = json.loads(Path(client.download_artifacts(result.run_id, "curve.json")).read_text())
-    assert [(r["choose"], r["k"]) for r in curve["rows"]] == [("source", 0)]
+    assert [(r["choose"], r["k"]) for r in curve["rows"]] == [
+        ("source", 0), ("random", 2), ("select", 2)]
+    assert m["curve_select_k2_accuracy_n"] == 2
     assert "learning curve, mean accuracy: k=0: source" in ex.summary_line(result)
     folds = json.loads(Path(client.download_artifacts(result.run_id, "folds.json")).read_text())
     for f in folds["folds"]:
-        assert not set(f["test"]) & set(f["adapt"]) and f["k"] == 0
+        assert not set(f["test"]) & set(f["adapt"]) and len(f["adapt"]) == f["k"]
     write_report([result.run_id], tmp_path / "r.md", tracking_uri=store.tracking_uri,
                  experiment_name=store.experiment_name)
     text = (tmp_path / "r.md").read_text()
