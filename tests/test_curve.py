@@ -63,7 +63,8 @@ def test_curve_config_defaults_and_checks(data: Path) -> None:
                           ({"choose": ["psychic"]}, "'choose'"),
                           ({"target_folds": 1}, "bad fold count"),
                           ({"repeats": 0}, "'repeats'"), ({"source": []}, "'source'"),
-                          ({"adapt": [1]}, "'adapt'"), ({"target": "oa"}, "'oa'")]:
+                          ({"adapt": [1]}, "'adapt'"), ({"target": "oa"}, "'oa'"),
+                          ({"adapt": {"c3": 1}}, "unknown argument")]:
         with pytest.raises(UsageError, match=message):
             ex.load_config(_spec(**over), data=data)
 

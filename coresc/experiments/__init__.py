@@ -14,6 +14,11 @@ in ``./experiments/`` first, then among them, see :func:`resolve_config_path`)
     (largest paper first, into the fold with fewest sentences so far);
   - ``{kind: train-test, train: [art, cra], test: oa}``: one fold;
   - ``{kind: leave-one-domain-out, corpus: oa, categories: oa-stm/categories.tsv}``;
+  - ``{kind: learning-curve, source: [art], target: cra, target_folds: 3, sizes: [0, 5],
+    repeats: 3, choose: [random, select], adapt: {...}}``: a source model trained once,
+    adapted (:func:`coresc.model.adapt.adapt`) to k target papers chosen at random or by
+    ``coresc select``, scored on a held-out target fold; mean and spread per k
+    (:mod:`coresc.experiments.curve`);
 
   the ``dirs``, ``kfold`` and ``leave-one-domain-out`` kinds take ``also_train: [art]``:
   corpora added whole to every fold's training papers (never tested on), e.g. ART as

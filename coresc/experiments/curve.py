@@ -75,10 +75,23 @@ def check_curve_folds(spec: Mapping[str, Any], corpus_ref, fail) -> dict[str, An
     adapt = spec.get("adapt") or {}
     if not isinstance(adapt, dict):
         raise fail("learning-curve 'adapt' must be a mapping of adapt() arguments")
+    _check_adapt_params(adapt, fail)
     return {"kind": KIND, "source": source, "target": target,
             "sizes": sorted(set(sizes)), "target_folds": n_folds,
             "test_folds": sorted(set(tests)), "repeats": repeats, "choose": list(choose),
             "diversity": float(diversity), "adapt": dict(adapt)}
+
+
+def _check_adapt_params(params: Mapping[str, Any], fail) -> None:
+    import inspect
+
+    from ..model.adapt import adapt
+
+    known = set(inspect.signature(adapt).parameters) - {"source", "papers"}
+    unknown = sorted(set(params) - known)
+    if unknown:
+        raise fail(f"learning-curve 'adapt': unknown argument(s) {', '.join(unknown)} "
+                   f"(known: {', '.join(sorted(known))})")
 
 
 def _count(value: Any, least: int) -> bool:
