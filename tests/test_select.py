@@ -122,3 +122,14 @@ def test_command_refuses_a_pool_of_reviewed_papers(fixtures: Path, capsys) -> No
                    "--budget", "1"])
     err = capsys.readouterr().err
     assert rc == 2 and "no unreviewed paper" in err and err.count("\n") == 1
+
+
+def test_an_empty_review_folder_excludes_nothing(papers, tmp_path: Path, capsys) -> None:
+    (tmp_path / "reviewed").mkdir()
+    rc = cli.main(["select", str(tmp_path / "rats.txt"), "--model", "fast", "--budget", "1",
+                   "--exclude", str(tmp_path / "reviewed")])
+    assert rc == 0 and capsys.readouterr().out == f"{tmp_path / 'rats.txt'}\n"
+    rc = cli.main(["select", str(tmp_path / "rats.txt"), "--model", "fast", "--budget", "1",
+                   "--exclude", str(tmp_path / "nowhere")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "nowhere" in err and err.count("\n") == 1

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ..errors import UsageError
 
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0.0 <= args.diversity <= 1.0:  # also refuses nan
         raise UsageError(f"--diversity must be between 0 and 1, not {args.diversity}")
     papers = read_corpus(args.papers, args.format)
-    reviewed = {p.id for p in read_corpus(args.exclude)} if args.exclude else set()
+    reviewed = _reviewed_ids(args.exclude)
     pool = unreviewed(papers, reviewed)
     if not pool:
         raise UsageError(f"{', '.join(args.papers)}: no unreviewed paper to choose from "
@@ -82,6 +83,20 @@ def run(args: argparse.Namespace) -> int:
             fh.write(text)
     sys.stdout.write(text)
     return 0
+
+
+def _reviewed_ids(paths: list[str]) -> set[str]:
+    """Ids of the papers under ``--exclude`` (a review folder may still be empty)."""
+    from ..errors import InputError
+    from ..readers import read_inputs
+
+    for path in paths:
+        if not Path(path).exists():
+            raise InputError(path, "no such file or directory")
+    result = read_inputs(paths) if paths else None
+    if result is not None and result.errors:
+        raise result.errors[0]
+    return {p.id for p in result.papers} if result else set()
 
 
 def _names(chosen, pool) -> list[str]:
