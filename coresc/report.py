@@ -371,7 +371,7 @@ def curve_section(client, runs: Sequence[RunInfo]) -> list[str]:
     (from the parent run's ``curve.json``)."""
     import json
 
-    from .experiments.curve import curve_table
+    from .experiments.curve import curve_runs_table, curve_table
 
     md: list[str] = []
     for r in runs:
@@ -384,19 +384,8 @@ def curve_section(client, runs: Sequence[RunInfo]) -> list[str]:
                f"{head} in percent on the held-out papers: mean ± sd (min-max) over the "
                "runs (test folds x repetitions) / mean macro-F1; k = reviewed target papers "
                "the source model was adapted to; the last columns: select minus random, "
-               "in points.", "", *curve_table(rows), "",
-               "| k | choice | runs |", "|---|---|---|"]
-        for row in rows:
-            runs_txt = ", ".join(f"{name.split('-')[0]}{_rep(name)} {_fmt(v)}"
-                                 for name, v in sorted(row["runs"].items()))
-            md.append(f"| {row['k']} | {row['choose']} | {runs_txt} |")
+               "in points.", "", *curve_table(rows), "", *curve_runs_table(rows)]
     return md
-
-
-def _rep(fold_name: str) -> str:
-    """``fold1-k05-random-r2`` -> ``/r2``; no repetition -> ``""``."""
-    last = fold_name.rsplit("-", 1)[-1]
-    return f"/{last}" if re.fullmatch(r"r\d+", last) else ""
 
 
 def _delta(value: float | None, base: float | None) -> str:

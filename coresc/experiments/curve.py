@@ -244,6 +244,20 @@ def curve_table(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
+def curve_runs_table(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Markdown: every run's figure (percent) per k and choice, as ``fold1/r2 63.1``."""
+    lines = ["| k | choice | runs |", "|---|---|---|"]
+    for row in rows:
+        cells = []
+        for name, value in sorted(row["runs"].items()):
+            fold, _, rest = name.partition("-")
+            rep = rest.rsplit("-", 1)[-1]
+            where = fold + (f"/{rep}" if rep[:1] == "r" and rep[1:].isdigit() else "")
+            cells.append(f"{where} {'-' if value is None else f'{100 * value:.1f}'}")
+        lines.append(f"| {row['k']} | {row['choose']} | {', '.join(cells)} |")
+    return lines
+
+
 def _cell(row: Mapping[str, Any] | None) -> str:
     if not row:
         return ""
