@@ -87,7 +87,10 @@ def _check_adapt_params(params: Mapping[str, Any], fail) -> None:
 
     from ..model.adapt import adapt
 
-    known = set(inspect.signature(adapt).parameters) - {"source", "papers"}
+    sig = inspect.signature(adapt).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in sig.values()):
+        return  # takes any keyword: adapt() itself checks them
+    known = set(sig) - {"source", "papers"}
     unknown = sorted(set(params) - known)
     if unknown:
         raise fail(f"learning-curve 'adapt': unknown argument(s) {', '.join(unknown)} "
