@@ -49,9 +49,11 @@ def test_source_probabilities_are_features(adapted, source, reviewed):
     x = adapted.featurize(reviewed[:1])[0]
     marg = source.marginals(reviewed[:1])[0]
     labels = list(source.labels_)
-    assert x[1]["src=" + labels[0]] == pytest.approx(marg[1][0])
-    assert x[1]["src-1=" + labels[0]] == pytest.approx(marg[0][0])
+    scale = SourceSettings().scale
+    assert x[1]["src=" + labels[0]] == pytest.approx(scale * marg[1][0])
+    assert x[1]["src-1=" + labels[0]] == pytest.approx(scale * marg[0][0])
     assert "src-1=" + labels[0] not in x[0]  # no sentence before the first
+    assert x[1]["mdoc=" + labels[0]] == pytest.approx(scale * marg[:, 0].mean())
     assert any(k.startswith("w=") or k.startswith("cue") for k in x[1])  # hand-built too
 
 

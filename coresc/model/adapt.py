@@ -37,6 +37,7 @@ def adapt(source: CoreSCClassifier, papers: Sequence[Paper], *, c1: float | None
           c2: float | None = None, c_grid: Sequence[Sequence[float]] = ADAPT_GRID,
           max_iterations: int = 150, secondary: bool = True, inner_folds: int = 3,
           min_freq: int = 2, decode: str = "balanced", domains: Sequence[str] = (),
+          features: Sequence[str] | None = None,
           source_settings: Mapping[str, Any] | None = None, source_name: str | None = None,
           verbose: bool = True) -> CoreSCClassifier:
     """A classifier for the field of ``papers`` (gold-labelled), adapted from ``source``.
@@ -47,7 +48,8 @@ def adapt(source: CoreSCClassifier, papers: Sequence[Paper], *, c1: float | None
     paper out when there are that few). ``source_settings``: which source outputs become
     features (:class:`~coresc.model.source.SourceSettings`). ``source_name``: what to
     call the source on the model card (``"fast"``, a path). ``domains``: domain feature
-    copies, for pooling reviewed papers with other corpora (``--domains``). Deterministic:
+    copies, for pooling reviewed papers with other corpora (``--domains``). ``features``:
+the hand-built feature groups (default: the source's). Deterministic:
     the same inputs give the same model. Raises :class:`~coresc.errors.CorescError` when
     no paper has a gold label.
     """
@@ -57,7 +59,8 @@ def adapt(source: CoreSCClassifier, papers: Sequence[Paper], *, c1: float | None
         raise CorescError("no sentence with a gold label in the reviewed papers")
     settings = SourceSettings.from_dict(source_settings).to_dict()
     seen = _seen_by_source(source, papers, verbose)
-    model = CoreSCClassifier(features=source.features, c1=c1, c2=c2, c_grid=c_grid,
+    groups = source.features if features is None else features
+    model = CoreSCClassifier(features=groups, c1=c1, c2=c2, c_grid=c_grid,
                              max_iterations=max_iterations, secondary=secondary,
                              inner_folds=inner_folds, min_freq=min_freq, decode=decode,
                              domains=domains, source=settings, verbose=verbose)
