@@ -55,6 +55,9 @@ VARIANTS: dict[str, dict] = {
     "scale5-context-decoded": _v(scale=5.0, context=True, decoded=True),
     "scale3-context-grid2": _v(scale=3.0, context=True),
     "few-groups": {"features": ("location", "section", "cues", "heading", "zone")},
+    "default-posterior": {"decode": "posterior"},
+    "default-scale5": {"source_settings": {"scale": 5.0}},
+    "default-scale5-posterior": {"source_settings": {"scale": 5.0}, "decode": "posterior"},
 }
 
 

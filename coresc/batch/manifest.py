@@ -39,13 +39,15 @@ REMOTE_FLUSH_S = 30.0
 
 
 def model_identity(model_dir: str | Path | None) -> dict[str, Any]:
-    """Path, training date and a SHA-256 over the files of a model directory."""
+    """Path, training date and a SHA-256 over the files of a model directory (and of the
+    source model in an adapted model's ``source/``)."""
     from ..model.storage import resolve_model
 
     d = resolve_model(model_dir)  # a bundled name ("fast") is not a path
     digest = hashlib.sha256()
-    for f in sorted(p for p in d.iterdir() if p.is_file() and not p.name.startswith(".")):
-        digest.update(f.name.encode("utf-8") + b"\0")
+    for name in _model_files(d):
+        f = d / name
+        digest.update(name.encode("utf-8") + b"\0")
         digest.update(f.read_bytes())
     trained = None
     try:
@@ -54,6 +56,19 @@ def model_identity(model_dir: str | Path | None) -> dict[str, Any]:
         pass
     return {"model": "bundled" if model_dir is None else str(d.resolve()),
             "model_trained": trained, "model_sha256": digest.hexdigest()}
+
+
+def _model_files(d: Path) -> list[str]:
+    """A model directory's files (relative, sorted): its own and, nested, its source's."""
+    out = []
+    for p in d.iterdir():
+        if p.name.startswith("."):
+            continue
+        if p.is_file():
+            out.append(p.name)
+        elif p.name == "source" and p.is_dir():
+            out += [f"source/{name}" for name in _model_files(p)]
+    return sorted(out)
 
 
 def input_key(path: str | Path) -> str:

@@ -4,10 +4,12 @@ corpora it was trained on (``coresc train PAPERS --from MODEL``).
 :func:`adapt` trains a new :class:`~coresc.model.classifier.CoreSCClassifier` on the
 reviewed papers whose CRF sees, next to the hand-built features, the *source* model's
 label probabilities for each sentence and its neighbours (:mod:`~coresc.model.source`).
-Everything else is the ordinary training on those papers: the decoding biases tuned and the scores calibrated on out-of-fold predictions of the
-reviewed papers (so a field whose label mix differs gets its own priors), and a
-secondary layer when the reviewed papers have multi-labels (else the ranking's 2nd and
-3rd labels come from the adapted CRF's marginals and none is emitted).
+Everything else is the ordinary training on those papers (c1/c2 fixed at
+:data:`ADAPT_GRID`'s pair unless given): the decoding biases tuned and the scores
+calibrated on out-of-fold predictions of the reviewed papers (so a field whose label mix
+differs gets its own priors), and a secondary layer when the reviewed papers have
+multi-labels (else the ranking's 2nd and 3rd labels come from the adapted CRF's
+marginals and none is emitted).
 
 The source is never retrained and its corpora are never read: its probabilities on the
 reviewed papers are honest only if it never trained on them, so papers that its
@@ -48,12 +50,14 @@ def adapt(source: CoreSCClassifier, papers: Sequence[Paper], *, c1: float | None
     ``source``: a fitted (or loaded) classifier; it is kept inside the result and saved in
     its directory's ``source/``. ``c1``/``c2``: the adapted CRF's penalties (both
     ``None``: chosen from ``c_grid`` on ``inner_folds`` folds of the papers, leave one
-    paper out when there are that few). ``source_settings``: which source outputs become
-    features (:class:`~coresc.model.source.SourceSettings`). ``source_name``: what to
-    call the source on the model card (``"fast"``, a path). ``domains``: domain feature
-    copies, for pooling reviewed papers with other corpora (``--domains``). ``features``:
-the hand-built feature groups (default: the source's). Deterministic:
-    the same inputs give the same model. Raises :class:`~coresc.errors.CorescError` when
+    paper out when there are that few; the default grid is one pair). ``inner_folds``:
+    the folds the decoding biases, the calibration and the secondary layer are fitted
+    on. ``source_settings``: which source outputs become features
+    (:class:`~coresc.model.source.SourceSettings`). ``source_name``: what to call the
+    source on the model card (``"fast"``, a path). ``domains``: domain feature copies,
+    for pooling reviewed papers with other corpora (``--domains``). ``features``: the
+    hand-built feature groups (default: the source's). Deterministic: the same inputs
+    give the same model. Raises :class:`~coresc.errors.CorescError` when
     no paper has a gold label.
     """
     source._check_fitted()
