@@ -65,10 +65,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-secondary", action="store_true",
                         help="train the primary CRF only")
     parser.add_argument("--decode", choices=("balanced", "posterior", "viterbi"),
-                        default="balanced",
                         help="primary label: 'balanced' (marginals + per-label biases tuned "
-                             "for accuracy + macro-F1, default), 'posterior' (largest "
-                             "marginal, best accuracy) or 'viterbi' (best sequence)")
+                             "for accuracy + macro-F1, the default), 'posterior' (largest "
+                             "marginal, best accuracy; the default with --from) or "
+                             "'viterbi' (best sequence)")
     parser.add_argument("--stack", action="store_true",
                         help="add a second CRF over the first one's out-of-fold marginals "
                              "of each sentence's neighbours, paragraph and section")
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         model = CoreSCClassifier(features=features, c1=args.c1, c2=args.c2,
                                  max_iterations=args.max_iterations,
                                  secondary=not args.no_secondary, domains=domains,
-                                 decode=args.decode, stack=args.stack,
+                                 decode=args.decode or "balanced", stack=args.stack,
                                  encoder=encoder_settings(args), device=args.device)
         model._validate()
     except ValueError as exc:
@@ -154,12 +154,12 @@ def run_adapt(args: argparse.Namespace) -> int:
     from ..errors import CorescError
     from ..features import DEFAULT_FEATURES, paper_labels
     from ..model import CoreSCClassifier
-    from ..model.adapt import adapt
+    from ..model.adapt import ADAPT_DECODE, adapt
     from ..model.storage import resolve_model
 
-    if args.features != ",".join(DEFAULT_FEATURES) or args.stack or args.decode != "balanced":
-        raise UsageError("--from uses the source model's features and settings: leave out "
-                         "--features, --stack and --decode")
+    if args.features != ",".join(DEFAULT_FEATURES) or args.stack:
+        raise UsageError("--from uses the source model's features: leave out --features "
+                         "and --stack")
     if args.encoder or encoder_settings(args) is not None:
         raise UsageError("--from adapts without fine-tuning: leave out --encoder")
     _check_penalties(args)
@@ -174,6 +174,7 @@ def run_adapt(args: argparse.Namespace) -> int:
     try:
         model = adapt(source, papers, c1=args.c1, c2=args.c2,
                       max_iterations=args.max_iterations, secondary=not args.no_secondary,
+                      decode=args.decode or ADAPT_DECODE,
                       domains=domains, source_name=str(args.source))
     except ValueError as exc:
         raise CorescError(str(exc)) from None
@@ -216,7 +217,7 @@ def command_line(args: argparse.Namespace) -> str:
             ("--c1", args.c1, None), ("--c2", args.c2, None),
             ("--max-iterations", args.max_iterations, 150),
             ("--features", args.features, ",".join(DEFAULT_FEATURES)),
-            ("--decode", args.decode, "balanced"), ("--format", args.format, "auto"),
+            ("--decode", args.decode, None), ("--format", args.format, "auto"),
             ("--domains", args.domains, "")):
         if value != default:
             parts += [flag, str(value)]
