@@ -214,3 +214,14 @@ def test_adapt_art_source_to_cra_and_annotate_jats(shared_data, tmp_path, capsys
     rc, report, err = _coresc(["evaluate", "--model", str(out), *map(str, cra[:5])], capsys)
     assert rc == 0, err
     assert "3 of 5 papers" in report and "held-out papers only (2 of 5" in report
+
+
+def test_batch_manifest_identity_covers_the_source(adapted, tmp_path):
+    """`annotate --resume` must notice a changed source model, not only a changed top."""
+    from coresc.batch.manifest import model_identity
+
+    adapted.save(tmp_path / "m")
+    before = model_identity(tmp_path / "m")["model_sha256"]
+    meta = tmp_path / "m" / "source" / "meta.json"
+    meta.write_text(meta.read_text().replace('"n_papers"', '"n_papers" ', 1))
+    assert model_identity(tmp_path / "m")["model_sha256"] != before

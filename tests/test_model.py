@@ -245,7 +245,10 @@ def test_train_command_uses_the_default_feature_groups():
     train.add_arguments(parser)
     args = parser.parse_args(["corpus", "-o", "model"])
     assert tuple(args.features.split(",")) == DEFAULT_FEATURES
-    assert args.decode == CoreSCClassifier().decode and not args.stack
+    assert train.decoding(args) == CoreSCClassifier().decode and not args.stack
+    from coresc.model.adapt import ADAPT_DECODE
+    adapting = parser.parse_args(["corpus", "-o", "model", "--from", "fast"])
+    assert train.decoding(adapting) == ADAPT_DECODE
     from coresc.model import DECODINGS
     choices = next(a.choices for a in parser._actions if a.dest == "decode")
     assert tuple(choices) == DECODINGS

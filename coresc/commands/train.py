@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         model = CoreSCClassifier(features=features, c1=args.c1, c2=args.c2,
                                  max_iterations=args.max_iterations,
                                  secondary=not args.no_secondary, domains=domains,
-                                 decode=args.decode or "balanced", stack=args.stack,
+                                 decode=decoding(args), stack=args.stack,
                                  encoder=encoder_settings(args), device=args.device)
         model._validate()
     except ValueError as exc:
@@ -154,7 +154,7 @@ def run_adapt(args: argparse.Namespace) -> int:
     from ..errors import CorescError
     from ..features import DEFAULT_FEATURES, paper_labels
     from ..model import CoreSCClassifier
-    from ..model.adapt import ADAPT_DECODE, adapt
+    from ..model.adapt import adapt
     from ..model.storage import resolve_model
 
     if args.features != ",".join(DEFAULT_FEATURES) or args.stack:
@@ -174,11 +174,25 @@ def run_adapt(args: argparse.Namespace) -> int:
     try:
         model = adapt(source, papers, c1=args.c1, c2=args.c2,
                       max_iterations=args.max_iterations, secondary=not args.no_secondary,
-                      decode=args.decode or ADAPT_DECODE,
+                      decode=decoding(args),
                       domains=domains, source_name=str(args.source))
     except ValueError as exc:
         raise CorescError(str(exc)) from None
     return save(model, args, t0)
+
+
+def decoding(args: argparse.Namespace) -> str:
+    """The --decode asked for, else the default: the classifier's, or with --from the
+    adapted model's (:data:`~coresc.model.adapt.ADAPT_DECODE`)."""
+    if args.decode is not None:
+        return args.decode
+    if args.source is not None:
+        from ..model.adapt import ADAPT_DECODE
+
+        return ADAPT_DECODE
+    from ..model import CoreSCClassifier
+
+    return CoreSCClassifier().decode
 
 
 def _check_penalties(args: argparse.Namespace) -> None:
