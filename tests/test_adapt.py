@@ -225,3 +225,28 @@ def test_batch_manifest_identity_covers_the_source(adapted, tmp_path):
     meta = tmp_path / "m" / "source" / "meta.json"
     meta.write_text(meta.read_text().replace('"n_papers"', '"n_papers" ', 1))
     assert model_identity(tmp_path / "m")["model_sha256"] != before
+
+
+@pytest.mark.slow
+def test_adapt_the_accurate_model_round_trip(shared_data, tmp_path):
+    """A source with a sentence encoder: its probabilities are features too, and the
+    encoder travels in source/ (the JATS papers were never in its training data)."""
+    from coresc.document import Label
+    from coresc.model.storage import resolve_model
+    from coresc.readers import read_corpus
+
+    source = CoreSCClassifier.load(resolve_model("accurate"))
+    jats = sorted((shared_data / "jats").glob("*.xml"))
+    reviewed = read_corpus(jats[:2])
+    for paper in reviewed:  # "reviewed": the source's labels accepted as they are
+        source.annotate([paper])
+        for s in paper.sentences():
+            s.gold, s.pred = [Label(p.label) for p in s.pred], []
+    model = adapt(source, reviewed, max_iterations=30, verbose=False, source_name="accurate")
+    assert model.meta_["adapted_from"]["seen_by_source"] == []
+    assert any(k.startswith("srcenc=") for k in model.featurize(reviewed[:1])[0][0])
+    model.save(tmp_path / "m")
+    assert (tmp_path / "m" / "source" / "encoder.onnx").is_file()
+    new = read_corpus(jats[2:3])
+    loaded = CoreSCClassifier.load(tmp_path / "m")
+    assert _rows(loaded.predict(new)) == _rows(model.predict(new))
