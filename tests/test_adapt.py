@@ -177,8 +177,9 @@ def test_cli_train_from_bad_inputs(cli_source, tmp_path, fixtures, capsys):
             ([str(text), "--from", str(cli_source)], "no sentence with a gold label"),
             ([gold, "--from", str(cli_source), "--encoder"], "without fine-tuning"),
             ([gold, "--from", str(cli_source), "--features", "ngrams"], "--features"),
-            ([gold, "--from", str(cli_source), "--c1", "0.1"], "give both --c1 and --c2")):
-        rc, _, err = _coresc(["train", *argv, "-o", str(out)], capsys)
+            ([gold, "--from", str(cli_source), "--c1", "0.1"], "give both --c1 and --c2"),
+            ([gold, "--from", str(cli_source), "-o", str(cli_source)], "overwrite")):
+        rc, _, err = _coresc(["train", "-o", str(out), *argv], capsys)
         assert rc == 2, (argv, err)
         *progress, last = err.strip().splitlines()
         assert all(line.startswith("[coresc] ") for line in progress), err

@@ -165,7 +165,11 @@ def run_adapt(args: argparse.Namespace) -> int:
     _check_penalties(args)
     domains = tuple(d.strip() for d in args.domains.split(",") if d.strip())
     t0 = time.monotonic()
-    source = CoreSCClassifier.load(resolve_model(args.source))
+    source_dir = resolve_model(args.source)
+    if Path(args.output).resolve() == source_dir.resolve():
+        raise UsageError(f"{args.output}: -o would overwrite the --from model; give another "
+                         "directory")
+    source = CoreSCClassifier.load(source_dir)
     print(f"[coresc] loaded source model {args.source}", file=sys.stderr)
     papers = read_papers(args)
     if not any(lab for p in papers for lab in paper_labels(p)):
