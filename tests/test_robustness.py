@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 
+import numpy as np
 import pytest
 from hostile import DIALECTS, SENTENCES, make_corpus
 from lxml import etree
@@ -159,6 +161,83 @@ def test_long_sentence_is_tagged_in_windows(monkeypatch):
     # windows change tags near their edges only
     same = sum(a == b for a, b in zip(whole[0], windowed[0], strict=True))
     assert same >= 0.9 * len(tokens)
+
+
+def _long_sentence_paper(chars: int):
+    from coresc.document import Paper, Paragraph, Section, Sentence
+
+    words = "we measured the rate of growth in cells and".split()
+    text = " ".join(words[i % len(words)] for i in range(chars // 4))[:chars]
+    short = Sentence(sid="2", text="The cells grew in the dark.")
+    return Paper(id="long", sections=[Section("Results", "results", paragraphs=[
+        Paragraph([Sentence(sid="1", text=text), short])])])
+
+
+@pytest.fixture(scope="module")
+def accurate_encoder():
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tokenizers")
+    from coresc.model.storage import BUNDLED_DIR
+
+    if not (BUNDLED_DIR / "accurate" / "encoder.onnx").exists():
+        pytest.skip("the bundled accurate model is not installed")
+    from coresc.model import CoreSCClassifier
+
+    return CoreSCClassifier.load(BUNDLED_DIR / "accurate", threads=1)._encoder
+
+
+def test_encoder_hands_the_tokenizer_a_bounded_text(accurate_encoder, monkeypatch):
+    """Issue 32 item 6: the encoder read only its first word pieces of a sentence, but
+    the tokenizer was handed (and built pieces for) all of it."""
+    from coresc.model.encoder import clip_chars
+
+    encoder = accurate_encoder
+    seen: list[int] = []
+    real = encoder.tokenizer
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def encode_batch(self, items, **kw):
+            for item in items:
+                seen.extend(len(t) for t in (item if isinstance(item, tuple) else (item,)))
+            return real.encode_batch(items, **kw)
+
+    monkeypatch.setattr(encoder, "tokenizer", Spy())
+    limit = clip_chars(encoder.settings)
+    probs = encoder.predict_paper(_long_sentence_paper(50 * limit))
+    assert seen and max(seen) <= limit
+    # what the encoder reads of the long sentence is unchanged by the cut
+    same = encoder.predict_paper(_long_sentence_paper(limit))
+    assert np.array_equal(probs, same)
+
+
+def test_a_long_sentence_costs_the_encoder_no_memory(tmp_path):
+    """A 4 MB "sentence" took 600 MB more in the accurate model's encoder (peak memory
+    of a fresh process, measured before and after the encoder's call)."""
+    pytest.importorskip("onnxruntime")
+    from coresc.model.storage import BUNDLED_DIR
+
+    if not (BUNDLED_DIR / "accurate" / "encoder.onnx").exists():
+        pytest.skip("the bundled accurate model is not installed")
+    script = (
+        "import resource, sys\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from test_robustness import _long_sentence_paper\n"
+        "from coresc.model import CoreSCClassifier\n"
+        "from coresc.model.storage import BUNDLED_DIR\n"
+        "enc = CoreSCClassifier.load(BUNDLED_DIR / 'accurate', threads=1)._encoder\n"
+        "enc.predict_paper(_long_sentence_paper(1000))\n"
+        "paper = _long_sentence_paper(4_000_000)\n"
+        "peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "before = peak()\n"
+        "enc.predict_paper(paper)\n"
+        "print((peak() - before) // 1024)\n")
+    out = subprocess.run([sys.executable, "-c", script, os.path.dirname(__file__)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) < 50, f"the encoder took {out.stdout.strip()} MB more"
 
 
 # ---------------------------------------------------------------- class 4: output paths
