@@ -63,7 +63,11 @@ def clean_text(text: str) -> str:
     return " ".join(text.split())
 
 
-@dataclass
+# The classes a paper holds one of per sentence have slots: a file of a million short
+# paragraphs makes a million of each, and a slotted object has no per-object dict.
+
+
+@dataclass(slots=True)
 class Label:
     """One gold (or consensus) label of a sentence, with the guidelines' attributes."""
 
@@ -73,7 +77,7 @@ class Label:
     advantage: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Prediction:
     """One predicted label with its score (a probability in [0, 1])."""
 
@@ -81,7 +85,7 @@ class Prediction:
     score: float
 
 
-@dataclass
+@dataclass(slots=True)
 class Sentence:
     """A sentence and everything a feature extractor or writer needs to know of it.
 
@@ -118,7 +122,7 @@ class Sentence:
         return [p.label for p in self.pred]
 
 
-@dataclass
+@dataclass(slots=True)
 class Paragraph:
     """A run of sentences that the source keeps together."""
 
@@ -211,6 +215,19 @@ class Paper:
 
     def __len__(self) -> int:
         return sum(len(p.sentences) for _, p in self.paragraphs())
+
+    def release_source(self) -> bool:
+        """Let go of the source tree and the sentences' elements (an output that does not
+        put labels back into the XML needs neither); whether there was a tree.
+
+        A tree of a big XML input takes more memory than the rest of the paper: about
+        1 KB per sentence of a file of one-sentence paragraphs.
+        """
+        had = self.tree is not None
+        self.tree = None
+        for sent in self.sentences():
+            sent.element = None
+        return had
 
     def drop_sentences(self, unwanted: Callable[[Sentence], bool]) -> int:
         """Remove the sentences for which ``unwanted`` is true; return how many went.

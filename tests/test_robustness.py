@@ -240,6 +240,70 @@ def test_a_long_sentence_costs_the_encoder_no_memory(tmp_path):
     assert int(out.stdout) < 50, f"the encoder took {out.stdout.strip()} MB more"
 
 
+def _paragraphs_xml(n: int) -> bytes:
+    paras = "".join(f"<p>We measured rate {i} in the cells.</p>\n" for i in range(n))
+    return (f"<article><front><article-meta><title-group><article-title>Many"
+            f"</article-title></title-group></article-meta></front><body><sec>"
+            f"<title>Results</title>{paras}</sec></body></article>").encode()
+
+
+def test_document_objects_have_no_per_object_dict():
+    """A file of a million paragraphs holds a million of each (issue 32 item 7)."""
+    from coresc.document import Label, Paragraph, Prediction, Sentence
+
+    for obj in (Sentence(sid="1", text="A."), Paragraph(), Prediction("Res", 0.5),
+                Label("Res")):
+        assert not hasattr(obj, "__dict__"), type(obj).__name__
+
+
+def test_convert_to_xml_labels_the_tree_it_read_not_a_copy(tmp_path, capsys, monkeypatch):
+    """Copying the tree of a big XML input doubled its memory (issue 32 item 7)."""
+    import coresc.writers.mode2 as mode2
+
+    src = tmp_path / "p.xml"
+    src.write_bytes(_paragraphs_xml(20))
+    rc, err, _ = _cli(capsys, "convert", str(src), "-o", str(tmp_path / "copied.xml"))
+    assert rc == 0, err
+
+    def no_copy(tree):
+        raise AssertionError("convert copied the source tree")
+
+    monkeypatch.setattr(mode2.copy, "deepcopy", no_copy)
+    rc, err, _ = _cli(capsys, "convert", str(src), "-o", str(tmp_path / "in_place.xml"))
+    assert rc == 0, err
+    assert (tmp_path / "in_place.xml").read_bytes() == (tmp_path / "copied.xml").read_bytes()
+
+
+@pytest.mark.parametrize("verb", ["annotate", "convert"])
+def test_outputs_without_xml_free_the_source_tree(tmp_path, capsys, monkeypatch, verb):
+    """A TSV, JSONL or HTML output needs no source tree: it is freed once the paper is
+    read, before the model and the writer add their own memory (issue 32 item 7)."""
+    import coresc.writers.tsv as tsv
+
+    held = []
+    part, stream = tsv.tsv_part, tsv.write_tsv
+
+    def spy_part(paper, *args):
+        held.append(paper.tree is not None or any(s.element is not None
+                                                  for s in paper.sentences()))
+        return part(paper, *args)
+
+    def spy_stream(papers, fh):
+        papers = list(papers)
+        held.extend(p.tree is not None for p in papers)
+        return stream(papers, fh)
+
+    monkeypatch.setattr(tsv, "tsv_part", spy_part)
+    monkeypatch.setattr(tsv, "write_tsv", spy_stream)
+    src = tmp_path / "p.xml"
+    src.write_bytes(_paragraphs_xml(20))
+    extra = ["--model", "fast"] if verb == "annotate" else []
+    rc, err, _ = _cli(capsys, verb, str(src), "--to", "tsv", "-o", str(tmp_path / "o.tsv"),
+                      *extra)
+    assert rc == 0, err
+    assert held and not any(held)
+
+
 # ---------------------------------------------------------------- class 4: output paths
 
 

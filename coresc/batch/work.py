@@ -19,7 +19,7 @@ from typing import Any
 
 from ..document import Paper, Paragraph, Section
 from ..errors import CorescError, InputError, UsageError
-from ..limits import time_limit
+from ..limits import release_memory, time_limit
 
 #: Longest run of sentences tagged as one CRF sequence. No real paper comes near it
 #: (the longest of the 393 papers in ../shared/data has 1,329 sentences); a longer
@@ -248,6 +248,8 @@ def run_source(source: Source, job: Job, model) -> Outcome:
         out.papers = len(papers)
         out.sentences = sum(len(p) for p in papers)
         out.warnings = language_warnings(papers, source.path or source.name)
+        if job.to in TREELESS_FORMATS:
+            release_sources(papers)
         with time_limit(source.path or source.name):
             for paper in papers:
                 annotate_paper(model, paper, job.domain, job.min_score)
@@ -260,6 +262,17 @@ def run_source(source: Source, job: Job, model) -> Outcome:
         out.status, out.error = "failed", str(exc)
     out.seconds = round(time.perf_counter() - t0, 4)
     return out
+
+
+#: Output formats written from the document model alone, without the source XML.
+TREELESS_FORMATS = ("jsonl", "tsv", "html")
+
+
+def release_sources(papers: list[Paper]) -> None:
+    """Free the papers' source trees (for an output that does not need them) and hand
+    their memory back to the system."""
+    if [p for p in papers if p.release_source()]:
+        release_memory()
 
 
 def language_warnings(papers: list[Paper], where: str) -> list[str]:

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..batch.work import TREELESS_FORMATS, release_sources
 from ..document import Paper
 from ..errors import InputError, UsageError
 from ..readers import FORMATS, INPUT_SUFFIXES, find_inputs, read_file
@@ -102,8 +103,11 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     grobid = grobid_of(args)
     papers, errors, files = read_for_command("convert", args.inputs, args.format, grobid)
+    if args.to in TREELESS_FORMATS:
+        release_sources(papers)
+    # the papers are not used again: mode2 may label their own trees, not copies
     written = write_papers(papers, args.to, args.output, inputs=files,
-                           as_directory=wants_directory(args.inputs))
+                           as_directory=wants_directory(args.inputs), consume=True)
     if written:
         where = written[0] if written[0] == Path(args.output) else \
             f"{str(args.output).rstrip('/')}/"

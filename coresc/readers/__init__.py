@@ -284,7 +284,9 @@ def _read_bytes(data: bytes, name: str | Path, fmt: str) -> list[Paper]:
     head = text.lstrip()[:1]
     if fmt == "auto" or fmt in XML_FORMATS:
         if head == "<":
-            tree = parse_xml(name, xml_bytes(text))
+            xml, text = xml_bytes(text), ""  # the text need not live while the tree does
+            tree = parse_xml(name, xml)
+            del xml
             found = detect_xml_format(tree)
             if fmt == "auto":
                 if found is None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -284,11 +285,14 @@ def output_paths(papers: Sequence[Paper], fmt: str, out: str | Path | None,
 
 
 def write_papers(papers: Iterable[Paper], fmt: str, out: str | Path | None = None,
-                 inputs: Iterable[str | Path] = (), as_directory: bool = False) -> list[Path]:
+                 inputs: Iterable[str | Path] = (), as_directory: bool = False,
+                 consume: bool = False) -> list[Path]:
     """Write ``papers`` as ``fmt`` to ``out`` (a file, a directory, or stdout when ``None``).
 
     ``as_directory`` makes a per-paper format (xml) write ``out/<id>.xml`` even for one
     paper (see :func:`output_paths`); stream formats (jsonl, tsv) ignore it.
+    ``consume``: the papers are not used afterwards, so mode2 output may label their own
+    source trees instead of copies (a copy doubled the memory of a big XML input).
 
     Every target is checked before anything is written: none may be an input file.
     Returns the files written (empty for stdout).
@@ -301,6 +305,8 @@ def write_papers(papers: Iterable[Paper], fmt: str, out: str | Path | None = Non
     else:
         check_output_path(out)
     func = writer.load()
+    if consume and fmt in ("xml", "mode2"):
+        func = functools.partial(func, in_place=True)
     if writer.per_paper:
         paths = output_paths(papers, fmt, out, as_directory)
         refuse_overwriting_inputs(paths, inputs)
