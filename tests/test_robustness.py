@@ -240,6 +240,17 @@ def test_a_long_sentence_costs_the_encoder_no_memory(tmp_path):
     assert int(out.stdout) < 50, f"the encoder took {out.stdout.strip()} MB more"
 
 
+def test_features_read_a_bounded_part_of_a_runaway_sentence():
+    """An unpunctuated 50 MB "sentence" took 2 GB of tokens, tags and features with the
+    fast model (issue 32 item 6); a real sentence is read whole."""
+    from coresc.features.extract import SENTENCE_CHARS, analyse
+
+    paper = _long_sentence_paper(3 * SENTENCE_CHARS)
+    long, short = analyse(paper)
+    assert len(" ".join(long.tokens)) <= SENTENCE_CHARS
+    assert short.tokens == ["The", "cells", "grew", "in", "the", "dark", "."]
+
+
 def _paragraphs_xml(n: int) -> bytes:
     paras = "".join(f"<p>We measured rate {i} in the cells.</p>\n" for i in range(n))
     return (f"<article><front><article-meta><title-group><article-title>Many"
