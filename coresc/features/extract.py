@@ -287,7 +287,7 @@ def unglue_citations(tokens: list[str]) -> list[str]:
 
 
 #: Characters of a sentence the features read: far beyond any real sentence (the
-#: longest of the 393 papers in ../shared/data is under 3,000), so only a runaway one (an
+#: longest in ../shared/data has 11,785, in a PDF-extracted paper), so only a runaway one (an
 #: unpunctuated 50 MB "sentence": 8 million tokens, 2 GB of tokens, tags and features)
 #: is read in part. The output still holds all of its text.
 SENTENCE_CHARS = 100_000
