@@ -127,3 +127,49 @@ def test_api_takes_any_string(text):
     except CorescError:
         return
     assert all(s.pred for s in paper.sentences())
+
+
+@lru_cache(maxsize=1)
+def _encoder():
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tokenizers")
+    from coresc.model import CoreSCClassifier
+    from coresc.model.storage import BUNDLED_DIR
+
+    if not (BUNDLED_DIR / "accurate" / "encoder.onnx").exists():
+        pytest.skip("the bundled accurate model is not installed")
+    return CoreSCClassifier.load(BUNDLED_DIR / "accurate", threads=1)._encoder
+
+
+@FUZZ
+@given(text=(ANY_TEXT | PROSE).filter(str.strip), heading=ANY_TEXT)
+def test_long_sentence_with_the_encoder(text, heading):
+    """Any text made into one runaway sentence (and heading): the tokenizer is handed a
+    bounded part of it, and the encoder gives one probability row per sentence."""
+    import numpy as np
+
+    from coresc.document import Paper, Paragraph, Section, Sentence
+    from coresc.model.encoder import clip_chars
+    from coresc.xmlsafe import sanitize_text
+
+    encoder = _encoder()
+    limit = clip_chars(encoder.settings)
+    long = sanitize_text(text * (3 * limit // len(text) + 1))
+    paper = Paper(id="p", sections=[Section(sanitize_text(heading) * 100, "other",
+                                            paragraphs=[Paragraph([
+                                                Sentence(sid="1", text=long),
+                                                Sentence(sid="2", text="We did it.")])])])
+    seen = []
+    real = encoder.tokenizer.encode_batch
+
+    def spy(items, **kw):
+        seen.extend(len(t) for i in items for t in (i if isinstance(i, tuple) else (i,)))
+        return real(items, **kw)
+
+    encoder.tokenizer.encode_batch = spy
+    try:
+        probs = encoder.predict_paper(paper)
+    finally:
+        del encoder.tokenizer.encode_batch
+    assert max(seen) <= limit
+    assert probs.shape == (2, len(encoder.labels)) and np.isfinite(probs).all()
