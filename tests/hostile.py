@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import random
+from functools import lru_cache
 from pathlib import Path
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -121,3 +122,18 @@ def make_corpus(folder: str | Path, seed: int = 0, n_mutants: int = 2,
         (folder / "dangling.xml").symlink_to(folder / "missing-target.xml")
         (folder / "loop").symlink_to(folder)
     return written
+
+
+@lru_cache(maxsize=1)
+def accurate_encoder():
+    """The bundled accurate model's sentence encoder (one thread), or a skipped test."""
+    import pytest
+
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tokenizers")
+    from coresc.model import CoreSCClassifier
+    from coresc.model.storage import BUNDLED_DIR
+
+    if not (BUNDLED_DIR / "accurate" / "encoder.onnx").exists():
+        pytest.skip("the bundled accurate model is not installed")
+    return CoreSCClassifier.load(BUNDLED_DIR / "accurate", threads=1)._encoder

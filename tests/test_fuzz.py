@@ -13,7 +13,7 @@ import os
 from functools import lru_cache
 
 import pytest
-from hostile import DIALECTS, FIXTURES
+from hostile import DIALECTS, FIXTURES, accurate_encoder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
@@ -129,18 +129,6 @@ def test_api_takes_any_string(text):
     assert all(s.pred for s in paper.sentences())
 
 
-@lru_cache(maxsize=1)
-def _encoder():
-    pytest.importorskip("onnxruntime")
-    pytest.importorskip("tokenizers")
-    from coresc.model import CoreSCClassifier
-    from coresc.model.storage import BUNDLED_DIR
-
-    if not (BUNDLED_DIR / "accurate" / "encoder.onnx").exists():
-        pytest.skip("the bundled accurate model is not installed")
-    return CoreSCClassifier.load(BUNDLED_DIR / "accurate", threads=1)._encoder
-
-
 @FUZZ
 @given(text=(ANY_TEXT | PROSE).filter(str.strip), heading=ANY_TEXT)
 def test_long_sentence_with_the_encoder(text, heading):
@@ -152,7 +140,7 @@ def test_long_sentence_with_the_encoder(text, heading):
     from coresc.model.encoder import clip_chars
     from coresc.xmlsafe import sanitize_text
 
-    encoder = _encoder()
+    encoder = accurate_encoder()
     limit = clip_chars(encoder.settings)
     long = sanitize_text(text * (3 * limit // len(text) + 1))
     paper = Paper(id="p", sections=[Section(sanitize_text(heading) * 100, "other",

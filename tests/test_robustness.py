@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 import pytest
-from hostile import DIALECTS, SENTENCES, make_corpus
+from hostile import DIALECTS, SENTENCES, accurate_encoder, make_corpus
 from lxml import etree
 
 from coresc.cli import main
@@ -173,25 +173,12 @@ def _long_sentence_paper(chars: int):
         Paragraph([Sentence(sid="1", text=text), short])])])
 
 
-@pytest.fixture(scope="module")
-def accurate_encoder():
-    pytest.importorskip("onnxruntime")
-    pytest.importorskip("tokenizers")
-    from coresc.model.storage import BUNDLED_DIR
-
-    if not (BUNDLED_DIR / "accurate" / "encoder.onnx").exists():
-        pytest.skip("the bundled accurate model is not installed")
-    from coresc.model import CoreSCClassifier
-
-    return CoreSCClassifier.load(BUNDLED_DIR / "accurate", threads=1)._encoder
-
-
-def test_encoder_hands_the_tokenizer_a_bounded_text(accurate_encoder, monkeypatch):
+def test_encoder_hands_the_tokenizer_a_bounded_text(monkeypatch):
     """Issue 32 item 6: the encoder read only its first word pieces of a sentence, but
     the tokenizer was handed (and built pieces for) all of it."""
     from coresc.model.encoder import clip_chars
 
-    encoder = accurate_encoder
+    encoder = accurate_encoder()
     seen: list[int] = []
     real = encoder.tokenizer
 
