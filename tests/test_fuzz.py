@@ -161,3 +161,14 @@ def test_long_sentence_with_the_encoder(text, heading):
         del encoder.tokenizer.encode_batch
     assert max(seen) <= limit
     assert probs.shape == (2, len(encoder.labels)) and np.isfinite(probs).all()
+
+
+@FUZZ
+@given(text=ANY_TEXT | PROSE, times=st.integers(1, 3))
+def test_long_text_is_cleaned_as_a_short_one(text, times):
+    """Texts over one block are cleaned a block at a time (a 50 MB paragraph's list of
+    words took 800 MB): the result is the same as all at once."""
+    from coresc import document
+
+    long = (text or " ") * (times * document._BLOCK // max(len(text), 1) + 1)
+    assert document.clean_text(long) == " ".join(long.split())
