@@ -17,13 +17,15 @@ fast`` and prints its peak memory. ``--peak INPUT MB`` runs one command on one i
 of that size and prints its peak memory (issue 32): ``sentence`` (one unpunctuated
 sentence as a text file), ``jsonl-sentence`` (the same as one JSONL sentence between two
 short ones), ``xml-paragraphs`` (a JATS article whose body is one section of one-sentence
-paragraphs), with ``--verb``, ``--model`` and ``--to``.
+paragraphs), with ``--verb``, ``--model`` and ``--to``; ``--stages INPUT MB`` prints
+this process's memory after each step of annotating one (``--model``, default fast).
 
     python benchmarks/robustness_scaling.py                     # 1 KB .. 50 MB
     python benchmarks/robustness_scaling.py --sizes 1e3 1e6     # chosen sizes (bytes)
     python benchmarks/robustness_scaling.py --annotate 50       # peak memory, 50 MB text
     python benchmarks/robustness_scaling.py --peak sentence 4 --model accurate
     python benchmarks/robustness_scaling.py --peak xml-paragraphs 52 --verb convert --to xml
+    python benchmarks/robustness_scaling.py --stages xml-paragraphs 10   # memory by step
 """
 
 from __future__ import annotations
@@ -172,6 +174,40 @@ def command_peak(kind: str, mb: float, verb: str, model: str | None, to: str) ->
           f"{' ' + proc.stderr.strip()[-300:] if proc.returncode else ''}")
 
 
+def stage_memory(kind: str, mb: float, model: str) -> None:
+    """Resident and peak memory of this process after each step of annotating a
+    ``--peak`` input to TSV: read, source tree freed, model loaded, annotated, rendered."""
+    from coresc.batch.work import annotate_paper, release_sources, render
+    from coresc.model import CoreSCClassifier
+    from coresc.model.storage import resolve_model
+    from coresc.readers import read_file
+
+    def report(step: str) -> None:
+        with open("/proc/self/statm") as fh:
+            resident = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        print(f"{step:16} resident {resident / 1e6:6.0f} MB   peak {peak / 1e6:6.0f} MB",
+              flush=True)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        # written by a child, so the corpus read to make it is not in this process
+        path = subprocess.run([sys.executable, __file__, "--write", kind, str(mb), tmp],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        report("start")
+        papers = read_file(path)
+        report("read")
+    print(f"{sum(map(len, papers))} sentences")
+    release_sources(papers)
+    report("tree freed")
+    classifier = CoreSCClassifier.load(resolve_model(model))
+    report("model loaded")
+    for paper in papers:
+        annotate_paper(classifier, paper)
+    report("annotated")
+    render(papers, "tsv")
+    report("rendered")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", nargs="+", type=float, default=SIZES)
@@ -183,8 +219,17 @@ def main() -> None:
     parser.add_argument("--verb", default="annotate", choices=("annotate", "convert"))
     parser.add_argument("--model", help="annotate's --model (default: the default model)")
     parser.add_argument("--to", default="tsv")
+    parser.add_argument("--stages", nargs=2, metavar=("INPUT", "MB"),
+                        help="memory after each step, in this process (Linux)")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--write", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.write:
+        print(write_input(args.write[0], int(float(args.write[1]) * 1e6), args.write[2]))
+        return
+    if args.stages:
+        stage_memory(args.stages[0], float(args.stages[1]), args.model or "fast")
+        return
     if args.peak:
         if args.peak[0] not in PEAK_INPUTS:
             parser.error(f"--peak INPUT must be one of {', '.join(PEAK_INPUTS)}")
