@@ -101,7 +101,7 @@ def release_memory() -> None:
     try:
         libc = ctypes.CDLL(None)
         trim = libc.malloc_trim
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):  # TypeError: Windows has no CDLL(None)
         return
     trim(0)
 
