@@ -111,7 +111,8 @@ def parse_min_score(value: str | None) -> float | None:
     if value is None:
         return None
     if not _NUMBER.fullmatch(value):
-        raise Failure(400, f"min_score={value}: not a number")
+        raise Failure(400, f"min_score={value}: not a number (a probability between 0 and 1, "
+                           f"as --min-score)")
     number = float(value)
     if not (math.isfinite(number) and 0.0 <= number <= 1.0):
         raise Failure(400, f"min_score={value}: must be a probability between 0 and 1 "
@@ -168,20 +169,20 @@ def form_paper(body: bytes, content_type: str) -> tuple[str | None, bytes, str]:
     The form holds one field, ``file`` (or ``text`` for pasted text): :class:`Failure`
     400 naming the fields of a form with others, or with more than one."""
     parts = parse_multipart(body, content_type)
-    names = [part[0] for part in parts]
-    unknown = sorted({n for n in names if n not in PAPER_FIELDS})
-    if unknown:
+    papers = [part for part in parts if part[0] in PAPER_FIELDS]
+    unknown = sorted({part[0] for part in parts} - set(PAPER_FIELDS))
+    if papers and unknown:
         hint = "; options go in the query string (?to=...)" if set(unknown) & set(QUERY) else ""
         raise Failure(400, f"unknown form field{'s' * (len(unknown) > 1)} "
                            f"{', '.join(map(repr, unknown))}: the form holds one paper, as "
                            f"'file' (or 'text' for pasted text){hint}")
-    if len(parts) > 1:
-        raise Failure(400, f"the form has {len(parts)} paper fields "
-                           f"({', '.join(map(repr, names))}): send one paper, as 'file' or "
-                           f"as 'text'")
-    for _, filename, ctype, data in parts:
-        if filename or data.strip():
-            return filename or None, data, ctype
+    if len(papers) > 1:
+        raise Failure(400, f"the form has {len(papers)} paper fields "
+                           f"({', '.join(repr(p[0]) for p in papers)}): send one paper, as "
+                           f"'file' or as 'text'")
+    if papers and (papers[0][1] or papers[0][3].strip()):
+        _, filename, ctype, data = papers[0]
+        return filename or None, data, ctype
     raise Failure(422, f"the form has no paper: send it as a file field named 'file' "
                        f"(or paste text into a field named 'text'); fields seen: "
                        f"{', '.join(p[0] for p in parts) or 'none'}")
