@@ -5,7 +5,8 @@ Loads the model, starts --workers worker processes and listens on 127.0.0.1:8000
 reverse proxy and with --token). POST /annotate takes one paper (a multipart upload or
 the raw body, any format `coresc annotate` reads; PDFs through --grobid) and answers what
 `coresc annotate` writes for it, byte for byte: ?to=json (default), xml, tei, mode2, tsv,
-html, or the Accept header; ?min_score=X as --min-score. GET /model is the model card as
+html, or the Accept header; ?min_score=X as --min-score; the CLI's warnings come in
+X-Coresc-Warning headers. GET /model is the model card as
 JSON, GET /health says how busy the server is, GET /openapi.json describes the API, and
 GET / is a page to upload a paper, see it labelled and download it. See docs/serve.md.
 
