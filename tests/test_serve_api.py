@@ -45,6 +45,13 @@ def server(grobid):
         yield srv
 
 
+@pytest.fixture(scope="module")
+def plain_server():
+    """No token, no GROBID: the other description (no security, no PDF)."""
+    with Server(["--model", "fast", "--workers", "1"], env={"CORESC_GROBID_URL": ""}) as srv:
+        yield srv
+
+
 def text_call(server, query: str, text: str = "A short text. It has two sentences.",
               headers: dict | None = None, **kw) -> tuple[int, dict, bytes]:
     return call(server, f"annotate{query}", text.encode(),
@@ -124,6 +131,21 @@ def test_no_warning_for_english_and_a_header_stays_ascii(server):
     status, headers, _ = call(server, "annotate", *form(GERMAN.encode(), "Zelltüten.txt"))
     value = headers["x-coresc-warning"]
     assert value.isascii() and json.loads(value).startswith("Zelltüten.txt: text does not")
+
+
+def test_a_name_beyond_ascii_is_an_ascii_header(plain_server):
+    """Found by Schemathesis: a file name outside Latin-1 was a 500 (the header could not
+    be encoded); now the header is ASCII, with the whole name in filename*."""
+    from urllib.parse import quote, unquote
+
+    name = "Zelltüten𫡩.txt"
+    status, headers, _ = call(plain_server, f"annotate?filename={quote(name)}",
+                              b"A short text. It has two sentences.",
+                              {"Content-Type": "text/plain"})
+    value = headers["content-disposition"]
+    assert status == 200 and value.isascii()
+    assert value.startswith('inline; filename="Zellt_ten__coresc.jsonl"')
+    assert unquote(value.split("filename*=UTF-8''")[1]) == "Zelltüten𫡩_coresc.jsonl"
 
 
 # ------------------------------------------------------------------ item 11: to=tei
@@ -250,10 +272,27 @@ expected-statuses = ["2xx", "422"]
 """
 
 
+def test_without_grobid_a_declared_pdf_is_415_and_a_disguised_one_422(plain_server,
+                                                                      shared_data):
+    pdf = (shared_data / "tei" / "N18-3011.pdf").read_bytes()
+    no_grobid = "this server was started without --grobid, so it cannot read PDFs"
+    declared = call(plain_server, "annotate", *form(pdf, "a.pdf", ctype="application/pdf"))
+    assert declared[0] == 415 and error_of(declared) == f"a.pdf: is a PDF: PDFs are read " \
+                                                        f"through a GROBID server: {no_grobid}"
+    disguised = call(plain_server, "annotate", *form(pdf, "a.xml", ctype="application/xml"))
+    assert disguised[0] == 422 and error_of(disguised).endswith(no_grobid)
+    spec = json.loads(call(plain_server, "openapi.json")[2])
+    assert "application/pdf" not in spec["paths"]["/annotate"]["post"]["requestBody"]["content"]
+    assert "security" not in spec["paths"]["/annotate"]["post"]
+
+
 @pytest.mark.slow
-def test_schemathesis_finds_the_description_true(server, tmp_path):
+@pytest.mark.parametrize("which", ["server", "plain_server"])
+def test_schemathesis_finds_the_description_true(which, request, tmp_path):
     """Schemathesis (every check, its coverage and fuzzing phases, at most 25 cases per
-    operation, deterministic) against the live server: no failure."""
+    operation, deterministic) against the live server, with a token and GROBID and with
+    neither: no failure."""
+    server = request.getfixturevalue(which)
     tool = shutil.which("schemathesis") or str(Path(sys.executable).with_name("schemathesis"))
     if not Path(tool).exists():
         pytest.skip("schemathesis is not installed (pip install '.[test]')")

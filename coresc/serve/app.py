@@ -36,7 +36,7 @@ from .http import (
     warning_value,
 )
 from .pool import WorkerPool
-from .work import STDIN, Failure
+from .work import NO_GROBID, STDIN, Failure
 from .work import Request as Job
 
 
@@ -86,7 +86,8 @@ def create_app(settings: Settings, pool: WorkerPool) -> FastAPI:
         tei_only = None if out != "tei" else 400 if "to" in query else 406
         job = await read_job(request, settings.max_bytes, out, query.get("format", "auto"),
                              query.get("min_score"), query.get("domain"),
-                             query.get("filename"), tei_only=tei_only)
+                             query.get("filename"), tei_only=tei_only,
+                             reads_pdf=settings.grobid_url is not None)
         answer = await pool.answer(job)
         response = Response(answer.data, media_type=OUTPUTS[out][1],
                             headers={"Content-Disposition": disposition(job, out)})
@@ -180,10 +181,13 @@ def describe_api(app: FastAPI, settings: Settings, pool: WorkerPool) -> None:
 
 async def read_job(request: Request, limit: int, out: str, fmt: str, min_score: str | None,
                    domain: str | None, filename: str | None,
-                   tei_only: int | None = None) -> Job:
+                   tei_only: int | None = None, reads_pdf: bool = True) -> Job:
     """The paper and options of one request; :class:`Failure` for a bad one.
 
-    ``tei_only``: the status for a paper that is not TEI (see :class:`~.work.Request`)."""
+    ``tei_only``: the status for a paper that is not TEI (see :class:`~.work.Request`).
+    ``reads_pdf``: False when the server has no GROBID: a body (or file) declared a PDF
+    is then 415 before it is read (one that turns out a PDF under another type is 422,
+    by the worker, as any content it cannot read)."""
     from ..readers import FORMATS
 
     if fmt not in ("auto", *FORMATS):
@@ -194,24 +198,44 @@ async def read_job(request: Request, limit: int, out: str, fmt: str, min_score: 
         raise Failure(400, "domain=: empty (leave it out for the pooled model)")
     ctype = request.headers.get("content-type")
     check_readable(ctype, "request body")
-    body = await read_body(request, limit)
     name = Path(filename).name if filename else STDIN
+    if not reads_pdf:
+        _refuse_pdf(ctype, name)
+    body = await read_body(request, limit)
     if media_type(ctype) == "multipart/form-data":
         upload, body, part_type = form_paper(body, ctype or "")
         check_readable(part_type, upload or "pasted text")
         name = upload or name
+        if not reads_pdf:
+            _refuse_pdf(part_type, name)
     return Job(data=body, name=name, to=OUTPUTS[out][0], fmt=fmt, min_score=threshold,
                domain=domain, tei_only=tei_only)
 
 
+def _refuse_pdf(content_type: str | None, name: str) -> None:
+    if media_type(content_type) in ("application/pdf", "application/x-pdf"):
+        raise Failure(415, f"{'stdin' if name == STDIN else name}: is a PDF: PDFs are read "
+                           f"through a GROBID server: {NO_GROBID}")
+
+
 def disposition(job: Job, out: str) -> str:
-    """``inline; filename=...``: the name the page (or ``curl -OJ``) saves it under."""
+    """``inline; filename=...``: the name the page (or ``curl -OJ``) saves it under.
+
+    A header holds ASCII: ``filename`` is the name in ASCII (other characters as ``_``),
+    and a name that is not ASCII comes whole in ``filename*`` too (RFC 6266)."""
+    from urllib.parse import quote
+
     from ..readers import paper_id_from_path
     from ..writers import get_writer
 
     stem = "stdin" if job.name == STDIN else paper_id_from_path(job.name)
+    suffix = f"_coresc{get_writer(OUTPUTS[out][0]).suffix}"
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem) or "paper"
-    return f'inline; filename="{safe}_coresc{get_writer(OUTPUTS[out][0]).suffix}"'
+    ascii_safe = "".join(c if c.isascii() else "_" for c in safe)
+    value = f'inline; filename="{ascii_safe}{suffix}"'
+    if ascii_safe != safe:
+        value += f"; filename*=UTF-8''{quote(safe + suffix, safe='')}"
+    return value
 
 
 def model_facts(directory: Path) -> dict[str, Any]:

@@ -76,8 +76,11 @@
       try { message = (await answer.json()).error || message; } catch (e) { /* not JSON */ }
       throw new Error(message);
     }
-    const name = /filename="([^"]+)"/.exec(answer.headers.get("Content-Disposition") || "");
-    return { blob: await answer.blob(), name: name ? name[1] : "paper_coresc",
+    const disposition = answer.headers.get("Content-Disposition") || "";
+    const whole = /filename\*=UTF-8''([^;]+)/.exec(disposition);
+    const ascii = /filename="([^"]+)"/.exec(disposition);
+    const name = whole ? decodeURIComponent(whole[1]) : ascii ? ascii[1] : "paper_coresc";
+    return { blob: await answer.blob(), name: name,
              warnings: warningsOf(answer) };
   }
 
