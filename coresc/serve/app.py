@@ -64,17 +64,12 @@ def create_app(settings: Settings, pool: WorkerPool) -> FastAPI:
     page = upload_page()
     facts = model_facts(settings.model_dir)
 
-    @app.exception_handler(Failure)
-    async def refused(request: Request, exc: Failure) -> JSONResponse:
-        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
-        return JSONResponse({"error": exc.message, "status": exc.status}, exc.status,
-                            headers=headers)
+    app.add_exception_handler(Failure, refused)
 
     def authorise(request: Request) -> None:
         if settings.token is None:
             return
-        given = request.headers.get("authorization", "")
-        if not hmac.compare_digest(given.encode(), f"Bearer {settings.token}".encode()):
+        if not bearer_matches(settings.token, request.headers.get("authorization", "")):
             raise Failure(401, "this server needs a token: send the header "
                                "'Authorization: Bearer TOKEN'")
 
@@ -114,6 +109,18 @@ def create_app(settings: Settings, pool: WorkerPool) -> FastAPI:
         return HTMLResponse(page)
 
     return app
+
+
+async def refused(request: Request, exc: Failure) -> JSONResponse:
+    """Every refusal: JSON ``{"error": message, "status": code}`` (and Retry-After)."""
+    headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+    return JSONResponse({"error": exc.message, "status": exc.status}, exc.status,
+                        headers=headers)
+
+
+def bearer_matches(token: str, header: str) -> bool:
+    """Whether an Authorization header carries ``Bearer TOKEN`` (in constant time)."""
+    return hmac.compare_digest(header.encode(), f"Bearer {token}".encode())
 
 
 async def read_job(request: Request, limit: int, out: str, fmt: str, min_score: str | None,
