@@ -90,10 +90,12 @@ def _serve(args: argparse.Namespace, folder: Path, token: str | None, loopback: 
     try:
         app = create_app(store, adapter, Settings(token, loopback))
         host, port = sock.getsockname()[:2]
-        query = f"?token={token}" if token else ""
-        print(f"[coresc] review of {len(papers)} paper(s) by {args.annotator} on "
-              f"http://{_url_host(host)}:{port}/{query} (saved in {folder}; Ctrl-C stops)",
-              file=sys.stderr, flush=True)
+        url = f"http://{_url_host(host)}:{port}/"
+        print(f"[coresc] review of {len(papers)} paper(s) by {args.annotator} on {url} "
+              f"(saved in {folder}; Ctrl-C stops)", file=sys.stderr, flush=True)
+        if token:
+            print(f"[coresc] open {url}?token={token} (it sets a cookie for this browser)",
+                  file=sys.stderr, flush=True)
         config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5)
         uvicorn.Server(config).run(sockets=[sock])
     finally:

@@ -54,12 +54,16 @@ class Adapter:
             if not files:
                 raise UsageError("nothing reviewed yet: review some sentences before "
                                  "adapting the model")
-            self.command = [sys.executable, "-m", "coresc", "train", *files, "--from",
-                            self.base_model, "-o", str(self.out)]
+            self.command = self.train_command(files)
             self.state, self.message, self.log = "running", "training", []
             self.thread = threading.Thread(target=self._run, daemon=True)
             self.thread.start()
             return self.status()
+
+    def train_command(self, files: list[str]) -> list[str]:
+        """``coresc train FILES --from MODEL -o OUT`` in this Python."""
+        return [sys.executable, "-m", "coresc", "train", *files, "--from", self.base_model,
+                "-o", str(self.out)]
 
     def _run(self) -> None:
         try:

@@ -264,7 +264,8 @@ class ReviewStore:
         with self.lock:
             review = self.paper(i)
             decision = review.decide(j, labels, novelty, advantage, comment)
-            self.save(review, {"event": "decide", "sentence": j, **asdict(decision)})
+            self._save_or_take_back(review, {"event": "decide", "sentence": j,
+                                             **asdict(decision)})
             return decision
 
     def undo(self, i: int) -> int | None:
@@ -275,12 +276,30 @@ class ReviewStore:
                 self.save(review, {"event": "undo", "sentence": j, "at": now()})
             return j
 
-    def save(self, review: PaperReview, event: dict[str, Any] | None = None) -> None:
-        """The journal line (flushed), then the state and the mode2 file (each atomic).
+    def _save_or_take_back(self, review: PaperReview, event: dict[str, Any]) -> None:
+        """Save a new decision; if that fails, forget it (the files keep the one before)."""
+        try:
+            self.save(review, event)
+        except Exception:
+            review.undo()
+            try:
+                self.save(review)
+            except Exception:  # the first failure is the one to report
+                pass
+            raise
 
-        The state is written first: a crash between the two leaves a mode2 file one
-        decision behind, which the next start rewrites from the state.
+    def save(self, review: PaperReview, event: dict[str, Any] | None = None) -> None:
+        """The state, then the mode2 file (each replaced atomically), then the journal line.
+
+        The file is rendered before anything is written. A crash between the state and
+        the file leaves the file one decision behind; the next start rewrites it from the
+        state.
         """
+        data = review.mode2_bytes(self.annotator)
+        with atomic_output(review.state_path) as fh:
+            json.dump(review.state(), fh)
+        with atomic_output(review.out, "wb") as fh:
+            fh.write(data)
         if event is not None:
             line = json.dumps({"paper": review.paper.id, "annotator": self.annotator, **event})
             try:
@@ -290,10 +309,6 @@ class ReviewStore:
                     os.fsync(fh.fileno())
             except OSError as exc:
                 raise OutputError(self.journal, exc.strerror or str(exc)) from None
-        with atomic_output(review.state_path) as fh:
-            json.dump(review.state(), fh)
-        with atomic_output(review.out, "wb") as fh:
-            fh.write(review.mode2_bytes(self.annotator))
 
     def reannotate(self, annotate: Callable[[list[Paper]], None], model: str) -> int:
         """Replace the suggestions of every sentence not yet reviewed by those of
