@@ -125,8 +125,9 @@ def _check_writable(out: Path) -> None:
         raise UsageError(f"{out}: exists and is not a folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=out):
-            pass
+        fd, probe = tempfile.mkstemp(prefix=".coresc-review-", dir=out)
+        os.close(fd)
+        os.unlink(probe)
     except OSError as exc:
         raise UsageError(f"{out}: cannot write in this folder ({exc.strerror or exc})") from None
 
