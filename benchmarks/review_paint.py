@@ -10,8 +10,9 @@ sentences), then loads ``/paper/0`` ``--repeat`` times in headless Chromium
 (navigation start to the response's last byte), first paint and first contentful paint
 (the browser's paint timing), and the time until the review script is ready for keys
 (``data-ready``, the DOMContentLoaded event's end), and of the time one decision takes
-to be saved (a POST answered once the state and the mode2 file are replaced). With ``--screenshot`` it also
-corrects a few sentences by keyboard and saves a PNG of the page (the docs' picture).
+to be saved (a POST answered once the state and the mode2 file are replaced). With
+``--screenshot`` it also corrects a few sentences by keyboard and saves a PNG of the page
+(the docs' picture).
 """
 
 from __future__ import annotations

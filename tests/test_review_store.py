@@ -230,3 +230,28 @@ def test_adapting_reports_a_failed_training(tmp_path: Path) -> None:
     assert adapter.status()["state"] == "failed"
     assert adapter.status()["message"] == "coresc train: error: no"
     assert store.paper(0).model == "the input file"  # still the labels it came with
+
+
+@pytest.mark.slow
+def test_adapting_with_coresc_train_from(tmp_path: Path) -> None:
+    """The real thing: `coresc train FILES --from fast` on a reviewed paper, then the
+    adapted model labels the sentences not reviewed."""
+    from coresc.commands.review import _annotator
+
+    paper = read_file(Path(__file__).parents[1] / "data" / "example-paper.xml")[0]
+    store = open_store(tmp_path / "alice", "alice", [paper], "fast", _annotator("fast"), print)
+    for j, labels in enumerate([["Bac"], ["Bac"], ["Goa"], ["Met"], ["Met", "Exp"], ["Exp"],
+                                ["Res"], ["Res"], ["Obs"], ["Con"], ["Con"], ["Bac"]]):
+        store.decide(0, j, labels)
+    adapter = Adapter(store, "fast", tmp_path / "alice-adapted-model", _annotator)
+    adapter.start()
+    adapter.thread.join(300)
+    status = adapter.status()
+    assert status["state"] == "done", status
+    assert status["command"][-4:] == ["--from", "fast", "-o", str(tmp_path /
+                                                                  "alice-adapted-model")]
+    review = store.paper(0)
+    assert review.model == str(tmp_path / "alice-adapted-model")
+    assert [review.decisions[j].labels for j in (3, 4)] == [["Met"], ["Met", "Exp"]]
+    text = review.out.read_text(encoding="utf-8")
+    assert text.count(f'model="{tmp_path / "alice-adapted-model"}"') == len(paper) - 12 + 1

@@ -325,7 +325,8 @@ class ReviewStore:
                 for j in todo:
                     if j in review.decisions:  # decided while the model ran
                         continue
-                    if ranked[j][:1] != review.suggestions[j][:1]:
+                    if [lab for lab, _ in ranked[j][:1]] != \
+                            [lab for lab, _ in review.suggestions[j][:1]]:
                         changed += 1
                     review.suggestions[j] = ranked[j]
                 review.model = model
