@@ -5,12 +5,12 @@ annotators at once."""
 from __future__ import annotations
 
 import json
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 from test_html_browser import browser, errors  # noqa: F401 (a fixture)
+from test_serve_browser import _wait
 
 from coresc.cli import main
 from coresc.metrics import agreement
@@ -23,16 +23,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.serve]
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PAPER = FIXTURES / "jats_small.xml"
-
-
-def _wait(condition, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting in the page")
 
 
 def review_server(out: Path, annotator: str, *papers: Path) -> Server:

@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import UsageError
-from .serve import TOKEN_ENV, _listen, _url_host
+from .serve import TOKEN_ENV, _listen, _url_host, add_listen_arguments
 
 _ANNOTATOR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -46,11 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "model: a directory or a bundled model ('accurate', the "
                              "default, or 'fast')")
     parser.add_argument("--format", default="auto", help="input format (default: auto)")
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1: this machine only; "
-                             "any other needs --token)")
-    parser.add_argument("--port", type=int, default=8000,
-                        help="port (default 8000; 0: any free port, printed at start)")
+    add_listen_arguments(parser, "; any other needs --token")
     parser.add_argument("--token", metavar="TOKEN",
                         help=f"require this token (default: ${TOKEN_ENV}, else none); the "
                              "printed address carries it")
