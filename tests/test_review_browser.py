@@ -19,7 +19,7 @@ from coresc.readers import read_file
 pytest.importorskip("fastapi")
 from coresc.serve.launch import Server  # noqa: E402
 
-pytestmark = [pytest.mark.browser, pytest.mark.serve]
+pytestmark = [pytest.mark.browser, pytest.mark.serve, pytest.mark.slow]
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PAPER = FIXTURES / "jats_small.xml"
@@ -91,13 +91,20 @@ def test_keyboard_review_survives_a_crash_and_reads_back(browser, tmp_path, caps
         assert cur == 5  # resumes at the first sentence not reviewed
         press(browser, "b", "ENTER")
         expected.append(["Bac"] + [x for x in model[5][1:] if x != "Bac"])
+        # the mouse: select sentence 7, click the Obj button, then Enter as usual
+        browser.find_element("css selector", '.s[data-sid="7"]').click()
+        next(b for b in browser.find_elements("css selector", "#rv-buttons button")
+             if b.text == "Obj").click()
+        press(browser, "ENTER")
         log = browser.get_log("browser")
     assert not errors(log), log
     assert saved_gold(saved)[:6] == expected
+    assert saved_gold(saved)[6] == [] and saved_gold(saved)[7] == \
+        ["Obj"] + [x for x in model[7][1:] if x != "Obj"]
     # coresc evaluate scores exactly the reviewed sentences
     scores = tmp_path / "scores.json"
     assert main(["evaluate", str(out / "alice"), "--json", str(scores)]) == 0
-    assert json.loads(scores.read_text())["n_sentences"] == 6
+    assert json.loads(scores.read_text())["n_sentences"] == 7
     capsys.readouterr()
 
 

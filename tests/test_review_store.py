@@ -13,7 +13,7 @@ import pytest
 
 from coresc.agreement import load_set
 from coresc.document import Paper, Paragraph, Prediction, Section, Sentence
-from coresc.errors import InputError, OutputError, UsageError
+from coresc.errors import OutputError, UsageError
 from coresc.metrics import evaluate_papers
 from coresc.readers import read_file
 from coresc.review.adapt import Adapter
@@ -135,8 +135,14 @@ def test_a_changed_paper_is_not_resumed_from_another_version(tmp_path: Path) -> 
     store_for(tmp_path).decide(0, 0, None)
     changed = make_paper()
     changed.sentences()[0].text = "Something else entirely."
-    with pytest.raises(InputError, match="another version of paper paper-1"):
-        store_for(tmp_path, papers=[changed])
+    lines: list[str] = []
+    store = open_store(tmp_path / "alice", "alice", [changed, make_paper("paper-2")], "fast",
+                       never, lines.append)
+    assert [r.paper.id for r in store.papers] == ["paper-2"]  # the other stays reviewable
+    assert len(lines) == 1 and "another version of paper paper-1" in lines[0]
+    with pytest.raises(UsageError, match="no paper left to review"):
+        open_store(tmp_path / "alice", "alice", [changed], "fast", never, print)
+    assert store_for(tmp_path).paper(0).decisions  # the saved state is still there
 
 
 def test_two_annotators_keep_separate_files_that_agreement_pairs(tmp_path: Path) -> None:

@@ -347,7 +347,8 @@ def open_store(folder: Path, annotator: str, papers: Sequence[Paper], model: str
                annotate: Callable[[list[Paper]], None],
                warn: Callable[[str], None]) -> ReviewStore:
     """The store for ``papers`` in ``folder`` (``DIR/ANNOTATOR``): saved states resumed,
-    papers without one annotated by ``annotate`` unless they carry predictions."""
+    papers without one annotated by ``annotate`` unless they carry predictions. A paper
+    whose saved state cannot be resumed is left out with one line to ``warn``."""
     state_dir = folder / STATE_DIR
     state_dir.mkdir(parents=True, exist_ok=True)
     reviews, fresh = [], []
@@ -355,12 +356,18 @@ def open_store(folder: Path, annotator: str, papers: Sequence[Paper], model: str
         stem = file_stem(paper.id)
         review = PaperReview(paper, folder / f"{stem}.xml", state_dir / f"{stem}.json",
                              model, [])
-        saved = _saved_state(review, warn)
+        try:
+            saved = _saved_state(review)
+        except InputError as exc:
+            warn(f"{exc} (skipped)")
+            continue
         if saved is not None:
             review.load_state(saved)
         else:
             fresh.append(review)
         reviews.append(review)
+    if not reviews:
+        raise UsageError(f"{folder}: no paper left to review")
     need_model = [r.paper for r in fresh if not any(s.pred for s in r.paper.sentences())]
     if need_model:
         annotate(need_model)
@@ -374,7 +381,7 @@ def open_store(folder: Path, annotator: str, papers: Sequence[Paper], model: str
     return store
 
 
-def _saved_state(review: PaperReview, warn: Callable[[str], None]) -> dict[str, Any] | None:
+def _saved_state(review: PaperReview) -> dict[str, Any] | None:
     path = review.state_path
     if not path.is_file():
         return None

@@ -249,17 +249,20 @@
     b.setAttribute("style", styleOf(lab));
     b.title = data.names[lab] + " (" + data.keys[lab] + "; shift-click: secondary)";
     b.textContent = lab;
-    b.addEventListener("click", (e) => (e.shiftKey ? secondary(lab) : primary(lab)));
+    b.addEventListener("click", (e) => {
+      b.blur();  // or Enter on the focused button would click it again
+      if (e.shiftKey) { secondary(lab); } else { primary(lab); }
+    });
     buttons.appendChild(b);
   });
   [["accept ⏎", accept], ["undo", undo], ["next uncertain", nextUncertain]].forEach((pair) => {
     const b = document.createElement("button");
     b.type = "button";
     b.textContent = pair[0];
-    b.addEventListener("click", pair[1]);
+    b.addEventListener("click", () => { b.blur(); pair[1](); });
     buttons.appendChild(b);
   });
-  $("rv-adapt").addEventListener("click", adapt);
+  $("rv-adapt").addEventListener("click", () => { $("rv-adapt").blur(); adapt(); });
 
   S.forEach((_, j) => render(j));
   progress(data.progress);
