@@ -35,10 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="MODEL",
                         help="model directory, or a bundled model ('accurate', the default, "
                              "or 'fast')")
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any "
-                                                              "free port, printed at start)")
+    add_listen_arguments(parser, "")
     parser.add_argument("--workers", type=int, default=2, metavar="N",
                         help="worker processes annotating at once (default 2)")
     parser.add_argument("--queue", type=int, default=8, metavar="N",
@@ -53,6 +50,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"require 'Authorization: Bearer TOKEN' on /annotate and "
                              f"/model (default: ${TOKEN_ENV}, else none)")
     add_grobid_arguments(parser)
+
+
+def add_listen_arguments(parser: argparse.ArgumentParser, note: str) -> None:
+    """``--host`` and ``--port`` (``coresc serve`` and ``coresc review``)."""
+    parser.add_argument("--host", default="127.0.0.1",
+                        help=f"address to listen on (default 127.0.0.1: this machine "
+                             f"only{note})")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any "
+                                                              "free port, printed at start)")
 
 
 def run(args: argparse.Namespace) -> int:

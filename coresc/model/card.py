@@ -47,8 +47,17 @@ def corpus_key(name: str) -> str | None:
 
 
 def uses_art(meta: Mapping[str, Any]) -> bool:
-    """Whether the model's training data includes the ART corpus (CC BY-NC)."""
-    return "art" in {corpus_key(c) for c in _training(meta).get("corpora", {})}
+    """Whether the model's training data includes the ART corpus (CC BY-NC), directly or
+    through the source model it was adapted from."""
+    corpora = set(_training(meta).get("corpora", {}))
+    corpora |= set((_adapted(meta) or {}).get("corpora") or {})
+    return "art" in {corpus_key(c) for c in corpora}
+
+
+def _adapted(meta: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The ``adapted_from`` record of a model adapted with ``coresc train --from``."""
+    record = meta.get("adapted_from")
+    return record if isinstance(record, Mapping) else None
 
 
 def _training(meta: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -143,6 +152,7 @@ def card_markdown(model_dir: str | Path) -> str:
              f"{meta.get('trained', '?')}; {meta.get('n_papers', '?')} papers, "
              f"{meta.get('n_sentences', '?')} sentences "
              f"({meta.get('n_labelled', '?')} with a gold label).", ""]
+    lines += _adapted_section(meta)
     lines += _training_section(meta)
     lines += _licence_section(meta)
     lines += _evaluation_section(evaluation)
@@ -204,6 +214,33 @@ def _training_section(meta: Mapping[str, Any]) -> list[str]:
     lines += ["", "Every training paper's id and content hash are in `meta.json` "
               "(`training_data`); `coresc evaluate` uses them to keep training papers apart "
               "from held-out ones.", ""]
+    return lines
+
+
+def _adapted_section(meta: Mapping[str, Any]) -> list[str]:
+    record = _adapted(meta)
+    if record is None:
+        return []
+    corpora = ", ".join(f"{name or '(unnamed)'} ({c.get('papers', '?')} papers)"
+                        for name, c in (record.get("corpora") or {}).items()) or "not recorded"
+    reviewed = [p.get("id") for p in _training(meta).get("papers") or []
+                if isinstance(p, Mapping) and p.get("via") != "source"]
+    lines = ["## Adapted model", "",
+             f"Adapted from the model `{record.get('model') or '?'}` (trained "
+             f"{record.get('trained', '?')} on {corpora}"
+             + (", with a sentence encoder" if record.get("encoder") else "")
+             + f") with `coresc train --from` on {len(reviewed)} reviewed papers: "
+             f"{', '.join(f'`{r}`' for r in reviewed)}. The source model is kept in "
+             "`source/`; its label probabilities for each sentence are features of this "
+             "model's CRF, which was trained on the reviewed papers only.", ""]
+    seen = record.get("seen_by_source")
+    if seen:
+        lines += [f"**Warning:** {len(seen)} of the reviewed papers were in the source "
+                  f"model's training data ({', '.join(seen)}): its probabilities for them "
+                  "were in-sample, so this model may trust the source too much.", ""]
+    elif seen is None:
+        lines += ["The source model does not record its training papers: whether it saw "
+                  "the reviewed papers is unknown.", ""]
     return lines
 
 

@@ -161,6 +161,12 @@ def bearer_token(header: str) -> str | None:
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
+def bearer_matches(token: str, header: str) -> bool:
+    """Whether an Authorization header carries ``Bearer TOKEN`` (in constant time)."""
+    given = bearer_token(header)
+    return given is not None and hmac.compare_digest(given.encode(), token.encode())
+
+
 def describe_api(app: FastAPI, settings: Settings, pool: WorkerPool) -> None:
     """``/openapi.json``: FastAPI's description, completed for this server (see
     :mod:`coresc.serve.openapi`); built once, on first request."""

@@ -42,6 +42,7 @@ import sys
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -147,12 +148,30 @@ def legend_labels(papers: Sequence[Paper]) -> list[str]:
 # --------------------------------------------------------------------------- page parts
 
 
-def _page(title: str, body: str, *, body_class: str = "", script: bool = True) -> str:
-    css = _static("view.css")
-    js = _static("view.js") if script else ""
-    digest = base64.b64encode(hashlib.sha256(js.encode("utf-8")).digest()).decode("ascii")
+@dataclass(frozen=True)
+class Addon:
+    """What an application adds to a paper's page (``coresc review``): CSS, HTML at the
+    top of the body (and data blocks), a script run after the view's own, and whether
+    the page may talk to the server it came from (``connect-src 'self'``)."""
+
+    css: str = ""
+    html: str = ""
+    script: str = ""
+    connect: bool = False
+
+
+def _sha256(text: str) -> str:
+    return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+
+
+def _page(title: str, body: str, *, body_class: str = "", script: bool = True,
+          addon: Addon | None = None) -> str:
+    addon = addon or Addon()
+    css = _static("view.css") + addon.css
+    scripts = [js for js in (_static("view.js") if script else "", addon.script) if js]
+    hashes = " ".join(f"'sha256-{_sha256(js)}'" for js in scripts) or f"'sha256-{_sha256('')}'"
     csp = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-           f"script-src 'sha256-{digest}'")
+           f"script-src {hashes}" + ("; connect-src 'self'" if addon.connect else ""))
     cls = f' class="{body_class}"' if body_class else ""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -161,10 +180,15 @@ def _page(title: str, body: str, *, body_class: str = "", script: bool = True) -
         '<meta name="generator" content="coresc">\n'
         '<link rel="icon" href="data:,">\n'
         f"<title>{esc(title)}</title>\n<style>\n{css}</style>\n</head>\n"
-        f"<body{cls}>\n{body}\n"
-        + (f"<script>{js}</script>\n" if script else "")
+        f"<body{cls}>\n{addon.html}{body}\n"
+        + "".join(f"<script>{js}</script>\n" for js in scripts)
         + "</body>\n</html>\n"
     )
+
+
+def html_page(title: str, body: str, addon: Addon | None = None) -> str:
+    """A page in the view's style around ``body`` (HTML), without the view's script."""
+    return _page(title, body, script=False, addon=addon)
 
 
 def _bar_svg(counts: Counter, styles: dict[str, tuple[str, str]], order: Sequence[str],
@@ -304,8 +328,9 @@ def _label_sources(sentences: Sequence[Sentence]) -> str:
     return "no sentence carries a label"
 
 
-def render_paper(paper: Paper) -> str:
-    """One paper as a self-contained HTML page (a string)."""
+def render_paper(paper: Paper, addon: Addon | None = None) -> str:
+    """One paper as a self-contained HTML page (a string); ``addon``: what an application
+    (``coresc review``) adds to it."""
     sentences = paper.sentences()
     labels = legend_labels([paper])
     styles = label_styles(labels)
@@ -382,7 +407,7 @@ def render_paper(paper: Paper) -> str:
 <main>
 {main}
 </main>"""
-    return _page(title_text, body)
+    return _page(title_text, body, addon=addon)
 
 
 # --------------------------------------------------------------------------- corpus view
