@@ -117,7 +117,8 @@ def test_pipe_yields_the_same_around_a_bad_item_whatever_the_jobs(tagger, tmp_pa
     if errors == "raise":
         assert one == ([titles[0], titles[1]], f"{bad}: binary file, not a paper (NUL bytes)")
     else:
-        assert one == ([titles[0], titles[1], titles[3]], None) and [e.path for e in tagger.skipped] == [str(bad)]
+        assert one == ([titles[0], titles[1], titles[3]], None)
+        assert [e.path for e in tagger.skipped] == [str(bad)]
 
 
 @pytest.mark.parametrize("x", ["data/example-paper", "papers/p1", "paper.tei", "E.coli",
