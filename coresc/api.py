@@ -92,7 +92,8 @@ class Tagger:
 
         ``items`` may mix paths, strings of text and papers; a JSONL file yields each of
         its papers. With ``jobs`` > 1, worker processes (each with the model once) do
-        the tagging while this process reads: the papers are the same as with one.
+        the tagging while this process reads: the papers are the same as with one, and
+        an item that cannot be read is raised after the papers before it, as with one.
         Only a few papers are held at any time, however many ``items`` there are.
 
         ``errors``: ``"raise"`` stops at the first item that cannot be read (its
