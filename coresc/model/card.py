@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from ..labels import LABEL_NAMES, sort_key
-from .provenance import known_corpus
 from .storage import read_json, write_atomic
 
 CARD_FILE = "MODEL_CARD.md"
@@ -46,6 +45,8 @@ def recognised(meta: Mapping[str, Any]) -> dict[str, Counter] | None:
     coresc knows (:data:`CORPUS_LICENCES`; ``None``: to none), recognised by content hash
     and paper id, never by the name. ``None`` when the model records no training papers.
     """
+    from .provenance import known_corpus
+
     papers = _training(meta).get("papers")
     if not isinstance(papers, list):
         return None
