@@ -140,9 +140,12 @@ def disposition(job: Job, out: str) -> str:
     from ..readers import paper_id_from_path
     from ..writers import get_writer
 
-    stem = "stdin" if job.name == STDIN else paper_id_from_path(job.name)
+    suffix = get_writer(OUTPUTS[out][0]).suffix
+    if job.name == STDIN:  # pasted text has no name of its own: not "stdin_coresc.tsv"
+        return f'inline; filename="coresc{suffix}"'
+    stem = paper_id_from_path(job.name)
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem) or "paper"
-    return f'inline; filename="{safe}_coresc{get_writer(OUTPUTS[out][0]).suffix}"'
+    return f'inline; filename="{safe}_coresc{suffix}"'
 
 
 def model_facts(directory: Path) -> dict[str, Any]:
