@@ -84,6 +84,18 @@ def test_card_written_with_every_model(model_dir, capsys) -> None:
     assert capsys.readouterr().out == card
 
 
+def test_only_the_default_model_card_says_it_is_the_default(model_dir) -> None:
+    """A user's model is used with --model; nothing may read as if it were the default."""
+    mine = card_markdown(model_dir).splitlines()[2]
+    assert "use it with `coresc annotate --model m/`" in mine
+    assert "without `--model`, coresc uses its bundled default model, not this one" in mine
+    assert "for the default model" not in mine
+    fast = card_markdown(DEFAULT_MODEL_DIR.parent / "fast").splitlines()[2]
+    assert "annotate --model fast`" in fast and "not this one" in fast
+    default = card_markdown(DEFAULT_MODEL_DIR).splitlines()[2]
+    assert "it is coresc's default model, so plain `coresc annotate` uses it" in default
+
+
 def test_card_shows_held_out_runs_and_drops_stale_ones(model_dir) -> None:
     meta = json.loads((model_dir / "meta.json").read_text())
     records = [_rec(["Exp"], "Met", 0.9), _rec(["Res"], "Res", 0.8, zone="caption")]

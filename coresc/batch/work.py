@@ -315,9 +315,12 @@ def check_domain(model, name: str | None) -> None:
     if name is None:
         return
     known = known_domains(model)
+    if not known:
+        raise UsageError(f"--domain {name}: this model was trained without corpus domains "
+                         "(coresc train --domains corpus makes one that has them)")
     if name not in known:
         raise UsageError(f"--domain {name}: the model has no such corpus domain "
-                         f"(known: {', '.join(known) or 'none, it was trained without'})")
+                         f"(known: {', '.join(known)})")
 
 
 def known_domains(model) -> list[str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..labels import LABEL_NAMES, sort_key
-from .storage import read_json, write_atomic
+from .storage import DEFAULT_MODEL_DIR, read_json, write_atomic
 
 CARD_FILE = "MODEL_CARD.md"
 EVALUATION_FILE = "evaluation.json"
@@ -159,9 +159,8 @@ def card_markdown(model_dir: str | Path) -> str:
     name = d.name or str(d)
     lines = [f"# Model card: coresc model `{name}`", "",
              "Labels each sentence of a scientific paper with its CoreSC discourse role "
-             "(primary label, up to two secondary labels, each with a score); use it with "
-             f"`coresc annotate --model {_model_argument(d)}`, or without `--model` for "
-             "the default model.", "",
+             "(primary label, up to two secondary labels, each with a score); "
+             + _how_to_use(d), "",
              f"coresc {meta.get('coresc_version', '?')} model, trained "
              f"{meta.get('trained', '?')}; {meta.get('n_papers', '?')} papers, "
              f"{meta.get('n_sentences', '?')} sentences "
@@ -175,6 +174,18 @@ def card_markdown(model_dir: str | Path) -> str:
     lines += _settings_section(meta, config)
     lines += _rebuild_section(meta, evaluation)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _how_to_use(d: Path) -> str:
+    """The card's "use it with" sentence; only the bundled default says it is the default."""
+    use = f"use it with `coresc annotate --model {_model_argument(d)}`"
+    try:
+        default = d.resolve() == DEFAULT_MODEL_DIR.resolve()
+    except OSError:
+        default = False
+    if default:
+        return use + "; it is coresc's default model, so plain `coresc annotate` uses it too."
+    return use + " (without `--model`, coresc uses its bundled default model, not this one)."
 
 
 def _model_argument(d: Path) -> str:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..document import Paper, is_file_stub
+from ..document import STDIN_ID, Paper, is_file_stub
 from ..errors import InputError
 from ..limits import max_input_bytes, too_large
 from ..tei import TEI_NS
@@ -57,7 +57,7 @@ INPUT_SUFFIXES = (".xml", ".nxml", ".txt", ".jsonl", ".pdf")
 #: The input name that means standard input.
 STDIN = "-"
 #: The name standard input goes by in messages and paper ids.
-STDIN_NAME = "stdin"
+STDIN_NAME = STDIN_ID
 
 _EMPTY_STDIN = "nothing on standard input"
 

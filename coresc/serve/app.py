@@ -234,13 +234,15 @@ def disposition(job: Job, out: str) -> str:
     from ..readers import paper_id_from_path
     from ..writers import get_writer
 
-    stem = "stdin" if job.name == STDIN else paper_id_from_path(job.name)
-    suffix = f"_coresc{get_writer(OUTPUTS[out][0]).suffix}"
+    suffix = get_writer(OUTPUTS[out][0]).suffix
+    if job.name == STDIN:  # pasted text has no name of its own: not "stdin_coresc.tsv"
+        return f'inline; filename="coresc{suffix}"'
+    stem = paper_id_from_path(job.name)
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem) or "paper"
     ascii_safe = "".join(c if c.isascii() else "_" for c in safe)
-    value = f'inline; filename="{ascii_safe}{suffix}"'
+    value = f'inline; filename="{ascii_safe}_coresc{suffix}"'
     if ascii_safe != safe:
-        value += f"; filename*=UTF-8''{quote(safe + suffix, safe='')}"
+        value += f"; filename*=UTF-8''{quote(safe + '_coresc' + suffix, safe='')}"
     return value
 
 
