@@ -18,6 +18,10 @@ from typing import Any
 #: Where a sentence sits in the paper.
 ZONES = ("title", "abstract", "body", "caption")
 
+#: The id of a paper read from standard input (the readers give it; the HTML view does not
+#: show it as a title).
+STDIN_ID = "stdin"
+
 #: Normalised heading types, see :func:`heading_type`.
 SECTION_TYPES = (
     "title", "abstract", "introduction", "background", "methods", "results",

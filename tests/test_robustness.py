@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -53,8 +55,11 @@ def test_hostile_corpus_through_annotate(hostile, tmp_path, capsys):
     errors = [line for line in err if ": error: " in line]
     # one line per failed input, naming it; special files and links reported, not dropped
     named = {line.split(": error: ")[1].split(":")[0] for line in errors}
-    for special in ("fifo.xml", "dangling.xml", "loop"):
+    for special in ("fifo.xml", "dangling.xml", "loop", "link_a.xml", "link_b.xml"):
         assert str(folder / special) in named
+    assert f"{folder / 'link_a.xml'}: cannot read: symbolic link loop" in " ".join(errors)
+    for read in ("utf32_le.txt", "utf32_be.xml", "utf32.jsonl", "nested_s.xml"):
+        assert str(folder / read) not in named, read  # issue 32: read, not refused
     for out in (tmp_path / "out").glob("*.xml"):
         etree.parse(str(out))
     assert {f: f.read_bytes() for f in files} == before  # no input touched
@@ -467,3 +472,168 @@ def test_text_that_is_not_english_gets_a_warning(tmp_path, capsys):
     assert len(err) == 1 and err[0].startswith(
         f"coresc annotate: warning: {src}: text does not look like English (")
     assert err[0].endswith("the labels may be meaningless")
+
+
+# ---------------------------------------------------------------- issue 32: hostile input
+
+
+def _texts(data: bytes, name: str) -> list[str]:
+    return [s.text for p in read_data(data, name) for s in p.sentences()]
+
+
+@pytest.mark.parametrize("codec", ["utf-32", "utf-32-le", "utf-32-be"])
+def test_utf32_text_xml_and_jsonl_are_read(codec):
+    """UTF-32 marks are told from UTF-16's (FF FE 00 00 starts like FF FE) and decoded."""
+    mark = {"utf-32": b"", "utf-32-le": b"\xff\xfe\x00\x00",
+            "utf-32-be": b"\x00\x00\xfe\xff"}[codec]
+    sentences = ["Cells were grown at 37 °C.", "They divided quickly."]
+    text = " ".join(sentences)
+    xml = f"<?xml version='1.0' encoding='UTF-32'?><PAPER><P><s>{text}</s></P></PAPER>"
+    jsonl = json.dumps({"id": "p", "sentences": sentences}) + "\n"
+    assert _texts(mark + text.encode(codec), "u.txt") == sentences
+    assert _texts(mark + xml.encode(codec), "u.xml") == [text]
+    assert _texts(mark + jsonl.encode(codec), "u.jsonl") == sentences
+    if codec != "utf-32":  # without a mark, "<?" tells the byte order, as for UTF-16
+        assert _texts(xml.encode(codec), "u.xml") == [text]
+
+
+def test_utf32_through_the_command_line(tmp_path, capsys):
+    src = tmp_path / "u32.txt"
+    src.write_bytes(("Title\n\n" + SENTENCES).encode("utf-32"))
+    rc, err, out = _cli(capsys, "convert", str(src), "--to", "tsv")
+    assert rc == 0, err
+    assert "We measured the rate." in out and "W e" not in out
+
+
+def test_a_utf16_file_starting_with_nul_is_not_utf32():
+    with pytest.raises(InputError, match="not UTF-32 text though it starts like it"):
+        read_data(b"\xff\xfe\x00\x00A\x00", "odd.txt")
+
+
+def test_nested_sentences_are_merged_in_mode2_as_in_tei():
+    """The outer <s> is the sentence, text and labels; an inner one is part of it."""
+    body = ("<s sid='1'>Zero.</s><s sid='2'>A <s sid='3'>B.<CoreSc1 type='Res'/></s> C."
+            "<CoreSc1 type='Obs'/></s>")
+    mode2 = f"<PAPER><BODY><DIV><P>{body}</P></DIV></BODY></PAPER>".encode()
+    tei = (f"<TEI xmlns='http://www.tei-c.org/ns/1.0'><text><body><div><head>H</head>"
+           f"<p>{body}</p></div></body></text></TEI>").encode()
+    [m], [t] = read_data(mode2, "n.xml"), read_data(tei, "n.tei.xml")
+    assert [s.text for s in m.sentences()] == [s.text for s in t.sentences()] == [
+        "Zero.", "A B. C."]
+    assert [s.gold_codes for s in m.sentences()] == [[], ["Obs"]]
+
+
+def test_nested_sentences_are_written_back_once(tmp_path, capsys):
+    src = tmp_path / "n.xml"
+    src.write_text("<PAPER><BODY><DIV><P><s sid='1'>A <s sid='2'>B.</s> C.</s></P></DIV>"
+                   "</BODY></PAPER>")
+    out = tmp_path / "out.xml"
+    rc, err, _ = _cli(capsys, "annotate", str(src), "-o", str(out), "-q")
+    assert rc == 0, err
+    [paper] = read_file(out)
+    assert [s.text for s in paper.sentences()] == ["A B. C."] and paper.sentences()[0].pred
+
+
+_VERBS_WITH_O = {"convert": ["{src}"], "annotate": ["{src}"], "view": ["{src}"],
+                 "train": ["{gold}"], "consensus": ["{gold}", "{gold}"], "report": ["run"]}
+
+
+@pytest.mark.parametrize("verb", sorted(_VERBS_WITH_O))
+@pytest.mark.parametrize("empty", ["", " "])
+def test_empty_output_path_is_a_usage_error(verb, empty, tmp_path, capsys, monkeypatch,
+                                            fixtures):
+    """-o "" would write into the current folder ("wrote ... to /"): exit 2, nothing written."""
+    src = tmp_path / "p.txt"
+    src.write_text(TEXT)
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    argv = [a.format(src=src, gold=fixtures / "io_art_small.xml") for a in _VERBS_WITH_O[verb]]
+    with pytest.raises(SystemExit) as exc:
+        main([verb, *argv, "-o", empty])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and err[-1] == (f"coresc {verb}: error: argument -o/--output: "
+                                               f"empty path: give a file or folder name")
+    assert list(cwd.iterdir()) == []
+
+
+def test_empty_output_path_is_refused_by_the_api(tmp_path):
+    import coresc
+    from coresc.errors import OutputError
+    from coresc.writers import write_papers
+
+    src = tmp_path / "p.txt"
+    src.write_text(TEXT)
+    with pytest.raises(OutputError, match="empty path"):
+        write_papers([coresc.read(src)], "xml", "")
+    with pytest.raises(OutputError, match="empty path"):
+        coresc.annotate_files([src], "", to="tsv", progress="none")
+
+
+def _manifest_cases(tmp_path, monkeypatch):
+    """(output, its manifest, what the one line says) per way a manifest cannot be written."""
+    a = tmp_path / "a"
+    (a / "out.tsv.manifest.ndjson").mkdir(parents=True)
+    yield a / "out.tsv", "cannot write the manifest (Is a directory)"
+    if os.path.isdir("/proc"):
+        yield Path("/proc/coresc-x.tsv"), "cannot write the manifest (/proc takes no new files)"
+    b = tmp_path / "b"
+    b.mkdir()
+    (b / "out.tsv.manifest.ndjson").write_text("")
+    (b / "out.tsv.manifest.ndjson").chmod(0o444)
+    if os.geteuid() == 0:  # root writes anywhere: the refusal the OS would give, simulated
+        import builtins
+
+        import coresc.batch.manifest as manifest
+
+        def refuse(path, *args, **kwargs):
+            if str(path).endswith(".manifest.ndjson"):
+                raise PermissionError(13, "Permission denied", str(path))
+            return builtins.open(path, *args, **kwargs)
+
+        monkeypatch.setattr(manifest, "open", refuse, raising=False)
+    yield b / "out.tsv", "cannot write the manifest (Permission denied)"
+
+
+def test_a_manifest_that_cannot_be_written_is_one_line_and_leaves_nothing(tmp_path, capsys,
+                                                                        monkeypatch):
+    src = tmp_path / "p.txt"
+    src.write_text(TEXT)
+    for out, message in _manifest_cases(tmp_path, monkeypatch):
+        before = sorted(out.parent.iterdir()) if out.parent != Path("/proc") else None
+        rc, err, _ = _cli(capsys, "annotate", str(src), "--to", "tsv", "-o", str(out), "-q")
+        _no_traceback(err)
+        assert rc == 2 and err == [f"coresc annotate: error: {out}.manifest.ndjson: "
+                                   f"{message}"], (out, err)
+        if before is not None:  # no .out.tsv.parts/ folder, no output
+            assert sorted(out.parent.iterdir()) == before
+
+
+def test_link_loops_and_long_chains_are_named(tmp_path):
+    (tmp_path / "a.xml").symlink_to(tmp_path / "b.xml")
+    (tmp_path / "b.xml").symlink_to(tmp_path / "a.xml")
+    (tmp_path / "t0.txt").write_text(TEXT)
+    for i in range(1, 46):  # Linux follows at most 40 links
+        (tmp_path / f"t{i}.txt").symlink_to(tmp_path / f"t{i - 1}.txt")
+    (tmp_path / "gone.txt").symlink_to(tmp_path / "nowhere.txt")
+    loop = "cannot read: symbolic link loop (or a chain of more than 40 links)"
+    for name in ("a.xml", "t45.txt"):
+        with pytest.raises(InputError, match=re.escape(f"{name}: {loop}")):
+            read_file(tmp_path / name)
+    problems = {os.path.basename(e.path): e.problem for e in find_inputs([tmp_path]).problems}
+    assert problems["a.xml"] == problems["b.xml"] == problems["t41.txt"] == loop
+    assert problems["gone.txt"] == "cannot read: dangling symbolic link"
+    assert "t40.txt" not in problems  # 40 links are followed
+    assert read_file(tmp_path / "t40.txt")
+
+
+def test_a_huge_xml_value_is_one_line_naming_coresc_limit():
+    data = b"<PAPER><P><s sid='1' x='" + b"a" * 10_500_000 + b"'>Hi there.</s></P></PAPER>"
+    with pytest.raises(InputError) as exc:
+        read_data(data, "big.xml")
+    message = str(exc.value)
+    assert "\n" not in message and "XML_PARSE_HUGE" not in message
+    assert message == ("big.xml: XML holds a text, attribute value, comment or CDATA section "
+                       "over 10,000,000 bytes at line 1 (coresc's limit for one XML value; "
+                       "refused)")
+

@@ -327,10 +327,18 @@ def check_domain(model, name: str | None) -> None:
     """:class:`~coresc.errors.UsageError` unless the model knows corpus domain ``name``."""
     if name is None:
         return
-    known = sorted({*model.domain_names("corpus"), *model.calibration_corpora()})
+    known = known_domains(model)
+    if not known:
+        raise UsageError(f"--domain {name}: this model was trained without corpus domains "
+                         "(coresc train --domains corpus makes one that has them)")
     if name not in known:
         raise UsageError(f"--domain {name}: the model has no such corpus domain "
-                         f"(known: {', '.join(known) or 'none, it was trained without'})")
+                         f"(known: {', '.join(known)})")
+
+
+def known_domains(model) -> list[str]:
+    """The corpus domains ``--domain`` accepts with ``model``."""
+    return sorted({*model.domain_names("corpus"), *model.calibration_corpora()})
 
 
 def load_model(model_dir: str | None, shared: bool = False):

@@ -32,6 +32,7 @@ from ..document import Paper
 from ..errors import InputError, UsageError
 from ..readers import FORMATS, INPUT_SUFFIXES, find_inputs, read_file
 from ..writers import available_formats, write_papers
+from . import output_path
 
 if TYPE_CHECKING:  # the HTTP client is imported only when a PDF is read
     from ..readers.grobid import GrobidClient
@@ -43,7 +44,7 @@ MAX_SKIPPED_NAMES = 10
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="+", metavar="INPUT", help="paper files or directories")
-    parser.add_argument("-o", "--output", metavar="OUT",
+    parser.add_argument("-o", "--output", type=output_path, metavar="OUT",
                         help="output file, or directory for several papers as xml "
                              "(default: stdout)")
     parser.add_argument("--to", default="xml", choices=available_formats(),

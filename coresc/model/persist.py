@@ -12,6 +12,7 @@ import numpy as np
 
 from .calibration import Calibration
 from .card import write_card
+from .source import SOURCE_DIR
 from .storage import (
     CALIBRATION_FILE,
     MODEL_FILES,
@@ -59,8 +60,22 @@ def save_model(model, directory: str | Path) -> Path:
         write_atomic(d / CALIBRATION_FILE, to_json(model.calibration_.to_json(), None))
     else:
         (d / CALIBRATION_FILE).unlink(missing_ok=True)
+    if model._source is not None:
+        save_model(model._source, d / SOURCE_DIR)
+    elif (d / SOURCE_DIR).is_dir():
+        _remove_model_dir(d / SOURCE_DIR)
     write_card(d)
     return d
+
+
+def _remove_model_dir(d: Path) -> None:
+    """Remove a stale ``source/`` model directory (only the files a model has)."""
+    if (d / SOURCE_DIR).is_dir():
+        _remove_model_dir(d / SOURCE_DIR)
+    for f in d.iterdir():
+        if f.is_file():
+            f.unlink()
+    d.rmdir()
 
 
 def load_model(cls, directory: str | Path, threads: int = 0):
@@ -126,6 +141,11 @@ def load_model(cls, directory: str | Path, threads: int = 0):
     if model.encoder is not None:
         model._encoder_loaded_files = load_encoder_files(d)
         model._encoder = open_encoder(d, model._encoder_loaded_files, threads)
+    if model.source is not None:
+        if not (d / SOURCE_DIR).is_dir():
+            raise ModelError(d, f"an adapted model but its source model ({SOURCE_DIR}/) is "
+                                "missing")
+        model._source = load_model(cls, d / SOURCE_DIR, threads)
     model.calibration_ = None
     if (d / CALIBRATION_FILE).is_file():
         try:

@@ -179,8 +179,12 @@ def atomic_output(path: str | Path, mode: str = "w",
 
 def check_output_path(out: str | Path) -> None:
     """Refuse, before any work, an output path no file can have: a name longer than the
-    file system allows, or a file where a folder should be (``paper.txt/out.xml``).
-    Raises :class:`~coresc.errors.OutputError`."""
+    file system allows, a file where a folder should be (``paper.txt/out.xml``), or an
+    empty path (``Path("")`` is the current folder). Raises
+    :class:`~coresc.errors.OutputError`."""
+    if not str(out).strip():
+        raise OutputError(f"{str(out)!r}: cannot write (an empty path names no file or "
+                          f"folder)")
     path = Path(out)
     for part in path.parts:
         if len(os.fsencode(part)) > 255:
