@@ -17,7 +17,7 @@ from .extras import missing_module_error
 
 COMMANDS = (
     "convert", "train", "annotate", "evaluate", "experiment", "report",
-    "agreement", "consensus", "view", "model-info", "serve",
+    "agreement", "consensus", "view", "model-info", "serve", "review",
 )
 
 

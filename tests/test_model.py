@@ -315,6 +315,19 @@ def test_train_with_corpus_domains_from_the_command_line(tmp_path, capsys):
     assert "\n" not in err and "--domain cra" in err and "corpus-a, corpus-b" in err
 
 
+def test_domain_for_a_model_without_domains_says_so(model, papers, tmp_path, capsys):
+    from coresc.cli import main
+    from coresc.writers import write_papers
+
+    write_papers(papers[:1], "jsonl", tmp_path / "c" / "papers.jsonl")
+    assert not model.domain_names("corpus") and not model.calibration_corpora()
+    assert main(["evaluate", "--model", str(model.save(tmp_path / "m")), "--domain", "cra",
+                 str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "known: none" not in err, err
+    assert "--domain cra: this model was trained without corpus domains" in err
+
+
 def test_inner_cv_scores_the_models_decoding():
     # label noise makes the Viterbi path and the per-sentence largest marginal disagree
     rng = random.Random(0)

@@ -56,7 +56,10 @@ def run(args: argparse.Namespace) -> int:
     except LookupError:
         seen = None
     held = [p for p, s in zip(papers, seen or [], strict=False) if not s]
-    held_result = _scores_or_none(evaluate_papers, held) if seen and held else None
+    # Scored apart only when some papers were seen: when none was, the report above is
+    # already the held-out one (and held_out stays null in the JSON).
+    held_result = (_scores_or_none(evaluate_papers, held)
+                   if seen and any(seen) and held else None)
     result["training_overlap"] = overlap = _overlap(papers, seen)
     overlap["held_out"] = held_result
     sys.stdout.write(_overlap_lines(overlap))
