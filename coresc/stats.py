@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .labels import rank_weights, sort_key
-from .metrics import MEASURES, _abo_agree, _loose_agree, _pairs, kappas
+from .metrics import MEASURES, _abo_agree, _loose_agree, _pairs
 
 #: The defaults every command uses.
 N_RESAMPLES = 2000
@@ -128,9 +128,13 @@ def _table(papers, stratum, labels, pairs, gold_by, pred_by, vocab) -> PaperTabl
     parts: dict[str, tuple[np.ndarray, ...]] = {
         m: _categorical_parts(m, pairs, vocab[m]) for m in _VALUE_OF}
     parts["weighted"] = _weighted_parts(pairs, vocab["weighted"])
-    per_paper = np.array([[kappas(ra, rb)[m] for m in MEASURES] if ra else [np.nan] * 5
-                          for ra, rb in pairs]).reshape(n_p, len(MEASURES))
-    return PaperTable(papers, stratum, labels, n, correct, tp, fp, fn, parts, per_paper)
+    table = PaperTable(papers, stratum, labels, n, correct, tp, fp, fn, parts)
+    # each paper's own kappas (the macro average): the pooled ones with one paper weighted
+    one = _micro_kappas(table, lambda get: np.eye(n_p) @ get(table))
+    kept = parts["weighted"][0]
+    table.paper_kappas = np.array([np.where(kept > 0, one[f"kappa_micro/{m}"], np.nan)
+                                   for m in MEASURES]).T.reshape(n_p, len(MEASURES))
+    return table
 
 
 def _categorical_parts(measure, pairs, vocab):
@@ -205,6 +209,19 @@ def scores(table: PaperTable, weights: np.ndarray,
     out["macro_f1"] = _div((f1 * present).sum(axis=1), present.sum(axis=1))
     for j, lab in enumerate(table.labels):
         out[f"f1/{lab}"] = f1[:, j]
+    out.update(_micro_kappas(table, wsum))
+    has = wsum(lambda t: (~np.isnan(t.paper_kappas)).astype(float))
+    total = wsum(lambda t: np.nan_to_num(t.paper_kappas))
+    for j, m in enumerate(MEASURES):
+        out[f"kappa_macro/{m}"] = np.where(has[:, j] > 0, _div(total[:, j], has[:, j]),
+                                           np.nan)
+    return out
+
+
+def _micro_kappas(table: PaperTable, wsum) -> dict[str, np.ndarray]:
+    """The five kappas of the sentences pooled over weighted papers (``wsum(get)``: the
+    weighted sum of a per-paper statistic)."""
+    out = {}
     for m in _VALUE_OF:
         kept = wsum(lambda t, m=m: t.kappa_parts[m][0])
         po = _div(wsum(lambda t, m=m: t.kappa_parts[m][1]), kept)
@@ -217,11 +234,6 @@ def scores(table: PaperTable, weights: np.ndarray,
     fa = wsum(lambda t: t.kappa_parts["weighted"][2])
     fb = wsum(lambda t: t.kappa_parts["weighted"][3])
     out["kappa_micro/weighted"] = _kappa(po, _div((fa * fb).sum(axis=1), kept ** 2))
-    has = wsum(lambda t: (~np.isnan(t.paper_kappas)).astype(float))
-    total = wsum(lambda t: np.nan_to_num(t.paper_kappas))
-    for j, m in enumerate(MEASURES):
-        out[f"kappa_macro/{m}"] = np.where(has[:, j] > 0, _div(total[:, j], has[:, j]),
-                                           np.nan)
     return out
 
 
