@@ -339,3 +339,36 @@ def verdict(result: Mapping[str, Any], key: str = "accuracy", alpha: float = 0.0
 
 def _p(p: float) -> str:
     return f"{p:.3f}" if p >= 0.001 else "< 0.001"
+
+
+def attach_intervals(result: dict[str, Any], gold_by, pred_by,
+                     strata: Mapping[str, str] | None = None, seed: int = 0,
+                     n_resamples: int = N_RESAMPLES, level: float = LEVEL) -> dict[str, Any]:
+    """Put ``_ci`` keys beside the scores of a :func:`coresc.metrics.score_label_lists`
+    result (``primary.accuracy_ci``, ``primary.macro_f1_ci``, ``primary.per_label.X.f1_ci``,
+    ``agreement.micro_ci.MEASURE``, ``agreement.macro_ci.MEASURE``) and ``interval``: how
+    they were made, or ``{"reason": ...}`` when no interval can be made (< 2 papers)."""
+    table = paper_table(gold_by, pred_by, strata)
+    try:
+        found = intervals(table, n_resamples=n_resamples, seed=seed, level=level)
+    except TooFewPapers as exc:
+        result["interval"] = {"reason": str(exc), "n_papers": len(table.papers),
+                              "n_sentences": table.n_sentences}
+        return result
+    ci = found.pop("ci")
+    prim = result["primary"]
+    prim["accuracy_ci"], prim["macro_f1_ci"] = ci["accuracy"], ci["macro_f1"]
+    for lab, s in prim["per_label"].items():
+        if f"f1/{lab}" in ci:
+            s["f1_ci"] = ci[f"f1/{lab}"]
+    agr = result["agreement"]
+    for avg in ("micro", "macro"):
+        agr[f"{avg}_ci"] = {m: ci[f"kappa_{avg}/{m}"] for m in MEASURES}
+    result["interval"] = found
+    return result
+
+
+def strata_of(keys: Sequence[str], group: Mapping[str, str | None]) -> dict[str, str] | None:
+    """Paper -> stratum when the papers come from several groups (folds, corpora)."""
+    names = {group.get(k) for k in keys}
+    return {k: str(group.get(k)) for k in keys} if len(names) > 1 else None
