@@ -176,8 +176,9 @@ def _held_out(paper_of, sides, corpora) -> tuple[list[str], list[dict[str, str]]
                 left[k] = f"in {side['name']}'s training data ({how})"
     keep = [k for k in keys if k not in left]
     if not keep:
+        models = " or ".join(dict.fromkeys(s["name"] for s in sides if s["model"]))
         raise UsageError(f"{_names(corpora)}: every paper was in the training data of "
-                         f"{' or '.join(dict.fromkeys(s['name'] for s in sides if s['model']))}; an "
+                         f"{models}; an "
                          "in-sample comparison says nothing about new papers, so it is "
                          "refused (compare on held-out papers, or on the held-out "
                          "predictions of cross-validation runs)")
