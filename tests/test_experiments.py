@@ -343,3 +343,20 @@ def test_sigterm_becomes_an_interrupt_inside_the_runner() -> None:
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(5)  # the handler interrupts this
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_runs_log_intervals_over_papers_beside_the_scores() -> None:
+    gold = {f"p{i}": [["Bac"], ["Met"], ["Res"], ["Con"]] for i in range(6)}
+    pred = {f"p{i}": [["Bac"], ["Met"] if i % 2 else ["Bac"], ["Res"], ["Res"]]
+            for i in range(6)}
+    scores = ex.score_predictions(gold, pred, {f"p{i}": str(i % 2) for i in range(6)}, seed=0)
+    m = ex.flat_metrics(scores, silver=False)
+    assert m["accuracy_ci_low"] <= m["accuracy"] <= m["accuracy_ci_high"]
+    assert m["n_papers"] == 6 and "kappa_coresc1_micro_ci_low" in m and "f1_Bac_ci_high" in m
+    assert scores["interval"]["strata"] == 2
+    silver = ex.flat_metrics(scores, silver=True)
+    assert "silver_agreement_ci_low" in silver and not any("accuracy" in k for k in silver)
+    assert "0.95" not in ex.markdown_summary("t", scores, False, {})  # shown as 95%
+    assert "95% intervals, percentile bootstrap over papers" in ex.markdown_summary(
+        "t", scores, False, {})
+    assert "_ci_low" not in str(ex.flat_metrics(ex.score_predictions(gold, pred), False))
