@@ -332,14 +332,18 @@ def verdict(result: Mapping[str, Any], key: str = "accuracy", alpha: float = 0.0
     if p < alpha and diff:
         better, worse = ("B", "A") if diff > 0 else ("A", "B")
         return (f"{better} is better than {worse} in {name} by {100 * abs(diff):.1f} points "
-                f"(B - A {ci}), p = {format_p(p)} over {n} papers")
+                f"(B - A {ci}), {_p_clause(p)} over {n} papers")
     return (f"no difference in {name} detectable at this size: B - A = {100 * diff:+.1f} "
-            f"points ({ci}), p = {format_p(p)} over {n} papers")
+            f"points ({ci}), {_p_clause(p)} over {n} papers")
 
 
 def format_p(p: float) -> str:
     """A p-value as reports print it."""
     return f"{p:.3f}" if p >= 0.001 else "< 0.001"
+
+
+def _p_clause(p: float) -> str:
+    return f"p = {p:.3f}" if p >= 0.001 else "p < 0.001"
 
 
 def attach_intervals(result: dict[str, Any], gold_by, pred_by,
