@@ -152,14 +152,20 @@ def _with_ci(r: RunInfo, name: str, pct: bool = True) -> str:
 
 
 def _spread(r: RunInfo, name: str) -> str:
-    """Fold mean +- sd next to the interval (k-fold runs)."""
-    mean, sd = r.metrics.get(f"fold_mean_{name}"), r.metrics.get(f"fold_std_{name}")
-    return "-" if mean is None or sd is None else f"{100 * mean:.1f} ± {100 * sd:.1f}"
+    """Fold mean +- sd next to the interval (k-fold runs), and the spread over seeds of
+    a config run with ``seeds: [...]``."""
+    out = []
+    for kind, what in (("fold", "folds"), ("seed", "seeds")):
+        mean, sd = r.metrics.get(f"{kind}_mean_{name}"), r.metrics.get(f"{kind}_std_{name}")
+        if mean is not None and sd is not None:
+            n = f" ({int(r.metrics['n_seeds'])})" if kind == "seed" else ""
+            out.append(f"{what}{n}: {100 * mean:.1f} ± {100 * sd:.1f}")
+    return "; ".join(out) or "-"
 
 
 def headline_table(runs: Sequence[RunInfo]) -> list[str]:
     lines = ["| experiment | trained on | tested on | labels | accuracy / agreement % "
-             "[95% CI] | fold mean ± sd | papers | "
+             "[95% CI] | mean ± sd over folds, seeds | papers | "
              "macro-F1 | CoreSC1 kappa | weighted kappa | ECE | wall time | run |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in runs:

@@ -360,3 +360,29 @@ def test_runs_log_intervals_over_papers_beside_the_scores() -> None:
     assert "95% intervals, percentile bootstrap over papers" in ex.markdown_summary(
         "t", scores, False, {})
     assert "_ci_low" not in str(ex.flat_metrics(ex.score_predictions(gold, pred), False))
+
+
+def test_seeds_validate(data: Path) -> None:
+    cfg = ex.load_config(_cfg(seeds=[0, 1, 2]), data=data)
+    assert cfg.seeds == (0, 1, 2) and cfg.seed == 0
+    for bad in ([0], [1, 1], "0,1", [0, True]):
+        with pytest.raises(UsageError, match="'seeds' must be a list of two or more"):
+            ex.load_config(_cfg(seeds=bad), data=data)
+    with pytest.raises(UsageError, match="'seed' or 'seeds', not both"):
+        ex.load_config(_cfg(seed=1, seeds=[0, 1]), data=data)
+
+
+@pytest.mark.slow
+def test_a_config_with_seeds_runs_once_per_seed_and_logs_the_spread(shared_data,
+                                                                     store) -> None:
+    result = ex.run_experiment({**_tiny("tiny-seeds"), "seeds": [0, 1]}, jobs=1,
+                               settings=store, max_papers=4, log_models=False)
+    runs = [r for r in _runs(store, "tiny-seeds") if r.data.tags["coresc.kind"] == "experiment"]
+    assert sorted(r.data.tags["coresc.seed"] for r in runs) == ["0", "1"]
+    assert sorted(r.data.params["seed"] for r in runs) == ["0", "1"]
+    for r in runs:
+        assert r.data.metrics["n_seeds"] == 2
+        assert {"seed_mean_accuracy", "seed_std_accuracy"} <= set(r.data.metrics)
+    values = result.seed_spread["accuracy"]
+    assert result.metrics["seed_mean_accuracy"] == pytest.approx(sum(values) / 2)
+    assert "the last of seeds 0,1: accuracy mean" in ex.summary_line(result)

@@ -70,4 +70,6 @@ def test_headline_shows_the_interval_and_the_fold_spread() -> None:
             accuracy_ci_high=0.74, fold_mean_accuracy=0.71, fold_std_accuracy=0.012,
             n_papers=50, macro_f1=0.54)
     row = headline_table([r])[2]
-    assert "| 70.9 [68.0, 74.0] | 71.0 ± 1.2 | 50 | 0.540 |" in row
+    assert "| 70.9 [68.0, 74.0] | folds: 71.0 ± 1.2 | 50 | 0.540 |" in row
+    r.metrics.update(seed_mean_accuracy=0.705, seed_std_accuracy=0.004, n_seeds=3)
+    assert "| folds: 71.0 ± 1.2; seeds (3): 70.5 ± 0.4 |" in headline_table([r])[2]
