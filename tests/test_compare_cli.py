@@ -1,4 +1,5 @@
-"""`coresc compare`: two models or annotated outputs on the same gold papers."""
+"""`coresc compare`: two models or annotated outputs on the same gold papers; and the
+intervals `coresc evaluate` prints beside its scores."""
 
 from __future__ import annotations
 
@@ -131,3 +132,34 @@ def test_training_papers_are_left_out_and_all_in_sample_is_refused(shared_data, 
     assert len(doc["left_out"]) == 1
     assert doc["left_out"][0]["why"] == "in fast's training data (same text)"
     assert "left out:" in out and "training data" in out
+
+
+def test_evaluate_gives_intervals_over_papers(outputs, tmp_path, capsys) -> None:
+    docs = []
+    for name in ("a.json", "b.json"):
+        assert cli.main(["evaluate", "--model", "fast", str(outputs["gold"]), "--json",
+                         str(tmp_path / name), "--seed", "3"]) == 0
+        docs.append(json.loads((tmp_path / name).read_text()))
+    out = capsys.readouterr().out
+    assert docs[0] == docs[1]  # the same seed, the same intervals
+    prim = docs[0]["primary"]
+    lo, hi = prim["accuracy_ci"]
+    assert lo <= prim["accuracy"] <= hi and len(prim["macro_f1_ci"]) == 2
+    assert all(len(s["f1_ci"]) == 2 for s in prim["per_label"].values())
+    assert set(docs[0]["agreement"]["micro_ci"]) == {"weighted", "loose", "abo", "coresc1",
+                                                     "strict"}
+    about = docs[0]["interval"]
+    assert (about["n_papers"], about["n_sentences"], about["seed"]) == (2, 11, 3)
+    assert "[low, high]: 95% intervals, percentile bootstrap over papers (2 papers, 11 " \
+           "sentences; 2000 resamples, seed 3)" in out
+    assert f"accuracy  {prim['accuracy']:.3f} [{lo:.3f}, {hi:.3f}]" in out
+
+
+def test_evaluate_on_one_paper_says_no_interval(outputs, tmp_path, capsys) -> None:
+    target = tmp_path / "one.json"
+    assert cli.main(["evaluate", "--model", "fast", str(outputs["gold"] / "p1_mode2.xml"),
+                     "--json", str(target)]) == 0
+    out = capsys.readouterr().out
+    assert "no intervals: 1 paper: an interval over papers needs at least 2" in out
+    doc = json.loads(target.read_text())
+    assert "accuracy_ci" not in doc["primary"] and "reason" in doc["interval"]
