@@ -312,7 +312,8 @@ def secondary_scores(gold: Sequence[Sequence[str]],
 # Papers and reports
 # ---------------------------------------------------------------------------
 
-def evaluate_papers(papers: Sequence[Any], seed: int | None = None) -> dict[str, Any]:
+def evaluate_papers(papers: Sequence[Any], seed: int | None = None,
+                    groups: Sequence[str | None] | None = None) -> dict[str, Any]:
     """Score ``Sentence.pred`` against ``Sentence.gold`` on annotated papers.
 
     Sentences without gold labels are left out. A gold sentence without a prediction is
@@ -322,16 +323,16 @@ def evaluate_papers(papers: Sequence[Any], seed: int | None = None) -> dict[str,
     Returns ``{"n_sentences", "n_papers", "primary": classification_scores(first gold,
     first pred), "agreement": agreement(gold lists, pred lists) by paper (keys micro,
     macro, n_sentences, n_papers), "secondary": secondary_scores(gold, pred)}``.
-    ``seed`` given: 95% intervals by a bootstrap over papers (stratified by
-    ``meta["corpus"]`` when they come from several corpora) beside the scores, see
-    :func:`coresc.stats.attach_intervals`.
+    ``seed`` given: 95% intervals by a bootstrap over papers (stratified by ``groups``,
+    one corpus name per paper, default ``meta["corpus"]``, when there are several) beside
+    the scores, see :func:`coresc.stats.attach_intervals`.
     """
     gold_by: dict[str, list[list[str]]] = {}
     pred_by: dict[str, list[list[str]]] = {}
     corpus: dict[str, str | None] = {}
     for i, paper in enumerate(papers):
         key = paper.id if paper.id not in gold_by else f"{paper.id}#{i}"
-        corpus[key] = paper.meta.get("corpus")
+        corpus[key] = groups[i] if groups is not None else paper.meta.get("corpus")
         gold_by[key], pred_by[key] = [], []
         for s in paper.sentences():
             if not s.gold:

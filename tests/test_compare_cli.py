@@ -163,3 +163,12 @@ def test_evaluate_on_one_paper_says_no_interval(outputs, tmp_path, capsys) -> No
     assert "no intervals: 1 paper: an interval over papers needs at least 2" in out
     doc = json.loads(target.read_text())
     assert "accuracy_ci" not in doc["primary"] and "reason" in doc["interval"]
+
+
+def test_papers_from_several_folders_are_resampled_within_each(fixtures, tmp_path,
+                                                                capsys) -> None:
+    target = tmp_path / "two.json"
+    assert cli.main(["evaluate", "--model", "fast", str(fixtures / "agreement_a1"),
+                     str(fixtures / "agreement_a3"), "--json", str(target)]) == 0
+    assert "within 2 folds or corpora" in capsys.readouterr().out
+    assert json.loads(target.read_text())["interval"]["strata"] == 2

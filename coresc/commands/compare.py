@@ -48,6 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from .. import stats
     from ..readers import read_corpus
+    from .evaluate import corpus_groups
 
     if args.resamples < 100:
         raise UsageError(f"--resamples {args.resamples}: use at least 100")
@@ -57,7 +58,9 @@ def run(args: argparse.Namespace) -> int:
     keep, left_out = _held_out(paper_of, sides, args.corpora)
     gold_by = {k: [s.gold_codes for s in gold[k]] for k in keep}
     preds = [{k: side["pred"][k] for k in keep} for side in sides]
-    corpus = {k: paper_of[k].meta.get("corpus") for k in keep}
+    groups = dict(zip(paper_of, corpus_groups(list(paper_of.values()), args.corpora),
+                      strict=True))
+    corpus = {k: groups[k] for k in keep}
     tables = stats.paper_tables(gold_by, preds, stats.strata_of(keep, corpus))
     try:
         result = stats.paired(*tables, n_resamples=args.resamples, seed=args.seed)

@@ -56,17 +56,20 @@ def run(args: argparse.Namespace) -> int:
     papers = read_corpus(args.corpora, args.format)
     set_domain(model, papers, args.domain)
     model.annotate(papers)
+    groups = corpus_groups(papers, args.corpora)
     try:
-        result = evaluate_papers(papers, seed=args.seed)
+        result = evaluate_papers(papers, seed=args.seed, groups=groups)
     except ValueError as exc:
         raise UsageError(f"{', '.join(args.corpora)}: {exc}") from None
     try:
         seen = seen_in_training(model.meta_, papers)
     except LookupError:
         seen = None
+    held_groups = [g for g, s in zip(groups, seen or [], strict=False) if not s]
     held = [p for p, s in zip(papers, seen or [], strict=False) if not s]
-    held_result = (_scores_or_none(lambda ps: evaluate_papers(ps, seed=args.seed), held)
-                   if seen and held else None)
+    held_result = (_scores_or_none(
+        lambda ps: evaluate_papers(ps, seed=args.seed, groups=held_groups), held)
+        if seen and held else None)
     result["training_overlap"] = overlap = _overlap(papers, seen)
     overlap["held_out"] = held_result
     sys.stdout.write(_overlap_lines(overlap))
@@ -115,6 +118,21 @@ def _overlap_lines(overlap: dict) -> str:
             "data; the scores below include them and overstate accuracy on new papers. "
             + ("The held-out papers are scored on their own at the end."
                if held else "No held-out paper is left to score.") + "\n\n")
+
+
+def corpus_groups(papers, corpora) -> list[str | None]:
+    """Which corpus each paper is from, to resample papers within each: the folder
+    argument it was read from when two or more folders are given (``coresc evaluate
+    art-corpus/ cra-corpus/``), else its ``meta["corpus"]``."""
+    from pathlib import Path
+
+    folders = [Path(c).resolve() for c in corpora if Path(c).is_dir()]
+    out: list[str | None] = []
+    for paper in papers:
+        source = Path(paper.source_path).resolve() if paper.source_path else None
+        home = next((str(f) for f in folders if source and source.is_relative_to(f)), None)
+        out.append(home if len(folders) > 1 else paper.meta.get("corpus"))
+    return out
 
 
 def set_domain(model, papers, name: str | None) -> None:
