@@ -157,6 +157,8 @@ def _spread(r: RunInfo, name: str) -> str:
     out = []
     for kind, what in (("fold", "folds"), ("seed", "seeds")):
         mean, sd = r.metrics.get(f"{kind}_mean_{name}"), r.metrics.get(f"{kind}_std_{name}")
+        if kind == "fold" and r.params.get("n_folds") == "1":
+            continue  # one fold: no spread to show
         if mean is not None and sd is not None:
             n = f" ({int(r.metrics['n_seeds'])})" if kind == "seed" else ""
             out.append(f"{what}{n}: {100 * mean:.1f} ± {100 * sd:.1f}")

@@ -73,3 +73,5 @@ def test_headline_shows_the_interval_and_the_fold_spread() -> None:
     assert "| 70.9 [68.0, 74.0] | folds: 71.0 ± 1.2 | 50 | 0.540 |" in row
     r.metrics.update(seed_mean_accuracy=0.705, seed_std_accuracy=0.004, n_seeds=3)
     assert "| folds: 71.0 ± 1.2; seeds (3): 70.5 ± 0.4 |" in headline_table([r])[2]
+    r.params["n_folds"] = "1"
+    assert "| seeds (3): 70.5 ± 0.4 |" in headline_table([r])[2]
