@@ -386,3 +386,13 @@ def test_a_config_with_seeds_runs_once_per_seed_and_logs_the_spread(shared_data,
     values = result.seed_spread["accuracy"]
     assert result.metrics["seed_mean_accuracy"] == pytest.approx(sum(values) / 2)
     assert "the last of seeds 0,1: accuracy mean" in ex.summary_line(result)
+
+
+def test_summary_line_gives_the_interval() -> None:
+    from coresc.experiments.runner import ExperimentResult
+
+    m = {"accuracy": 0.7094, "macro_f1": 0.5439, "accuracy_ci_low": 0.6931,
+         "accuracy_ci_high": 0.7262, "n_papers": 50.0}
+    line = ex.summary_line(ExperimentResult("cra-3fold", "r" * 32, "0", "x", m, {}, {},
+                                            99.0, False))
+    assert "accuracy 0.7094 [95% CI 0.6931-0.7262, 50 papers], macro-F1 0.5439" in line

@@ -274,14 +274,22 @@ def _mark(open_runs: dict[str, str], run_id: str, status: str) -> None:
     open_runs[run_id] = status
 
 
+def _ci(metrics: Mapping[str, float], name: str) -> str:
+    low, high = metrics.get(f"{name}_ci_low"), metrics.get(f"{name}_ci_high")
+    return "" if low is None or high is None else \
+        f" [95% CI {low:.4f}-{high:.4f}, {int(metrics.get('n_papers', 0))} papers]"
+
+
 def summary_line(result: ExperimentResult) -> str:
     """One line for stdout: the headline numbers of an experiment."""
     m = result.metrics
     if result.silver:
-        head = f"agreement with SAPIENTA (silver) {m['silver_agreement']:.4f}, " \
+        head = f"agreement with SAPIENTA (silver) {m['silver_agreement']:.4f}" \
+               f"{_ci(m, 'silver_agreement')}, " \
                f"macro-F1 {m['silver_macro_f1']:.4f}"
     else:
-        head = f"accuracy {m['accuracy']:.4f}, macro-F1 {m['macro_f1']:.4f}, " \
+        head = f"accuracy {m['accuracy']:.4f}{_ci(m, 'accuracy')}, " \
+               f"macro-F1 {m['macro_f1']:.4f}, " \
                f"CoreSC1 kappa {m.get('kappa_coresc1_micro', float('nan')):.3f}, " \
                f"weighted kappa {m.get('kappa_weighted_micro', float('nan')):.3f}"
     if "ece_primary" in m:
