@@ -19,7 +19,7 @@ import sys
 from datetime import datetime, timezone
 
 from coresc import stats
-from coresc.paired_runs import PREDICTIONS, paired_runs, read_predictions
+from coresc.paired_runs import PREDICTIONS, paired_runs, read_folds, read_predictions, run_intervals
 
 
 def latest_runs(configs: list[str]) -> dict[str, object]:
@@ -44,40 +44,20 @@ def latest_runs(configs: list[str]) -> dict[str, object]:
         except Exception:
             out[name] = f"run {info.run_id[:8]}: no interval: predictions not saved"
             continue
-        folds = _folds(path)
+        folds = read_folds(path)
         out[name] = {"info": info, "predictions": read_predictions(path), "folds": folds,
                      "date": datetime.fromtimestamp(run.info.start_time / 1000, timezone.utc)}
     return out
 
 
-def _folds(path: str) -> dict[str, str]:
-    import json
-
-    with open(path, encoding="utf-8") as fh:
-        return {str(r["paper"]): str(r.get("fold")) for r in map(json.loads, fh)}
-
-
 def interval_row(name: str, run: dict, seed: int) -> str:
-    preds = run["predictions"]
-    papers = sorted(preds)
-    gold_by = {p: [preds[p][s][0] for s in sorted(preds[p])] for p in papers}
-    pred_by = {p: [preds[p][s][1] for s in sorted(preds[p])] for p in papers}
-    strata = stats.strata_of(papers, run["folds"])
-    table = stats.paper_table(gold_by, pred_by, strata)
-    found = stats.intervals(table, seed=seed)
-    point = {k: float(v[0]) for k, v in stats.scores(table, _ones(len(papers))).items()}
-    info = run["info"]
+    found = run_intervals(run["predictions"], run["folds"], seed=seed)
+    point, info = found["point"], run["info"]
     acc, f1 = found["ci"]["accuracy"], found["ci"]["macro_f1"]
     return (f"| {name} | {info.train} | {info.test} | {100 * point['accuracy']:.1f} "
             f"[{100 * acc[0]:.1f}, {100 * acc[1]:.1f}] | {point['macro_f1']:.3f} "
             f"[{f1[0]:.3f}, {f1[1]:.3f}] | {found['n_papers']} | {found['n_sentences']} | "
             f"{found['strata']} | {run['date']:%Y-%m-%d} `{info.run_id[:8]}` |")
-
-
-def _ones(n: int):
-    import numpy as np
-
-    return np.ones((1, n))
 
 
 def pair_row(a: str, b: str, runs: dict, seed: int) -> str:

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from . import stats
 
 PREDICTIONS = "predictions.jsonl"
@@ -33,6 +35,26 @@ def read_predictions(path: str | Path) -> Labelled:
                 pred = [p["label"] for p in rec.get("pred", [])] or ["-"]
                 out.setdefault(str(rec["paper"]), {})[str(rec["sid"])] = (rec["gold"], pred)
     return out
+
+
+def read_folds(path: str | Path) -> dict[str, str]:
+    """Paper -> the fold it was tested in, from a run's ``predictions.jsonl``."""
+    with open(path, encoding="utf-8") as fh:
+        return {str(r["paper"]): str(r.get("fold")) for r in map(json.loads, fh)}
+
+
+def run_intervals(predictions: Labelled, folds: dict[str, str], seed: int = 0,
+                  n_resamples: int = stats.N_RESAMPLES) -> dict[str, Any]:
+    """Scores and 95% intervals of one run's held-out predictions, resampling papers
+    within folds: ``{"point": {score: value}, "ci": {score: [low, high]}, ...about}``."""
+    papers = sorted(predictions)
+    gold_by = {p: [predictions[p][s][0] for s in sorted(predictions[p])] for p in papers}
+    pred_by = {p: [predictions[p][s][1] for s in sorted(predictions[p])] for p in papers}
+    table = stats.paper_table(gold_by, pred_by, stats.strata_of(papers, folds))
+    found = stats.intervals(table, n_resamples=n_resamples, seed=seed)
+    ones = np.ones((1, len(papers)))
+    found["point"] = {k: float(v[0]) for k, v in stats.scores(table, ones).items()}
+    return found
 
 
 def first_mismatch(a: Labelled, b: Labelled) -> str | None:

@@ -304,6 +304,7 @@ def write_report(refs: Sequence[str], out: str | Path, tracking_uri: str | None 
     if exp is None:
         raise UsageError(f"no MLflow experiment {name!r} at {uri}")
     runs = resolve_runs(refs, client, exp.experiment_id)
+    _fill_intervals(client, runs)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     stem = out.with_suffix("")
@@ -358,6 +359,28 @@ def write_report(refs: Sequence[str], out: str | Path, tracking_uri: str | None 
     written += cal_files
     _atomic_write(out, "\n".join(md) + "\n")
     return [out, *written]
+
+
+def _fill_intervals(client, runs: Sequence[RunInfo]) -> None:
+    """Runs logged before intervals were (no ``accuracy_ci_low``): recompute them from the
+    run's saved predictions, as the runner now logs them; nothing when it saved none."""
+    from .paired_runs import PREDICTIONS, read_folds, read_predictions, run_intervals
+    from .stats import TooFewPapers
+
+    for r in runs:
+        head = "silver_agreement" if r.silver else "accuracy"
+        if f"{head}_ci_low" in r.metrics:
+            continue
+        try:
+            path = client.download_artifacts(r.run_id, PREDICTIONS)
+            found = run_intervals(read_predictions(path), read_folds(path))
+        except TooFewPapers:
+            continue
+        except Exception:  # no predictions artefact: no interval, never a guess
+            continue
+        for key, name in (("accuracy", head), ("macro_f1", r.prefix + "macro_f1")):
+            r.metrics[f"{name}_ci_low"], r.metrics[f"{name}_ci_high"] = found["ci"][key]
+        r.metrics.setdefault("n_papers", found["n_papers"])
 
 
 def _predictions(client, runs: Sequence[RunInfo]) -> dict[str, Any]:

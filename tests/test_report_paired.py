@@ -75,3 +75,21 @@ def test_headline_shows_the_interval_and_the_fold_spread() -> None:
     assert "| folds: 71.0 ± 1.2; seeds (3): 70.5 ± 0.4 |" in headline_table([r])[2]
     r.params["n_folds"] = "1"
     assert "| seeds (3): 70.5 ± 0.4 |" in headline_table([r])[2]
+
+
+def test_runs_logged_before_intervals_get_them_from_their_predictions(tmp_path) -> None:
+    from coresc.report import _fill_intervals
+
+    write(tmp_path / "a.jsonl", records(1, 0.5))
+
+    class Client:
+        def download_artifacts(self, run_id, path):
+            if run_id == "none":
+                raise OSError("no such artefact")
+            return str(tmp_path / "a.jsonl")
+
+    old, bare = run("a", "art-to-cra", accuracy=0.5), run("none", "x", accuracy=0.5)
+    _fill_intervals(Client(), [old, bare])
+    low, high = old.metrics["accuracy_ci_low"], old.metrics["accuracy_ci_high"]
+    assert low < high and old.metrics["n_papers"] == 12
+    assert "accuracy_ci_low" not in bare.metrics  # no predictions: no interval, no guess
