@@ -298,6 +298,10 @@ def paired(table_a: PaperTable, table_b: PaperTable, n_resamples: int = N_RESAMP
     Returns ``{"a": {score: value}, "b": ..., "a_ci", "b_ci", "difference": {score:
     value}, "difference_ci", "p": {score: p-value}, ...about}``."""
     _check_papers(table_a)
+    if table_a.papers != table_b.papers or table_a.labels != table_b.labels or any(
+            table_a.kappa_parts[m][2].shape != table_b.kappa_parts[m][2].shape
+            for m in table_a.kappa_parts):
+        raise ValueError("the two tables must come from one paper_tables call")
     rng = np.random.default_rng(seed)
     weights = resample_weights(table_a.strata, n_resamples, rng)
     ones = np.ones((1, len(table_a.papers)))

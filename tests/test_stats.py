@@ -93,6 +93,13 @@ def test_a_labelling_compared_with_itself_differs_by_zero_with_p_one() -> None:
     assert stats.verdict(result).startswith("no difference in accuracy detectable")
 
 
+def test_tables_made_apart_are_not_paired() -> None:
+    gold, pred = fake_corpus(7, n_papers=5)
+    other = {k: [["Hyp"] for _ in v] for k, v in pred.items()}
+    with pytest.raises(ValueError, match="one paper_tables call"):
+        stats.paired(stats.paper_table(gold, pred), stats.paper_table(gold, other))
+
+
 def test_a_better_labelling_is_found_better() -> None:
     gold, worse = fake_corpus(6, n_papers=40, noise=0.6)
     better = {k: [list(g) if i % 2 else p
