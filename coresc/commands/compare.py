@@ -241,6 +241,10 @@ def render(out: dict[str, Any]) -> str:
     for name in out["training_papers_unknown"]:
         lines.append(f"WARNING: {name} does not record its training papers: these scores "
                      "may be in-sample")
+    outputs = [x["name"] for x in (a, b) if x["kind"] == "annotated output"]
+    if outputs:
+        lines.append(f"note: an annotated output does not say what its model was trained "
+                     f"on ({', '.join(outputs)}); the papers must be held out for it")
     lines += [f"{'':<10}{'A %':>8} {'95% CI':<14}{'B %':>8} {'95% CI':<14}{'B - A':>7} "
               f"{'95% CI':<15}{'p':>7}"]
     rows = [("accuracy", "accuracy", "accuracy_ci", "p_accuracy"),
