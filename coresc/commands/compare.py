@@ -235,7 +235,7 @@ def render(out: dict[str, Any]) -> str:
     """The plain-text report (percent points)."""
     a, b, d = out["a"], out["b"], out["difference"]
     lines = [f"A: {a['name']} ({a['kind']})", f"B: {b['name']} ({b['kind']})",
-             f"{out['n_papers']} papers, {out['n_sentences']} gold sentences", ""]
+             f"{out['n_papers']} papers, {out['n_sentences']} gold sentences"]
     for paper in out["left_out"]:
         lines.append(f"left out: {paper['paper']} ({paper['why']})")
     for name in out["training_papers_unknown"]:
@@ -245,7 +245,7 @@ def render(out: dict[str, Any]) -> str:
     if outputs:
         lines.append(f"note: an annotated output does not say what its model was trained "
                      f"on ({', '.join(outputs)}); the papers must be held out for it")
-    lines += [f"{'':<10}{'A %':>8} {'95% CI':<14}{'B %':>8} {'95% CI':<14}{'B - A':>7} "
+    lines += ["", f"{'':<10}{'A %':>8} {'95% CI':<14}{'B %':>8} {'95% CI':<14}{'B - A':>7} "
               f"{'95% CI':<15}{'p':>7}"]
     rows = [("accuracy", "accuracy", "accuracy_ci", "p_accuracy"),
             ("macro-F1", "macro_f1", "macro_f1_ci", "p_macro_f1")]
