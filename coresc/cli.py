@@ -16,7 +16,7 @@ from .errors import CorescError
 from .extras import missing_module_error
 
 COMMANDS = (
-    "convert", "train", "annotate", "evaluate", "experiment", "report",
+    "convert", "train", "annotate", "evaluate", "compare", "experiment", "report",
     "agreement", "consensus", "view", "model-info", "serve", "review",
 )
 

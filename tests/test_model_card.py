@@ -111,6 +111,10 @@ def test_card_shows_held_out_runs_and_drops_stale_ones(model_dir) -> None:
            "inner_folds: 3 (model: 2) |" in card
     assert "**Exp vs Met**" in card and "1 of 1 Exp sentences labelled Met" in card
     assert "No held-out evaluation" not in card
+    evaluation["runs"][0]["metrics"].update(accuracy_ci_low=0.693, accuracy_ci_high=0.726,
+                                            n_papers=50)
+    (model_dir / EVALUATION_FILE).write_text(json.dumps(evaluation))
+    assert "| 8447 | 70.9% [69.3%, 72.6%] (50 papers) | 0.544 |" in card_markdown(model_dir)
     evaluation["model_trained"] = "an earlier training"
     (model_dir / EVALUATION_FILE).write_text(json.dumps(evaluation))
     assert "No held-out evaluation is recorded" in card_markdown(model_dir)

@@ -342,10 +342,21 @@ def _evaluation_section(evaluation: Mapping[str, Any] | None) -> list[str]:
         lines.append(
             f"| {r.get('test')} | {r.get('train')} | "
             f"{'silver (agreement with SAPIENTA)' if silver else 'gold'} | "
-            f"{int(m.get('n_sentences', 0))} | {_pct(acc)} | {_num(m.get(pre + 'macro_f1'))} | "
+            f"{int(m.get('n_sentences', 0))} | {_pct(acc)}{_ci(m, pre, silver)} | "
+            f"{_num(m.get(pre + 'macro_f1'))} | "
             f"{_num(m.get(pre + 'ece_primary'))} | {r.get('config')}{_run_id(r)}"
             f" | {diff} |")
     return lines + [""]
+
+
+def _ci(metrics: Mapping[str, Any], pre: str, silver: bool) -> str:
+    """The run's 95% interval over papers, when it logged one."""
+    name = "silver_agreement" if silver else "accuracy"
+    low, high = metrics.get(f"{name}_ci_low"), metrics.get(f"{name}_ci_high")
+    if low is None or high is None:
+        return ""
+    papers = metrics.get("n_papers")
+    return f" [{_pct(low)}, {_pct(high)}]" + (f" ({int(papers)} papers)" if papers else "")
 
 
 def _scores_section(meta: Mapping[str, Any]) -> list[str]:
