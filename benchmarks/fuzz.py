@@ -101,7 +101,7 @@ def main() -> int:
                              dialects=tuple(d for d in DIALECTS if not d.endswith(".jsonl")))
         before = _digest(files)
         print(f"hostile corpus: {len(files)} files in two folders, each with a FIFO, a "
-              f"dangling link and a looping link")
+              f"dangling link, a looping link and two links pointing at each other")
         results = [run_cli(folders[to in PER_PAPER], work, verb, to, args.timeout)
                    for verb, to in RUNS]
         changed = sum(h != before[f] for f, h in _digest(files).items())

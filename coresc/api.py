@@ -10,14 +10,18 @@
     for paper in tagger.pipe(paths, jobs=2):  # many papers, streamed, in order
         ...
 
-A ``str`` is taken as a path when a file of that name exists or when it is one line
-ending in a paper's file extension (``.xml .nxml .txt .jsonl``); any other string is the
-text of a paper. Pass a :class:`pathlib.Path` to leave no doubt.
+A ``str`` is taken as a path when a file or folder of that name exists, when it is one
+line ending in a paper's file extension (``.xml .nxml .txt .jsonl .pdf``), or when it is
+one word (no whitespace) with a ``/`` or a file extension (``data/example-paper``,
+``paper.tei``); such a path that does not exist is refused (``InputError``: no such
+file), never tagged as a one-sentence paper. Any other string is the text of a paper.
+Pass a :class:`pathlib.Path` to leave no doubt.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -36,6 +40,7 @@ if TYPE_CHECKING:
 PaperLike = Union[str, "os.PathLike[str]", "Paper"]
 
 _PATH_SUFFIXES = (".xml", ".nxml", ".txt", ".jsonl", ".pdf")
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")  # ".xml", ".tei", ".gz"
 
 
 class Tagger:
@@ -87,7 +92,8 @@ class Tagger:
 
         ``items`` may mix paths, strings of text and papers; a JSONL file yields each of
         its papers. With ``jobs`` > 1, worker processes (each with the model once) do
-        the tagging while this process reads: the papers are the same as with one.
+        the tagging while this process reads: the papers are the same as with one, and
+        an item that cannot be read is raised after the papers before it, as with one.
         Only a few papers are held at any time, however many ``items`` there are.
 
         ``errors``: ``"raise"`` stops at the first item that cannot be read (its
@@ -130,11 +136,17 @@ class Tagger:
             raise UsageError("pipe(jobs>1) needs a saved model here (workers load it): "
                              "save it and use coresc.load(directory)")
         originals: deque = deque()
+        failed: list[Exception] = []
 
         def sent() -> Iterator[Paper]:
-            for paper in papers:
-                originals.append(paper)
-                yield detached(paper)
+            # Reading runs ahead of the workers: an item that cannot be read is raised
+            # once the papers before it are yielded, as with jobs=1.
+            try:
+                for paper in papers:
+                    originals.append(paper)
+                    yield detached(paper)
+            except Exception as exc:  # re-raised below, in its turn
+                failed.append(exc)
 
         job = Job(model_dir=self.model_dir, domain=self.domain)
         self.model.set_threads(1)  # forked workers share it: no thread pool to lose
@@ -144,6 +156,8 @@ class Tagger:
                 yield apply_predictions(originals.popleft(), preds)
         finally:
             self.model.set_threads(0)
+        if failed:
+            raise failed[0]
 
     def annotate_files(self, inputs: Iterable[str | os.PathLike], output: str | None = None,
                        **options) -> Summary:
@@ -234,6 +248,7 @@ def _papers(x: PaperLike, fmt: str = "auto") -> list[Paper]:
     """The papers of one item: a paper itself, a file's, or a text's."""
     from .batch.work import Source, read_source
     from .document import Paper
+    from .errors import InputError
 
     if isinstance(x, Paper):
         return [x]
@@ -241,6 +256,9 @@ def _papers(x: PaperLike, fmt: str = "auto") -> list[Paper]:
         return read_source(Source.file(os.fspath(x)), fmt)
     if isinstance(x, str):
         if _is_path(x):
+            if not os.path.lexists(x):
+                raise InputError(x, "no such file or folder (the string looks like a path, "
+                                    "so coresc read it as one)")
             return read_source(Source.file(x), fmt)
         return read_source(Source.text(x), fmt)
     raise TypeError(f"expected a path, a string of text or a coresc Paper, "
@@ -248,11 +266,21 @@ def _papers(x: PaperLike, fmt: str = "auto") -> list[Paper]:
 
 
 def _is_path(x: str) -> bool:
+    """Whether a string names a file: one that exists, or a one-line string ending in a
+    paper's file extension, or one word with a ``/`` or a file extension (a mistyped
+    path, refused as "no such file" rather than tagged as a one-sentence paper)."""
     if "\n" in x or not x.strip() or len(x) >= 4096:
         return False
     try:
-        if Path(x).is_file():
+        if Path(x).exists():
             return True
     except (OSError, ValueError):
         return False
-    return x.lower().endswith(_PATH_SUFFIXES)
+    return x.lower().endswith(_PATH_SUFFIXES) or _looks_like_path(x)
+
+
+def _looks_like_path(x: str) -> bool:
+    """One word (no whitespace) with a folder separator or a file extension."""
+    if any(c.isspace() for c in x):
+        return False
+    return "/" in x or os.sep in x or _EXTENSION.search(x) is not None

@@ -16,8 +16,8 @@ from .errors import CorescError
 from .extras import missing_module_error
 
 COMMANDS = (
-    "convert", "train", "annotate", "evaluate", "experiment", "report",
-    "agreement", "consensus", "view", "model-info", "serve", "select",
+    "convert", "train", "annotate", "evaluate", "compare", "experiment", "report",
+    "agreement", "consensus", "view", "model-info", "serve", "review", "select",
 )
 
 

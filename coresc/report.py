@@ -14,8 +14,11 @@ finished run of that config) and writes
   ``calibration.json`` artefact, :mod:`coresc.reliability`).
 
 A partial run (``coresc experiment --max-papers``) is marked as such wherever it appears.
-Everything is read from the runs' metrics, parameters and artefacts; nothing is
-recomputed here. A store that does not exist is an error, and is not created.
+Runs tested on the same papers are also paired: B - A with a 95% interval and p-value
+over papers (:mod:`coresc.paired_runs`, from the runs' ``predictions.jsonl``); the
+headline table gives each score's interval over papers and, for k-fold runs, the fold
+spread. Everything is read from the runs' metrics, parameters and artefacts. A store
+that does not exist is an error, and is not created.
 """
 
 from __future__ import annotations
@@ -26,9 +29,11 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .errors import UsageError
 from .labels import sort_key
+from .paired_runs import paired_section
 
 #: Published reference values (not our results). Source: the Multi-CoreSC CRA corpus paper,
 #: section 4 and Table 8, as summarised in ../shared/docs/coresc-scheme.md
@@ -138,16 +143,42 @@ def _fmt(v: float | None, pct: bool = True) -> str:
     return f"{100 * v:.1f}" if pct else f"{v:.3f}"
 
 
+def _with_ci(r: RunInfo, name: str, pct: bool = True) -> str:
+    """A score with its 95% interval over papers when the run logged one."""
+    low, high = r.metrics.get(f"{name}_ci_low"), r.metrics.get(f"{name}_ci_high")
+    shown = _fmt(r.metrics.get(name), pct)
+    return shown if low is None or high is None else \
+        f"{shown} [{_fmt(low, pct)}, {_fmt(high, pct)}]"
+
+
+def _spread(r: RunInfo, name: str) -> str:
+    """Fold mean +- sd next to the interval (k-fold runs), and the spread over seeds of
+    a config run with ``seeds: [...]``."""
+    out = []
+    for kind, what in (("fold", "folds"), ("seed", "seeds")):
+        mean, sd = r.metrics.get(f"{kind}_mean_{name}"), r.metrics.get(f"{kind}_std_{name}")
+        if kind == "fold" and r.params.get("n_folds") == "1":
+            continue  # one fold: no spread to show
+        if mean is not None and sd is not None:
+            n = f" ({int(r.metrics['n_seeds'])})" if kind == "seed" else ""
+            out.append(f"{what}{n}: {100 * mean:.1f} ± {100 * sd:.1f}")
+    return "; ".join(out) or "-"
+
+
 def headline_table(runs: Sequence[RunInfo]) -> list[str]:
-    lines = ["| experiment | trained on | tested on | labels | accuracy / agreement % | "
+    lines = ["| experiment | trained on | tested on | labels | accuracy / agreement % "
+             "[95% CI] | mean ± sd over folds, seeds | papers | "
              "macro-F1 | CoreSC1 kappa | weighted kappa | ECE | wall time | run |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in runs:
         kind = "silver: agreement with SAPIENTA" if r.silver else "gold: accuracy"
         wall = r.metrics.get("wall_time_s")
+        head = "silver_agreement" if r.silver else "accuracy"
+        papers = r.metrics.get("n_papers")
         lines.append(
-            f"| {r.label} | {r.train} | {r.test} | {kind} | {_fmt(r.headline)} | "
-            f"{_fmt(r.metrics.get(r.prefix + 'macro_f1'), False)} | "
+            f"| {r.label} | {r.train} | {r.test} | {kind} | {_with_ci(r, head)} | "
+            f"{_spread(r, head)} | {'-' if papers is None else int(papers)} | "
+            f"{_with_ci(r, r.prefix + 'macro_f1', False)} | "
             f"{_fmt(r.metrics.get(r.prefix + 'kappa_coresc1_micro'), False)} | "
             f"{_fmt(r.metrics.get(r.prefix + 'kappa_weighted_micro'), False)} | "
             f"{_fmt(r.metrics.get(r.prefix + 'ece_primary'), False)} | "
@@ -155,7 +186,8 @@ def headline_table(runs: Sequence[RunInfo]) -> list[str]:
     for r in runs:
         if r.config in PUBLISHED_ACCURACY:
             acc, what = PUBLISHED_ACCURACY[r.config]
-            lines.append(f"| published: {what} | | | gold: accuracy | {acc:.1f} | | | | | | |")
+            lines.append(f"| published: {what} | | | gold: accuracy | {acc:.1f} | | | | | | "
+                         "| | |")
     return lines
 
 
@@ -272,6 +304,7 @@ def write_report(refs: Sequence[str], out: str | Path, tracking_uri: str | None 
     if exp is None:
         raise UsageError(f"no MLflow experiment {name!r} at {uri}")
     runs = resolve_runs(refs, client, exp.experiment_id)
+    _fill_intervals(client, runs)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     stem = out.with_suffix("")
@@ -303,6 +336,7 @@ def write_report(refs: Sequence[str], out: str | Path, tracking_uri: str | None 
                "Table 8), in percent.", ""]
         md += side_by_side(test, group)
         md += ["", f"![per-label F1 on {test}]({png.name})"]
+    md += paired_section(runs, _predictions(client, runs))
     md += per_fold_section(client, exp.experiment_id, runs)
     for r in runs:
         if r.params.get("fold_kind") == "leave-one-domain-out":
@@ -326,6 +360,45 @@ def write_report(refs: Sequence[str], out: str | Path, tracking_uri: str | None 
     written += cal_files
     _atomic_write(out, "\n".join(md) + "\n")
     return [out, *written]
+
+
+def _fill_intervals(client, runs: Sequence[RunInfo]) -> None:
+    """Runs logged before intervals were (no ``accuracy_ci_low``): recompute them from the
+    run's saved predictions, as the runner now logs them; nothing when it saved none."""
+    from .paired_runs import PREDICTIONS, read_folds, read_predictions, run_intervals
+    from .stats import TooFewPapers
+
+    for r in runs:
+        head = "silver_agreement" if r.silver else "accuracy"
+        if f"{head}_ci_low" in r.metrics:
+            continue
+        try:
+            path = client.download_artifacts(r.run_id, PREDICTIONS)
+            found = run_intervals(read_predictions(path), read_folds(path))
+        except TooFewPapers:
+            continue
+        except Exception:  # no predictions artefact: no interval, never a guess
+            continue
+        for key, name in (("accuracy", head), ("macro_f1", r.prefix + "macro_f1")):
+            r.metrics[f"{name}_ci_low"], r.metrics[f"{name}_ci_high"] = found["ci"][key]
+        r.metrics.setdefault("n_papers", found["n_papers"])
+
+
+def _predictions(client, runs: Sequence[RunInfo]) -> dict[str, Any]:
+    """Each run's held-out predictions (None when it logged none), for runs that share a
+    test corpus with another."""
+    from .paired_runs import PREDICTIONS, read_predictions
+
+    tests = [r.test for r in runs]
+    out: dict[str, Any] = {}
+    for r in runs:
+        if tests.count(r.test) < 2:
+            continue
+        try:
+            out[r.run_id] = read_predictions(client.download_artifacts(r.run_id, PREDICTIONS))
+        except Exception:  # runs logged before predictions were saved have none
+            out[r.run_id] = None
+    return out
 
 
 def fold_metrics(client, experiment_id: str, run: RunInfo) -> dict[str, dict[str, float]]:

@@ -75,13 +75,31 @@ def parse_xml(path: str | Path, data: bytes | None = None) -> etree._ElementTree
         # lxml may stop an expansion bomb itself; say what the file really is.
         if _ENTITY_DECL.search(data[:65536]):
             raise InputError(path, _ENTITY_PROBLEM) from None
-        if "Excessive depth" in (exc.msg or ""):  # libxml2's limit without huge_tree
-            raise InputError(path, "XML elements nested more than 256 deep (refused)") from None
-        raise InputError(path, f"malformed XML: {exc.msg}") from None
+        raise InputError(path, _syntax_problem(exc)) from None
     dtd = tree.docinfo.internalDTD
     if dtd is not None and any(True for _ in dtd.iterentities()):
         raise InputError(path, _ENTITY_PROBLEM)
     return tree
+
+
+#: libxml2's limits without ``huge_tree`` (which coresc never sets), as its messages say.
+_VALUE_LIMIT = ("XML_PARSE_HUGE", "too big found", "Resource limit exceeded")
+MAX_XML_VALUE = 10_000_000
+
+
+def _syntax_problem(exc: etree.XMLSyntaxError) -> str:
+    """libxml2's message as one line, its limits said as coresc's (never "XML_PARSE_HUGE",
+    an option the user cannot set)."""
+    msg = " ".join((exc.msg or "").split())
+    where = f" at line {exc.lineno}" if exc.lineno else ""
+    if "Excessive depth" in msg:
+        return "XML elements nested more than 256 deep (refused)"
+    if any(mark in msg for mark in _VALUE_LIMIT):
+        return (f"XML holds a text, attribute value, comment or CDATA section over "
+                f"{MAX_XML_VALUE:,} bytes{where} (coresc's limit for one XML value; refused)")
+    if msg.startswith("Name too long"):
+        return f"XML holds a name over 50,000 characters{where} (refused)"
+    return f"malformed XML: {msg}"
 
 
 def localname(el: etree._Element) -> str:

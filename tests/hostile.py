@@ -1,10 +1,11 @@
 """A generated corpus of hostile inputs: what a careless or malicious user may feed coresc.
 
 ``make_corpus(folder, seed, n_mutants)`` writes, from the small fixtures of every
-dialect: truncated and byte-flipped copies, other encodings (UTF-16, a real ISO-8859-1
-file, declarations that lie), byte-order marks, entity tricks, deep nesting, text XML
-cannot hold, odd JSONL, and special files (a FIFO, dangling and looping links). Each
-file is an input that coresc must either read or refuse with one line, never crash on.
+dialect: truncated and byte-flipped copies, other encodings (UTF-16, UTF-32, a real
+ISO-8859-1 file, declarations that lie), byte-order marks, entity tricks, deep nesting,
+sentences inside sentences, text XML cannot hold, odd JSONL, and special files (a FIFO,
+dangling and looping links, two links pointing at each other). Each file is an input
+that coresc must either read or refuse with one line, never crash on.
 Used by tests/test_robustness.py (a small corpus) and benchmarks/fuzz.py (a large one).
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import random
+from functools import lru_cache
 from pathlib import Path
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -75,6 +77,14 @@ def _fixed(folder: Path) -> dict[str, bytes]:
         "long_id.jsonl": (json.dumps({"id": "x/" * 300, "sentences": [SENTENCES]})
                           + "\n").encode(),
         "crlf.txt": SENTENCES.replace(". ", ".\r\n").encode(),
+        # issue 32: UTF-32 (its LE mark starts like UTF-16's), sentences inside sentences
+        "utf32_le.txt": SENTENCES.encode("utf-32-le").join([b"\xff\xfe\x00\x00", b""]),
+        "utf32_be.xml": b"\x00\x00\xfe\xff" + ("<?xml version='1.0' encoding='UTF-32'?>"
+                                                + mode2).encode("utf-32-be"),
+        "utf32.jsonl": (json.dumps({"id": "u32", "sentences": [SENTENCES]})
+                        + "\n").encode("utf-32"),
+        "nested_s.xml": mode2.replace(para, "<P><s sid='1'>A <s sid='2'>B.</s> C.</s></P>")
+                             .encode(),
         "pdf_named.pdf": b"not a pdf at all",
         "tei_formulas.xml": (b"<TEI xmlns='http://www.tei-c.org/ns/1.0'><text><body><div>"
                              b"<p><formula>x = 1</formula></p></div></body></text></TEI>"),
@@ -98,9 +108,10 @@ def make_corpus(folder: str | Path, seed: int = 0, n_mutants: int = 2,
                 special: bool = True, dialects: tuple[str, ...] = DIALECTS) -> list[Path]:
     """Write the hostile corpus into ``folder``; return the regular files written.
 
-    ``special`` adds a FIFO, a dangling link and a link looping back to ``folder``
-    (reported by a directory walk, never read). ``dialects``: the fixtures mutated (the
-    mutants of one JSONL file keep its papers' ids, which one output folder refuses).
+    ``special`` adds a FIFO, a dangling link, two links pointing at each other and a
+    link looping back to ``folder`` (reported by a directory walk, never read).
+    ``dialects``: the fixtures mutated (the mutants of one JSONL file keep its papers'
+    ids, which one output folder refuses).
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -120,4 +131,21 @@ def make_corpus(folder: str | Path, seed: int = 0, n_mutants: int = 2,
         os.mkfifo(folder / "fifo.xml")
         (folder / "dangling.xml").symlink_to(folder / "missing-target.xml")
         (folder / "loop").symlink_to(folder)
+        (folder / "link_a.xml").symlink_to(folder / "link_b.xml")  # a loop of two links
+        (folder / "link_b.xml").symlink_to(folder / "link_a.xml")
     return written
+
+
+@lru_cache(maxsize=1)
+def accurate_encoder():
+    """The bundled accurate model's sentence encoder (one thread), or a skipped test."""
+    import pytest
+
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tokenizers")
+    from coresc.model import CoreSCClassifier
+    from coresc.model.storage import BUNDLED_DIR
+
+    if not (BUNDLED_DIR / "accurate" / "encoder.onnx").exists():
+        pytest.skip("the bundled accurate model is not installed")
+    return CoreSCClassifier.load(BUNDLED_DIR / "accurate", threads=1)._encoder

@@ -49,9 +49,11 @@ def test_source_probabilities_are_features(adapted, source, reviewed):
     x = adapted.featurize(reviewed[:1])[0]
     marg = source.marginals(reviewed[:1])[0]
     labels = list(source.labels_)
-    assert x[1]["src=" + labels[0]] == pytest.approx(marg[1][0])
-    assert x[1]["src-1=" + labels[0]] == pytest.approx(marg[0][0])
+    scale = SourceSettings().scale
+    assert x[1]["src=" + labels[0]] == pytest.approx(scale * marg[1][0])
+    assert x[1]["src-1=" + labels[0]] == pytest.approx(scale * marg[0][0])
     assert "src-1=" + labels[0] not in x[0]  # no sentence before the first
+    assert x[1]["mdoc=" + labels[0]] == pytest.approx(scale * marg[:, 0].mean())
     assert any(k.startswith("w=") or k.startswith("cue") for k in x[1])  # hand-built too
 
 
@@ -175,8 +177,9 @@ def test_cli_train_from_bad_inputs(cli_source, tmp_path, fixtures, capsys):
             ([str(text), "--from", str(cli_source)], "no sentence with a gold label"),
             ([gold, "--from", str(cli_source), "--encoder"], "without fine-tuning"),
             ([gold, "--from", str(cli_source), "--features", "ngrams"], "--features"),
-            ([gold, "--from", str(cli_source), "--c1", "0.1"], "give both --c1 and --c2")):
-        rc, _, err = _coresc(["train", *argv, "-o", str(out)], capsys)
+            ([gold, "--from", str(cli_source), "--c1", "0.1"], "give both --c1 and --c2"),
+            ([gold, "--from", str(cli_source), "-o", str(cli_source)], "overwrite")):
+        rc, _, err = _coresc(["train", "-o", str(out), *argv], capsys)
         assert rc == 2, (argv, err)
         *progress, last = err.strip().splitlines()
         assert all(line.startswith("[coresc] ") for line in progress), err
@@ -212,3 +215,39 @@ def test_adapt_art_source_to_cra_and_annotate_jats(shared_data, tmp_path, capsys
     rc, report, err = _coresc(["evaluate", "--model", str(out), *map(str, cra[:5])], capsys)
     assert rc == 0, err
     assert "3 of 5 papers" in report and "held-out papers only (2 of 5" in report
+
+
+def test_batch_manifest_identity_covers_the_source(adapted, tmp_path):
+    """`annotate --resume` must notice a changed source model, not only a changed top."""
+    from coresc.batch.manifest import model_identity
+
+    adapted.save(tmp_path / "m")
+    before = model_identity(tmp_path / "m")["model_sha256"]
+    meta = tmp_path / "m" / "source" / "meta.json"
+    meta.write_text(meta.read_text().replace('"n_papers"', '"n_papers" ', 1))
+    assert model_identity(tmp_path / "m")["model_sha256"] != before
+
+
+@pytest.mark.slow
+def test_adapt_the_accurate_model_round_trip(shared_data, tmp_path):
+    """A source with a sentence encoder: its probabilities are features too, and the
+    encoder travels in source/ (the JATS papers were never in its training data)."""
+    from coresc.document import Label
+    from coresc.model.storage import resolve_model
+    from coresc.readers import read_corpus
+
+    source = CoreSCClassifier.load(resolve_model("accurate"))
+    jats = sorted((shared_data / "jats").glob("*.xml"))
+    reviewed = read_corpus(jats[:2])
+    for paper in reviewed:  # "reviewed": the source's labels accepted as they are
+        source.annotate([paper])
+        for s in paper.sentences():
+            s.gold, s.pred = [Label(p.label) for p in s.pred], []
+    model = adapt(source, reviewed, max_iterations=30, verbose=False, source_name="accurate")
+    assert model.meta_["adapted_from"]["seen_by_source"] == []
+    assert any(k.startswith("srcenc=") for k in model.featurize(reviewed[:1])[0][0])
+    model.save(tmp_path / "m")
+    assert (tmp_path / "m" / "source" / "encoder.onnx").is_file()
+    new = read_corpus(jats[2:3])
+    loaded = CoreSCClassifier.load(tmp_path / "m")
+    assert _rows(loaded.predict(new)) == _rows(model.predict(new))

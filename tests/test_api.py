@@ -6,6 +6,7 @@ import gc
 import re
 import subprocess
 import sys
+import warnings
 import weakref
 from pathlib import Path
 
@@ -89,6 +90,50 @@ def test_pipe_with_workers_gives_the_same_papers_in_order(tagger, tmp_path):
     assert [p.id for p in two] == ["p000", "text", "p001", "p002", "p003", "p004"]
     assert [pred_codes(p) for p in one] == [pred_codes(p) for p in two]
     assert two[2] is items[2]  # a Paper comes back annotated in place
+
+
+@pytest.mark.parametrize("errors", ["raise", "skip"])
+def test_pipe_yields_the_same_around_a_bad_item_whatever_the_jobs(tagger, tmp_path, errors):
+    """Reading runs ahead of the workers: a bad third item must not stop the two before
+    it from being yielded (issue 32), and with errors="skip" all the rest come too."""
+    bad = tmp_path / "rand.bin"
+    bad.write_bytes(bytes(range(256)) * 8)
+    items = [paper_text(3), paper_text(4), bad, paper_text(5)]
+    titles = [x.split("\n")[0] if isinstance(x, str) else None for x in items]
+
+    def run(jobs: int) -> tuple[list[str], str | None]:
+        got: list[str] = []
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", coresc.api.SkippedInput)
+                for paper in tagger.pipe(items, jobs=jobs, errors=errors):
+                    got.append(paper.sentences()[0].text)
+        except InputError as exc:
+            return got, str(exc)
+        return got, None
+
+    one, two = run(1), run(2)
+    assert one == two
+    if errors == "raise":
+        assert one == ([titles[0], titles[1]], f"{bad}: binary file, not a paper (NUL bytes)")
+    else:
+        assert one == ([titles[0], titles[1], titles[3]], None)
+        assert [e.path for e in tagger.skipped] == [str(bad)]
+
+
+@pytest.mark.parametrize("x", ["data/example-paper", "papers/p1", "paper.tei", "E.coli",
+                               "missing.nxml"])
+def test_a_string_that_looks_like_a_missing_path_is_refused(tagger, x):
+    """Never a one-sentence paper made of a mistyped path (issue 32)."""
+    with pytest.raises(InputError, match=re.escape(f"{x}: no such file or folder")):
+        tagger(x)
+    with pytest.raises(InputError, match="no such file"):
+        coresc.read(x)
+
+
+def test_short_texts_without_a_path_shape_are_still_text(tagger):
+    for text in ("Hello.", "We grew E. coli. It died.", "我们测量了速率。结果很好！"):
+        assert tagger(text).id == "text"
 
 
 def test_annotated_papers_are_not_kept_by_the_model(tagger):

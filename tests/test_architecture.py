@@ -98,6 +98,11 @@ def test_only_the_face_imports_batch() -> None:
     (("coresc.model",), ("coresc.readers", "coresc.writers", "coresc.experiments",
                          "coresc.tracking", "coresc.report")),
     (("coresc.features",), ("coresc.model", "coresc.readers", "coresc.writers")),
+    # the review application works on papers, models and writers; only the face starts it
+    (("coresc.review",), ("coresc.experiments", "coresc.tracking", "coresc.report")),
+    # nothing below the face depends on the review application
+    (("coresc.readers", "coresc.writers", "coresc.model", "coresc.features", "coresc.serve",
+      "coresc.metrics", "coresc.agreement", "coresc.consensus"), ("coresc.review",)),
     (("coresc.document", "coresc.labels", "coresc.errors", "coresc._version",
       "coresc.config", "coresc.xmlsafe"),
      ("coresc.readers", "coresc.writers", "coresc.model", "coresc.features")),
@@ -131,3 +136,18 @@ def test_optional_dependencies_are_never_imported_at_module_level() -> None:
                      [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             assert not any(n.split(".")[0] in ("mlflow", "matplotlib", "torch", "dask")
                            for n in names), (path, names)
+
+
+#: The only modules that import the web stack (the extra coresc[serve]).
+WEB_MODULES = {"coresc.serve.app", "coresc.review.app", "coresc.commands.serve",
+               "coresc.commands.review", "coresc.serve.http"}
+
+
+def test_only_the_web_applications_import_the_web_stack() -> None:
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) and
+                     not node.level else [])
+            if any(n.split(".")[0] in ("fastapi", "starlette", "uvicorn") for n in names):
+                assert module_name(path) in WEB_MODULES, (path, names)

@@ -286,5 +286,10 @@ def test_evaluate_reports_training_papers_apart(model, papers, tmp_path, capsys)
     assert [s["paper"] for s in scores["training_overlap"]["seen"]] == ["p0", "p1"]
     assert scores["training_overlap"]["held_out"]["n_papers"] == 1
     write_papers([unseen], "jsonl", corpus / "papers.jsonl")
-    assert main(["evaluate", "--model", str(d), str(corpus)]) == 0
-    assert capsys.readouterr().out.startswith("held-out: none of the 1 papers")
+    assert main(["evaluate", "--model", str(d), str(corpus), "--json",
+                 str(tmp_path / "s.json")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("held-out: none of the 1 papers")
+    # every paper held out: the report is the held-out one, printed once
+    assert "held-out papers only" not in out and out.count("accuracy") == 1, out
+    assert json.loads((tmp_path / "s.json").read_text())["training_overlap"]["held_out"] is None

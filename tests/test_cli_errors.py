@@ -39,29 +39,42 @@ def files(tmp_path: Path, fixtures: Path) -> dict[str, str]:
 
 #: Per verb, argument lists that must fail with a one-line error (exit code 1 or 2).
 BAD = {
-    "convert": [["{missing}"], ["{bad}"], ["{gold}", "--to", "pdf"]],
+    "convert": [["{missing}"], ["{bad}"], ["{gold}", "--to", "pdf"], ["{gold}", "-o", ""]],
     "train": [["{missing}", "-o", "{out}"], ["{gold}", "-o", "{out}", "--c1", "0.1"],
               ["{gold}", "-o", "{out}", "--max-iterations", "0"],
-              ["{gold}", "-o", "{out}", "--features", "telepathy"],
+              ["{gold}", "-o", "{out}", "--features", "telepathy"], ["{gold}", "-o", ""],
               ["{gold}", "-o", "{out}", "--from", "{missing}"],
               ["{text}", "-o", "{out}", "--from", "fast"],
               ["{gold}", "-o", "{out}", "--from", "fast", "--encoder"]],
     "annotate": [["{missing}"], ["{text}", "--min-score", "2"],
                  ["{text}", "--min-score", "nan"], ["{text}", "--model", "{missing}"],
-                 ["{text}", "--domain", "art"]],
+                 ["{text}", "--domain", "art"], ["{text}", "-o", ""]],
     "evaluate": [["{missing}"], ["{text}"], ["{gold}", "--model", "{missing}"]],
+    "compare": [["fast", "{missing}", "{a1}"], ["fast", "fast", "{text}"],
+                ["fast", "fast", "{gold}"], ["{a2}", "fast", "{a1}"],
+                ["fast", "fast", "{a1}", "--resamples", "5"], ["fast"]],
     "experiment": [["no-such-experiment"], ["cra-3fold", "--jobs", "0"],
                    ["cra-3fold", "--max-papers", "0"], ["{gold}"]],
-    "report": [["never-ran", "--tracking-uri", "{store}"]],
+    "report": [["never-ran", "--tracking-uri", "{store}"], ["never-ran", "-o", ""]],
     "agreement": [["{a1}"], ["{a1}", "{missing}"]],
-    "consensus": [["{a1}", "-o", "{out}"], ["{a1}", "{missing}", "-o", "{out}"]],
-    "view": [["{missing}", "-o", "{out}"]],
+    "consensus": [["{a1}", "-o", "{out}"], ["{a1}", "{missing}", "-o", "{out}"],
+                  ["{a1}", "{a2}", "-o", ""]],
+    "view": [["{missing}", "-o", "{out}"], ["{gold}", "-o", ""]],
     "model-info": [["{missing}"], ["{a1}"]],
     "select": [["{missing}", "--budget", "2"], ["{text}", "--budget", "0"],
                ["{gold}", "--budget", "2"], ["{text}", "--budget", "2", "--diversity", "nan"],
                ["{text}", "--budget", "2", "--model", "{missing}"]],
     "serve": [["--workers", "0"], ["--port", "70000"], ["--max-size", "-1"],
               ["--model", "{missing}", "--port", "0"]],
+    "review": [["{text}", "-o", "{out}"], ["{text}", "--annotator", "a b", "-o", "{out}"],
+               ["{text}", "--annotator", "a", "-o", "{out}", "--host", "0.0.0.0"],
+               ["{text}", "--annotator", "a", "-o", "{out}", "--port", "70000"],
+               ["{missing}", "--annotator", "a", "-o", "{out}", "--port", "0"],
+               ["{bad}", "--annotator", "a", "-o", "{out}", "--port", "0"],
+               ["{text}", "--annotator", "a", "-o", "{gold}", "--port", "0"],
+               ["{text}", "--annotator", "a", "-o", "/proc", "--port", "0"],
+               ["{text}", "--annotator", "a", "-o", "{out}", "--model", "{missing}",
+                "--port", "0"]],
 }
 
 
@@ -79,6 +92,8 @@ def test_bad_arguments_give_one_line(verb: str, files, capsys) -> None:
         assert last.startswith("coresc") and "error" in last, (argv, err)
     if verb == "serve":
         return  # without arguments it serves (on port 8000) until stopped
+    if verb == "review":
+        assert not list(Path(files["out"]).rglob("lock"))  # every refusal let go of it
     rc, err = run([verb], capsys)  # no arguments at all
     assert rc in (0, 2), (verb, err)
 
@@ -90,6 +105,7 @@ GOOD = {
     "train": ["{gold}", "-o", "{out}", "--c1", "0.1", "--c2", "0.1", "--max-iterations", "3"],
     "annotate": ["{text}", "--to", "tsv", "-o", "{out}.tsv"],
     "evaluate": ["{gold}"],
+    "compare": ["fast", "fast", "{a1}", "--resamples", "100"],
     "experiment": ["cra-3fold", "--check"],
     "report": ["cra-3fold", "--tracking-uri", "{store}"],
     "agreement": ["{a1}", "{a2}"],
@@ -98,8 +114,10 @@ GOOD = {
     "model-info": [],
     "serve": ["--model", "fast", "--port", "0"],
     "select": ["{text}", "--model", "fast", "--budget", "1"],
+    "review": ["{text}", "--annotator", "a", "-o", "{out}", "--port", "0"],
 }
-NEEDS_EXTRA = {"experiment": "experiments", "report": "experiments", "serve": "serve"}
+NEEDS_EXTRA = {"experiment": "experiments", "report": "experiments", "serve": "serve",
+               "review": "serve"}
 
 
 @pytest.mark.parametrize("verb", cli.COMMANDS)

@@ -20,9 +20,11 @@ A block of commands without a marker fails the test, so no example is left out s
 
 The sandbox: an empty folder where ``data/`` and ``tests/`` are the project's,
 ``../shared`` is the real shared data, ``paper.nxml`` is a real JATS article from
-``../shared/data/jats``, ``papers/`` holds it and the bundled example paper, and
-``new-cancer-paper.xml`` is a paper of the CRA corpus. Commands use the bundled default
-model, as a user's would.
+``../shared/data/jats``, ``papers/`` holds it and a second paper under a name of its own
+(the bundled example's text, so no page can count on ``papers/`` holding a file whose
+name the reader does not know), and ``new-cancer-paper.xml`` is a paper of the CRA
+corpus. Whatever else a block reads, an earlier block of its page must write. Commands
+use the bundled default model, as a user's would.
 """
 
 from __future__ import annotations
@@ -129,7 +131,8 @@ def sandbox(tmp: Path, shared_data: Path) -> Path:
     shutil.copy(shared_data / "jats" / "1472-6831-8-11.nxml", work / "paper.nxml")
     (work / "papers").mkdir()
     shutil.copy(work / "paper.nxml", work / "papers" / "1472-6831-8-11.nxml")
-    shutil.copy(ROOT / "data" / "example-paper.xml", work / "papers")
+    # a user's own paper: any name but the bundled example's (see the module docstring)
+    shutil.copy(ROOT / "data" / "example-paper.xml", work / "papers" / "my-paper.xml")
     shutil.copy(shared_data / "cra-corpus" / "12937189_mode2_annotated.xml",
                 work / "new-cancer-paper.xml")
     return work

@@ -21,7 +21,13 @@ from coresc.errors import CorescError
 from coresc.model import CoreSCClassifier, ModelError
 from coresc.model.encoder import EncoderSettings, encoder_features, encoder_inputs
 
-torch = pytest.importorskip("torch")
+# The test extra leaves torch out (GBs); CONTRIBUTING.md says how to add a CPU-only build.
+_NO_TRAIN = ("fine-tuning needs the train extra (torch, safetensors, onnx): "
+             "pip install torch --index-url https://download.pytorch.org/whl/cpu "
+             "&& pip install '.[test,train]'")
+torch = pytest.importorskip("torch", reason=_NO_TRAIN)
+pytest.importorskip("safetensors", reason=_NO_TRAIN)
+pytest.importorskip("onnx", reason=_NO_TRAIN)
 pytest.importorskip("onnxruntime")
 # A tiny network gains nothing from threads, and on a busy 2-core machine torch's thread
 # pool spins against other processes (a backward pass went from ~5 ms to 137 ms).

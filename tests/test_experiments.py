@@ -343,3 +343,56 @@ def test_sigterm_becomes_an_interrupt_inside_the_runner() -> None:
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(5)  # the handler interrupts this
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_runs_log_intervals_over_papers_beside_the_scores() -> None:
+    gold = {f"p{i}": [["Bac"], ["Met"], ["Res"], ["Con"]] for i in range(6)}
+    pred = {f"p{i}": [["Bac"], ["Met"] if i % 2 else ["Bac"], ["Res"], ["Res"]]
+            for i in range(6)}
+    scores = ex.score_predictions(gold, pred, {f"p{i}": str(i % 2) for i in range(6)}, seed=0)
+    m = ex.flat_metrics(scores, silver=False)
+    assert m["accuracy_ci_low"] <= m["accuracy"] <= m["accuracy_ci_high"]
+    assert m["n_papers"] == 6 and "kappa_coresc1_micro_ci_low" in m and "f1_Bac_ci_high" in m
+    assert scores["interval"]["strata"] == 2
+    silver = ex.flat_metrics(scores, silver=True)
+    assert "silver_agreement_ci_low" in silver and not any("accuracy" in k for k in silver)
+    assert "0.95" not in ex.markdown_summary("t", scores, False, {})  # shown as 95%
+    assert "95% intervals, percentile bootstrap over papers" in ex.markdown_summary(
+        "t", scores, False, {})
+    assert "_ci_low" not in str(ex.flat_metrics(ex.score_predictions(gold, pred), False))
+
+
+def test_seeds_validate(data: Path) -> None:
+    cfg = ex.load_config(_cfg(seeds=[0, 1, 2]), data=data)
+    assert cfg.seeds == (0, 1, 2) and cfg.seed == 0
+    for bad in ([0], [1, 1], "0,1", [0, True]):
+        with pytest.raises(UsageError, match="'seeds' must be a list of two or more"):
+            ex.load_config(_cfg(seeds=bad), data=data)
+    with pytest.raises(UsageError, match="'seed' or 'seeds', not both"):
+        ex.load_config(_cfg(seed=1, seeds=[0, 1]), data=data)
+
+
+@pytest.mark.slow
+def test_a_config_with_seeds_runs_once_per_seed_and_logs_the_spread(shared_data,
+                                                                     store) -> None:
+    result = ex.run_experiment({**_tiny("tiny-seeds"), "seeds": [0, 1]}, jobs=1,
+                               settings=store, max_papers=4, log_models=False)
+    runs = [r for r in _runs(store, "tiny-seeds") if r.data.tags["coresc.kind"] == "experiment"]
+    assert sorted(r.data.tags["coresc.seed"] for r in runs) == ["0", "1"]
+    assert sorted(r.data.params["seed"] for r in runs) == ["0", "1"]
+    for r in runs:
+        assert r.data.metrics["n_seeds"] == 2
+        assert {"seed_mean_accuracy", "seed_std_accuracy"} <= set(r.data.metrics)
+    values = result.seed_spread["accuracy"]
+    assert result.metrics["seed_mean_accuracy"] == pytest.approx(sum(values) / 2)
+    assert "the last of seeds 0,1: accuracy mean" in ex.summary_line(result)
+
+
+def test_summary_line_gives_the_interval() -> None:
+    from coresc.experiments.runner import ExperimentResult
+
+    m = {"accuracy": 0.7094, "macro_f1": 0.5439, "accuracy_ci_low": 0.6931,
+         "accuracy_ci_high": 0.7262, "n_papers": 50.0}
+    line = ex.summary_line(ExperimentResult("cra-3fold", "r" * 32, "0", "x", m, {}, {},
+                                            99.0, False))
+    assert "accuracy 0.7094 [95% CI 0.6931-0.7262, 50 papers], macro-F1 0.5439" in line

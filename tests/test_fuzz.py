@@ -13,7 +13,7 @@ import os
 from functools import lru_cache
 
 import pytest
-from hostile import DIALECTS, FIXTURES
+from hostile import DIALECTS, FIXTURES, accurate_encoder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
@@ -127,3 +127,102 @@ def test_api_takes_any_string(text):
     except CorescError:
         return
     assert all(s.pred for s in paper.sentences())
+
+
+@FUZZ
+@given(text=(ANY_TEXT | PROSE).filter(str.strip), heading=ANY_TEXT)
+def test_long_sentence_with_the_encoder(text, heading):
+    """Any text made into one runaway sentence (and heading): the tokenizer is handed a
+    bounded part of it, and the encoder gives one probability row per sentence."""
+    import numpy as np
+
+    from coresc.document import Paper, Paragraph, Section, Sentence
+    from coresc.model.encoder import clip_chars
+    from coresc.xmlsafe import sanitize_text
+
+    encoder = accurate_encoder()
+    limit = clip_chars(encoder.settings)
+    long = sanitize_text(text * (3 * limit // len(text) + 1))
+    paper = Paper(id="p", sections=[Section(sanitize_text(heading) * 100, "other",
+                                            paragraphs=[Paragraph([
+                                                Sentence(sid="1", text=long),
+                                                Sentence(sid="2", text="We did it.")])])])
+    seen = []
+    real = encoder.tokenizer.encode_batch
+
+    def spy(items, **kw):
+        seen.extend(len(t) for i in items for t in (i if isinstance(i, tuple) else (i,)))
+        return real(items, **kw)
+
+    encoder.tokenizer.encode_batch = spy
+    try:
+        probs = encoder.predict_paper(paper)
+    finally:
+        del encoder.tokenizer.encode_batch
+    assert max(seen) <= limit
+    assert probs.shape == (2, len(encoder.labels)) and np.isfinite(probs).all()
+
+
+@FUZZ
+@given(text=ANY_TEXT | PROSE, times=st.integers(1, 3))
+def test_long_text_is_cleaned_as_a_short_one(text, times):
+    """Texts over one block are cleaned a block at a time (a 50 MB paragraph's list of
+    words took 800 MB): the result is the same as all at once."""
+    from coresc import document
+
+    long = (text or " ") * (times * document._BLOCK // max(len(text), 1) + 1)
+    assert document.clean_text(long) == " ".join(long.split())
+
+
+# Text any encoding with a byte-order mark can hold: no lone surrogates (UTF-16 and UTF-32
+# cannot encode them), no NUL (UTF-8 with one is refused as binary; UTF-16 needs them).
+ENCODABLE = st.text(st.characters(min_codepoint=1, max_codepoint=0x10FFFF,
+                                  blacklist_categories=("Cs",)), max_size=200)
+MARKED = {"utf-8-sig": b"", "utf-16": b"", "utf-32": b"",
+          "utf-16-be": b"\xfe\xff", "utf-32-be": b"\x00\x00\xfe\xff"}
+
+
+def _texts_or_refused(data: bytes, name: str):
+    papers = _read(data, name)
+    return None if papers is None else [[s.text for s in p.sentences()] for p in papers]
+
+
+@FUZZ
+@given(text=ENCODABLE | PROSE.map(lambda t: t.replace("\x00", "").replace("\ud800", "")),
+       codec=st.sampled_from(sorted(MARKED)), kind=st.sampled_from(["txt", "jsonl", "xml"]))
+def test_every_byte_order_mark_reads_like_utf8(text, codec, kind):
+    """UTF-32 (issue 32) and UTF-16, either byte order, read exactly as UTF-8 does."""
+    from xml.sax.saxutils import escape
+
+    doc = {"txt": text, "jsonl": json.dumps({"id": "p", "sentences": [text]}) + "\n",
+           "xml": f"<PAPER><P><s sid='1'>{escape(text)}</s></P></PAPER>"}[kind]
+    name = f"in.{kind}"
+    utf8 = _texts_or_refused(doc.encode("utf-8"), name)
+    if utf8 is not None:
+        assert _texts_or_refused(MARKED[codec] + doc.encode(codec), name) == utf8
+
+
+WORDS = st.lists(st.sampled_from(["We", "saw", "it", "grow", "fast"]), min_size=1,
+                 max_size=4).map(" ".join)
+
+
+@st.composite
+def nested_sentences(draw, depth: int = 0) -> str:
+    """An <s> holding words and, at random, further <s> elements."""
+    parts = draw(st.lists(WORDS | (nested_sentences(depth + 1) if depth < 3 else WORDS),
+                          min_size=1, max_size=3))
+    return f"<s>{' '.join(parts)}.</s>"
+
+
+@FUZZ
+@given(body=st.lists(nested_sentences(), min_size=1, max_size=4).map("".join))
+def test_nested_sentences_read_alike_in_mode2_and_tei(body):
+    """Every word once, in order, and the same sentences as the TEI reader (issue 32)."""
+    [mode2] = read_data(f"<PAPER><BODY><DIV><P>{body}</P></DIV></BODY></PAPER>".encode(), "m.xml")
+    [tei] = read_data((f"<TEI xmlns='http://www.tei-c.org/ns/1.0'><text><body><div>"
+                       f"<head>H</head><p>{body}</p></div></body></text></TEI>").encode(),
+                      "t.tei.xml")
+    texts = [s.text for s in mode2.sentences()]
+    assert texts == [s.text for s in tei.sentences()]
+    flat = etree.fromstring(f"<r>{body}</r>".encode())
+    assert "".join("".join(texts).split()) == "".join("".join(flat.itertext()).split())

@@ -122,7 +122,7 @@ def test_page_is_self_contained_with_script_pinned_by_hash(page):
 def test_headings_follow_depth(page):
     assert page.xpath("//h1")[0].xpath('.//*[@data-sid="1"]')  # the title sentence is the h1
     assert [h.text_content() for h in page.xpath("//main//h2")] == [
-        "Abstract", "Methods", "(section without heading)"]
+        "Abstract", "Methods", "Section 5 (without heading)"]  # as the summary names it
     assert [h.text_content() for h in page.xpath("//main//h3")] == ["Samples <i>"]
     assert page.xpath('//p[@class="caption"]//*[@data-sid="6"]')
 
@@ -136,11 +136,31 @@ def test_legend_lists_all_coresc_labels_with_counts(page):
     assert hyp.get("disabled") is not None  # nothing to filter
 
 
+def test_small_words_count_right(page):
+    """One sentence is "1 sentence"; the header gives the count once; a text read from
+    standard input (or pasted on serve's page) is not titled "stdin"."""
+    tips = [b.get("title") for b in page.xpath('//*[@id="legend"]//button[@data-label]')]
+    assert "Result: 1 sentence" in tips and "Method: 2 sentences" in tips
+    assert not [t for t in tips if t.endswith(" 1 sentences")]
+    meta = page.xpath('//header//p[@class="meta"]')[0].text_content()
+    assert meta.endswith("8 sentences · colours show predicted labels (5 sentences); gold "
+                         "labels on 7 sentences are compared"), meta
+    every = make_paper()
+    every.sections = every.sections[1:2]
+    meta = lhtml.fromstring(render_paper(every)).xpath('//p[@class="meta"]')[0].text_content()
+    assert meta.count("sentences") == 1 and meta.endswith(
+        "· 2 sentences · colours show predicted labels; gold labels are compared"), meta
+    pasted = Paper(id="stdin", sections=every.sections)
+    tree = lhtml.fromstring(render_paper(pasted))
+    assert tree.xpath("//h1")[0].text_content() == "Untitled text"
+    assert tree.xpath("//title")[0].text_content().startswith("Untitled text")
+
+
 def test_summary_bars_per_section(page):
     rows = page.xpath('//table[@id="section-bars"]//tr[td]')
     # sections with sentences, and the empty "Methods" that holds "Samples"
     assert [r[0].text_content() for r in rows] == [
-        "Title", "Abstract", "Methods", "Samples <i>", "Section 5 (other)"]
+        "Title", "Abstract", "Methods", "Samples <i>", "Section 5 (without heading)"]
     assert rows[2].xpath(".//svg") == [] and rows[2][1].text == "0"
     samples = rows[3]
     rects = samples.xpath(".//*[local-name()='rect']")

@@ -83,7 +83,7 @@ def read_file_bytes(data: bytes):
 def test_html_shows_no_label(paper) -> None:
     page = render_html(paper).decode("utf-8")
     assert 'data-withheld="Goa"' in page and "no label (Goa 0.31)" in page
-    assert "1 sentences left without a label" in page
+    assert "1 sentence left without a label" in page
 
 
 def test_annotate_min_score_end_to_end(tmp_path, capsys) -> None:

@@ -245,7 +245,10 @@ def test_train_command_uses_the_default_feature_groups():
     train.add_arguments(parser)
     args = parser.parse_args(["corpus", "-o", "model"])
     assert tuple(args.features.split(",")) == DEFAULT_FEATURES
-    assert args.decode == CoreSCClassifier().decode and not args.stack
+    assert train.decoding(args) == CoreSCClassifier().decode and not args.stack
+    from coresc.model.adapt import ADAPT_DECODE
+    adapting = parser.parse_args(["corpus", "-o", "model", "--from", "fast"])
+    assert train.decoding(adapting) == ADAPT_DECODE
     from coresc.model import DECODINGS
     choices = next(a.choices for a in parser._actions if a.dest == "decode")
     assert tuple(choices) == DECODINGS
@@ -310,6 +313,19 @@ def test_train_with_corpus_domains_from_the_command_line(tmp_path, capsys):
                  str(tmp_path / "corpus-b")]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "--domain cra" in err and "corpus-a, corpus-b" in err
+
+
+def test_domain_for_a_model_without_domains_says_so(model, papers, tmp_path, capsys):
+    from coresc.cli import main
+    from coresc.writers import write_papers
+
+    write_papers(papers[:1], "jsonl", tmp_path / "c" / "papers.jsonl")
+    assert not model.domain_names("corpus") and not model.calibration_corpora()
+    assert main(["evaluate", "--model", str(model.save(tmp_path / "m")), "--domain", "cra",
+                 str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "known: none" not in err, err
+    assert "--domain cra: this model was trained without corpus domains" in err
 
 
 def test_inner_cv_scores_the_models_decoding():

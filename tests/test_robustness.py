@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import subprocess
 import sys
+from pathlib import Path
 
+import numpy as np
 import pytest
-from hostile import DIALECTS, SENTENCES, make_corpus
+from hostile import DIALECTS, SENTENCES, accurate_encoder, make_corpus
 from lxml import etree
 
 from coresc.cli import main
@@ -51,8 +55,11 @@ def test_hostile_corpus_through_annotate(hostile, tmp_path, capsys):
     errors = [line for line in err if ": error: " in line]
     # one line per failed input, naming it; special files and links reported, not dropped
     named = {line.split(": error: ")[1].split(":")[0] for line in errors}
-    for special in ("fifo.xml", "dangling.xml", "loop"):
+    for special in ("fifo.xml", "dangling.xml", "loop", "link_a.xml", "link_b.xml"):
         assert str(folder / special) in named
+    assert f"{folder / 'link_a.xml'}: cannot read: symbolic link loop" in " ".join(errors)
+    for read in ("utf32_le.txt", "utf32_be.xml", "utf32.jsonl", "nested_s.xml"):
+        assert str(folder / read) not in named, read  # issue 32: read, not refused
     for out in (tmp_path / "out").glob("*.xml"):
         etree.parse(str(out))
     assert {f: f.read_bytes() for f in files} == before  # no input touched
@@ -159,6 +166,145 @@ def test_long_sentence_is_tagged_in_windows(monkeypatch):
     # windows change tags near their edges only
     same = sum(a == b for a, b in zip(whole[0], windowed[0], strict=True))
     assert same >= 0.9 * len(tokens)
+
+
+def _long_sentence_paper(chars: int):
+    from coresc.document import Paper, Paragraph, Section, Sentence
+
+    words = "we measured the rate of growth in cells and".split()
+    text = " ".join(words[i % len(words)] for i in range(chars // 4))[:chars]
+    short = Sentence(sid="2", text="The cells grew in the dark.")
+    return Paper(id="long", sections=[Section("Results", "results", paragraphs=[
+        Paragraph([Sentence(sid="1", text=text), short])])])
+
+
+def test_encoder_hands_the_tokenizer_a_bounded_text(monkeypatch):
+    """Issue 32 item 6: the encoder read only its first word pieces of a sentence, but
+    the tokenizer was handed (and built pieces for) all of it."""
+    from coresc.model.encoder import clip_chars
+
+    encoder = accurate_encoder()
+    seen: list[int] = []
+    real = encoder.tokenizer
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def encode_batch(self, items, **kw):
+            for item in items:
+                seen.extend(len(t) for t in (item if isinstance(item, tuple) else (item,)))
+            return real.encode_batch(items, **kw)
+
+    monkeypatch.setattr(encoder, "tokenizer", Spy())
+    limit = clip_chars(encoder.settings)
+    probs = encoder.predict_paper(_long_sentence_paper(50 * limit))
+    assert seen and max(seen) <= limit
+    # what the encoder reads of the long sentence is unchanged by the cut
+    same = encoder.predict_paper(_long_sentence_paper(limit))
+    assert np.array_equal(probs, same)
+
+
+def test_a_long_sentence_costs_the_encoder_no_memory(tmp_path):
+    """A 4 MB "sentence" took 600 MB more in the accurate model's encoder (peak memory
+    of a fresh process, measured before and after the encoder's call)."""
+    pytest.importorskip("onnxruntime")
+    from coresc.model.storage import BUNDLED_DIR
+
+    if not (BUNDLED_DIR / "accurate" / "encoder.onnx").exists():
+        pytest.skip("the bundled accurate model is not installed")
+    script = (
+        "import resource, sys\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from test_robustness import _long_sentence_paper\n"
+        "from coresc.model import CoreSCClassifier\n"
+        "from coresc.model.storage import BUNDLED_DIR\n"
+        "enc = CoreSCClassifier.load(BUNDLED_DIR / 'accurate', threads=1)._encoder\n"
+        "enc.predict_paper(_long_sentence_paper(1000))\n"
+        "paper = _long_sentence_paper(4_000_000)\n"
+        "peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "before = peak()\n"
+        "enc.predict_paper(paper)\n"
+        "print((peak() - before) // 1024)\n")
+    out = subprocess.run([sys.executable, "-c", script, os.path.dirname(__file__)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) < 50, f"the encoder took {out.stdout.strip()} MB more"
+
+
+def test_features_read_a_bounded_part_of_a_runaway_sentence():
+    """An unpunctuated 50 MB "sentence" took 2 GB of tokens, tags and features with the
+    fast model (issue 32 item 6); a real sentence is read whole."""
+    from coresc.features.extract import SENTENCE_CHARS, analyse
+
+    paper = _long_sentence_paper(3 * SENTENCE_CHARS)
+    long, short = analyse(paper)
+    assert len(" ".join(long.tokens)) <= SENTENCE_CHARS
+    assert short.tokens == ["The", "cells", "grew", "in", "the", "dark", "."]
+
+
+def _paragraphs_xml(n: int) -> bytes:
+    paras = "".join(f"<p>We measured rate {i} in the cells.</p>\n" for i in range(n))
+    return (f"<article><front><article-meta><title-group><article-title>Many"
+            f"</article-title></title-group></article-meta></front><body><sec>"
+            f"<title>Results</title>{paras}</sec></body></article>").encode()
+
+
+def test_document_objects_have_no_per_object_dict():
+    """A file of a million paragraphs holds a million of each (issue 32 item 7)."""
+    from coresc.document import Label, Paragraph, Prediction, Sentence
+
+    for obj in (Sentence(sid="1", text="A."), Paragraph(), Prediction("Res", 0.5),
+                Label("Res")):
+        assert not hasattr(obj, "__dict__"), type(obj).__name__
+
+
+def test_convert_to_xml_labels_the_tree_it_read_not_a_copy(tmp_path, capsys, monkeypatch):
+    """Copying the tree of a big XML input doubled its memory (issue 32 item 7)."""
+    import coresc.writers.mode2 as mode2
+
+    src = tmp_path / "p.xml"
+    src.write_bytes(_paragraphs_xml(20))
+    rc, err, _ = _cli(capsys, "convert", str(src), "-o", str(tmp_path / "copied.xml"))
+    assert rc == 0, err
+
+    def no_copy(tree):
+        raise AssertionError("convert copied the source tree")
+
+    monkeypatch.setattr(mode2.copy, "deepcopy", no_copy)
+    rc, err, _ = _cli(capsys, "convert", str(src), "-o", str(tmp_path / "in_place.xml"))
+    assert rc == 0, err
+    assert (tmp_path / "in_place.xml").read_bytes() == (tmp_path / "copied.xml").read_bytes()
+
+
+@pytest.mark.parametrize("verb", ["annotate", "convert"])
+def test_outputs_without_xml_free_the_source_tree(tmp_path, capsys, monkeypatch, verb):
+    """A TSV, JSONL or HTML output needs no source tree: it is freed once the paper is
+    read, before the model and the writer add their own memory (issue 32 item 7)."""
+    import coresc.writers.tsv as tsv
+
+    held = []
+    part, stream = tsv.tsv_part, tsv.write_tsv
+
+    def spy_part(paper, *args):
+        held.append(paper.tree is not None or any(s.element is not None
+                                                  for s in paper.sentences()))
+        return part(paper, *args)
+
+    def spy_stream(papers, fh):
+        papers = list(papers)
+        held.extend(p.tree is not None for p in papers)
+        return stream(papers, fh)
+
+    monkeypatch.setattr(tsv, "tsv_part", spy_part)
+    monkeypatch.setattr(tsv, "write_tsv", spy_stream)
+    src = tmp_path / "p.xml"
+    src.write_bytes(_paragraphs_xml(20))
+    extra = ["--model", "fast"] if verb == "annotate" else []
+    rc, err, _ = _cli(capsys, verb, str(src), "--to", "tsv", "-o", str(tmp_path / "o.tsv"),
+                      *extra)
+    assert rc == 0, err
+    assert held and not any(held)
 
 
 # ---------------------------------------------------------------- class 4: output paths
@@ -326,3 +472,168 @@ def test_text_that_is_not_english_gets_a_warning(tmp_path, capsys):
     assert len(err) == 1 and err[0].startswith(
         f"coresc annotate: warning: {src}: text does not look like English (")
     assert err[0].endswith("the labels may be meaningless")
+
+
+# ---------------------------------------------------------------- issue 32: hostile input
+
+
+def _texts(data: bytes, name: str) -> list[str]:
+    return [s.text for p in read_data(data, name) for s in p.sentences()]
+
+
+@pytest.mark.parametrize("codec", ["utf-32", "utf-32-le", "utf-32-be"])
+def test_utf32_text_xml_and_jsonl_are_read(codec):
+    """UTF-32 marks are told from UTF-16's (FF FE 00 00 starts like FF FE) and decoded."""
+    mark = {"utf-32": b"", "utf-32-le": b"\xff\xfe\x00\x00",
+            "utf-32-be": b"\x00\x00\xfe\xff"}[codec]
+    sentences = ["Cells were grown at 37 °C.", "They divided quickly."]
+    text = " ".join(sentences)
+    xml = f"<?xml version='1.0' encoding='UTF-32'?><PAPER><P><s>{text}</s></P></PAPER>"
+    jsonl = json.dumps({"id": "p", "sentences": sentences}) + "\n"
+    assert _texts(mark + text.encode(codec), "u.txt") == sentences
+    assert _texts(mark + xml.encode(codec), "u.xml") == [text]
+    assert _texts(mark + jsonl.encode(codec), "u.jsonl") == sentences
+    if codec != "utf-32":  # without a mark, "<?" tells the byte order, as for UTF-16
+        assert _texts(xml.encode(codec), "u.xml") == [text]
+
+
+def test_utf32_through_the_command_line(tmp_path, capsys):
+    src = tmp_path / "u32.txt"
+    src.write_bytes(("Title\n\n" + SENTENCES).encode("utf-32"))
+    rc, err, out = _cli(capsys, "convert", str(src), "--to", "tsv")
+    assert rc == 0, err
+    assert "We measured the rate." in out and "W e" not in out
+
+
+def test_a_utf16_file_starting_with_nul_is_not_utf32():
+    with pytest.raises(InputError, match="not UTF-32 text though it starts like it"):
+        read_data(b"\xff\xfe\x00\x00A\x00", "odd.txt")
+
+
+def test_nested_sentences_are_merged_in_mode2_as_in_tei():
+    """The outer <s> is the sentence, text and labels; an inner one is part of it."""
+    body = ("<s sid='1'>Zero.</s><s sid='2'>A <s sid='3'>B.<CoreSc1 type='Res'/></s> C."
+            "<CoreSc1 type='Obs'/></s>")
+    mode2 = f"<PAPER><BODY><DIV><P>{body}</P></DIV></BODY></PAPER>".encode()
+    tei = (f"<TEI xmlns='http://www.tei-c.org/ns/1.0'><text><body><div><head>H</head>"
+           f"<p>{body}</p></div></body></text></TEI>").encode()
+    [m], [t] = read_data(mode2, "n.xml"), read_data(tei, "n.tei.xml")
+    assert [s.text for s in m.sentences()] == [s.text for s in t.sentences()] == [
+        "Zero.", "A B. C."]
+    assert [s.gold_codes for s in m.sentences()] == [[], ["Obs"]]
+
+
+def test_nested_sentences_are_written_back_once(tmp_path, capsys):
+    src = tmp_path / "n.xml"
+    src.write_text("<PAPER><BODY><DIV><P><s sid='1'>A <s sid='2'>B.</s> C.</s></P></DIV>"
+                   "</BODY></PAPER>")
+    out = tmp_path / "out.xml"
+    rc, err, _ = _cli(capsys, "annotate", str(src), "-o", str(out), "-q")
+    assert rc == 0, err
+    [paper] = read_file(out)
+    assert [s.text for s in paper.sentences()] == ["A B. C."] and paper.sentences()[0].pred
+
+
+_VERBS_WITH_O = {"convert": ["{src}"], "annotate": ["{src}"], "view": ["{src}"],
+                 "train": ["{gold}"], "consensus": ["{gold}", "{gold}"], "report": ["run"]}
+
+
+@pytest.mark.parametrize("verb", sorted(_VERBS_WITH_O))
+@pytest.mark.parametrize("empty", ["", " "])
+def test_empty_output_path_is_a_usage_error(verb, empty, tmp_path, capsys, monkeypatch,
+                                            fixtures):
+    """-o "" would write into the current folder ("wrote ... to /"): exit 2, nothing written."""
+    src = tmp_path / "p.txt"
+    src.write_text(TEXT)
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    argv = [a.format(src=src, gold=fixtures / "io_art_small.xml") for a in _VERBS_WITH_O[verb]]
+    with pytest.raises(SystemExit) as exc:
+        main([verb, *argv, "-o", empty])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and err[-1] == (f"coresc {verb}: error: argument -o/--output: "
+                                               f"empty path: give a file or folder name")
+    assert list(cwd.iterdir()) == []
+
+
+def test_empty_output_path_is_refused_by_the_api(tmp_path):
+    import coresc
+    from coresc.errors import OutputError
+    from coresc.writers import write_papers
+
+    src = tmp_path / "p.txt"
+    src.write_text(TEXT)
+    with pytest.raises(OutputError, match="empty path"):
+        write_papers([coresc.read(src)], "xml", "")
+    with pytest.raises(OutputError, match="empty path"):
+        coresc.annotate_files([src], "", to="tsv", progress="none")
+
+
+def _manifest_cases(tmp_path, monkeypatch):
+    """(output, its manifest, what the one line says) per way a manifest cannot be written."""
+    a = tmp_path / "a"
+    (a / "out.tsv.manifest.ndjson").mkdir(parents=True)
+    yield a / "out.tsv", "cannot write the manifest (Is a directory)"
+    if os.path.isdir("/proc"):
+        yield Path("/proc/coresc-x.tsv"), "cannot write the manifest (/proc takes no new files)"
+    b = tmp_path / "b"
+    b.mkdir()
+    (b / "out.tsv.manifest.ndjson").write_text("")
+    (b / "out.tsv.manifest.ndjson").chmod(0o444)
+    if os.geteuid() == 0:  # root writes anywhere: the refusal the OS would give, simulated
+        import builtins
+
+        import coresc.batch.manifest as manifest
+
+        def refuse(path, *args, **kwargs):
+            if str(path).endswith(".manifest.ndjson"):
+                raise PermissionError(13, "Permission denied", str(path))
+            return builtins.open(path, *args, **kwargs)
+
+        monkeypatch.setattr(manifest, "open", refuse, raising=False)
+    yield b / "out.tsv", "cannot write the manifest (Permission denied)"
+
+
+def test_a_manifest_that_cannot_be_written_is_one_line_and_leaves_nothing(tmp_path, capsys,
+                                                                        monkeypatch):
+    src = tmp_path / "p.txt"
+    src.write_text(TEXT)
+    for out, message in _manifest_cases(tmp_path, monkeypatch):
+        before = sorted(out.parent.iterdir()) if out.parent != Path("/proc") else None
+        rc, err, _ = _cli(capsys, "annotate", str(src), "--to", "tsv", "-o", str(out), "-q")
+        _no_traceback(err)
+        assert rc == 2 and err == [f"coresc annotate: error: {out}.manifest.ndjson: "
+                                   f"{message}"], (out, err)
+        if before is not None:  # no .out.tsv.parts/ folder, no output
+            assert sorted(out.parent.iterdir()) == before
+
+
+def test_link_loops_and_long_chains_are_named(tmp_path):
+    (tmp_path / "a.xml").symlink_to(tmp_path / "b.xml")
+    (tmp_path / "b.xml").symlink_to(tmp_path / "a.xml")
+    (tmp_path / "t0.txt").write_text(TEXT)
+    for i in range(1, 46):  # Linux follows at most 40 links
+        (tmp_path / f"t{i}.txt").symlink_to(tmp_path / f"t{i - 1}.txt")
+    (tmp_path / "gone.txt").symlink_to(tmp_path / "nowhere.txt")
+    loop = "cannot read: symbolic link loop (or a chain of more than 40 links)"
+    for name in ("a.xml", "t45.txt"):
+        with pytest.raises(InputError, match=re.escape(f"{name}: {loop}")):
+            read_file(tmp_path / name)
+    problems = {os.path.basename(e.path): e.problem for e in find_inputs([tmp_path]).problems}
+    assert problems["a.xml"] == problems["b.xml"] == problems["t41.txt"] == loop
+    assert problems["gone.txt"] == "cannot read: dangling symbolic link"
+    assert "t40.txt" not in problems  # 40 links are followed
+    assert read_file(tmp_path / "t40.txt")
+
+
+def test_a_huge_xml_value_is_one_line_naming_coresc_limit():
+    data = b"<PAPER><P><s sid='1' x='" + b"a" * 10_500_000 + b"'>Hi there.</s></P></PAPER>"
+    with pytest.raises(InputError) as exc:
+        read_data(data, "big.xml")
+    message = str(exc.value)
+    assert "\n" not in message and "XML_PARSE_HUGE" not in message
+    assert message == ("big.xml: XML holds a text, attribute value, comment or CDATA section "
+                       "over 10,000,000 bytes at line 1 (coresc's limit for one XML value; "
+                       "refused)")
+

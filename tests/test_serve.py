@@ -157,6 +157,8 @@ def test_raw_body_is_standard_input_and_min_score_applies(server, capsysbinary, 
     expected = cli_bytes(capsysbinary, "-", "--to", "jsonl", "--min-score", "0.6")
     assert status == 200 and headers["content-type"].startswith("application/x-ndjson")
     assert answer == expected and b'"paper": "stdin"' in answer
+    # saved as coresc.jsonl, not stdin_coresc.jsonl
+    assert headers["content-disposition"] == 'inline; filename="coresc.jsonl"'
 
 
 def test_accept_header_chooses_the_format(server, capsysbinary):

@@ -3,13 +3,22 @@ it reads, and the in-memory multipart parser (Hypothesis: any file name, any byt
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytest.importorskip("python_multipart")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from coresc.serve.http import check_readable, choose_output, form_paper  # noqa: E402
+from coresc.serve.http import (  # noqa: E402
+    check_readable,
+    choose_output,
+    form_paper,
+    parse_min_score,
+    query_options,
+    warning_value,
+)
 from coresc.serve.work import Failure  # noqa: E402
 
 
@@ -74,7 +83,7 @@ def test_unreadable_media_types_are_415(ctype):
                                       blacklist_categories=("Cs", "Cc")), min_size=1,
                         max_size=40).filter(str.strip))
 def test_multipart_gives_back_the_file_byte_for_byte(data, filename):
-    body = encode([("options", None, b"x"), ("file", filename, data)])
+    body = encode([("file", filename, data)])
     name, got, _ = form_paper(body, CTYPE)
     assert got == data and name == filename.strip()
 
@@ -84,6 +93,49 @@ def test_multipart_names_without_folders_and_pasted_text():
     assert (name, got) == ("a.nxml", b"<article/>")
     name, got, _ = form_paper(encode([("text", None, b"Pasted text.")]), CTYPE)
     assert (name, got) == (None, b"Pasted text.")
+
+
+@pytest.mark.parametrize("fields,words", [
+    ([("options", None, b"x"), ("file", "a.txt", b"A.")], "unknown form field 'options'"),
+    ([("file", "a.txt", b"A."), ("file", "b.txt", b"B.")], "2 paper fields ('file', 'file')"),
+    ([("file", "a.txt", b"A."), ("text", None, b"")], "2 paper fields ('file', 'text')"),
+])
+def test_a_form_holds_one_paper_and_nothing_else(fields, words):
+    with pytest.raises(Failure, match=words.replace("(", r"\(").replace(")", r"\)")) as exc:
+        form_paper(encode(fields), CTYPE)
+    assert exc.value.status == 400
+
+
+def test_query_parameters_are_known_and_given_once():
+    assert query_options([("to", "xml"), ("min_score", "0.5")]) == {"to": "xml",
+                                                                     "min_score": "0.5"}
+    for pairs, words in (([("foo", "1")], "unknown parameter foo"),
+                         ([("to", "xml"), ("to", "tsv")], "to: given more than once"),
+                         ([("model", "fast")], "model=fast: this server answers")):
+        with pytest.raises(Failure, match=words) as exc:
+            query_options(pairs, model="accurate")
+        assert exc.value.status == 400
+
+
+@given(st.text(max_size=12))
+def test_min_score_is_a_probability_or_400(value):
+    try:
+        number = parse_min_score(value)
+    except Failure as exc:
+        assert exc.status == 400 and exc.message.startswith(f"min_score={value}: ")
+    else:
+        assert number is not None and 0.0 <= number <= 1.0
+
+
+def test_an_empty_to_is_no_format():
+    with pytest.raises(Failure, match="to=: unknown output format"):
+        choose_output("", "text/html")
+
+
+def test_warning_header_values_are_ascii_json_strings():
+    lines = ["a.txt: text does not look like English", 'Zelltüten "1".txt: x, y']
+    joined = ", ".join(warning_value(line) for line in lines)  # as fetch() joins them
+    assert joined.isascii() and json.loads(f"[{joined}]") == lines
 
 
 def test_multipart_without_a_paper_or_boundary():

@@ -15,17 +15,19 @@ ignored: that input is simply done again.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
+import errno
 import hashlib
 import json
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from ..errors import UsageError
+from ..errors import OutputError, UsageError
 from .outputs import Store
 from .work import Outcome, fingerprint
 
@@ -39,13 +41,15 @@ REMOTE_FLUSH_S = 30.0
 
 
 def model_identity(model_dir: str | Path | None) -> dict[str, Any]:
-    """Path, training date and a SHA-256 over the files of a model directory."""
+    """Path, training date and a SHA-256 over the files of a model directory (and of the
+    source model in an adapted model's ``source/``)."""
     from ..model.storage import resolve_model
 
     d = resolve_model(model_dir)  # a bundled name ("fast") is not a path
     digest = hashlib.sha256()
-    for f in sorted(p for p in d.iterdir() if p.is_file() and not p.name.startswith(".")):
-        digest.update(f.name.encode("utf-8") + b"\0")
+    for name in _model_files(d):
+        f = d / name
+        digest.update(name.encode("utf-8") + b"\0")
         digest.update(f.read_bytes())
     trained = None
     try:
@@ -54,6 +58,19 @@ def model_identity(model_dir: str | Path | None) -> dict[str, Any]:
         pass
     return {"model": "bundled" if model_dir is None else str(d.resolve()),
             "model_trained": trained, "model_sha256": digest.hexdigest()}
+
+
+def _model_files(d: Path) -> list[str]:
+    """A model directory's files (relative, sorted): its own and, nested, its source's."""
+    out = []
+    for p in d.iterdir():
+        if p.name.startswith("."):
+            continue
+        if p.is_file():
+            out.append(p.name)
+        elif p.name == "source" and p.is_dir():
+            out += [f"source/{name}" for name in _model_files(p)]
+    return sorted(out)
 
 
 def input_key(path: str | Path) -> str:
@@ -89,6 +106,8 @@ class Manifest:
             m._resume(lines)
         else:
             m._pending.append(json.dumps(m._header(), ensure_ascii=False))
+        if store.fs is None:  # before any work: one that cannot be written stops the run
+            m._open_local()
         return m
 
     def _header(self) -> dict[str, Any]:
@@ -180,14 +199,32 @@ class Manifest:
         self._rewrite = False
         self._last_flush = time.monotonic()
 
-    def _flush_local(self) -> None:
-        if self._fh is None:
-            path = self.store.path(self.name)
+    def _open_local(self) -> None:
+        path = self.store.path(self.name)
+        with self._errors():
             self._fh = open(path, "w" if self._rewrite else "a", encoding="utf-8")
             if not self._rewrite and _ends_mid_line(path):
                 self._fh.write("\n")  # after a line cut short by a kill
-        self._fh.write("".join(line + "\n" for line in self._pending))
-        self._fh.flush()
+
+    def _flush_local(self) -> None:
+        if self._fh is None:
+            self._open_local()
+        with self._errors():  # a full disk
+            self._fh.write("".join(line + "\n" for line in self._pending))
+            self._fh.flush()
+
+    @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        """OSError (a folder in the way, no permission, no such folder) -> one line."""
+        try:
+            yield
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            folder = os.path.dirname(self.store.path(self.name)) or "."
+            if exc.errno == errno.ENOENT and os.path.isdir(folder):  # /proc, say
+                reason = f"{folder} takes no new files"
+            raise OutputError(f"{self.location}: cannot write the manifest ({reason})") \
+                from None
 
     def _flush_remote(self) -> None:
         old = b"" if self._rewrite or not self.store.exists(self.name) else \

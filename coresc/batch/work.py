@@ -19,7 +19,7 @@ from typing import Any
 
 from ..document import Paper, Paragraph, Section
 from ..errors import CorescError, InputError, UsageError
-from ..limits import time_limit
+from ..limits import release_memory, time_limit
 
 #: Longest run of sentences tagged as one CRF sequence. No real paper comes near it
 #: (the longest of the 393 papers in ../shared/data has 1,329 sentences); a longer
@@ -248,6 +248,8 @@ def run_source(source: Source, job: Job, model) -> Outcome:
         out.papers = len(papers)
         out.sentences = sum(len(p) for p in papers)
         out.warnings = language_warnings(papers, source.path or source.name)
+        if job.to in TREELESS_FORMATS:
+            release_sources(papers)
         with time_limit(source.path or source.name):
             for paper in papers:
                 annotate_paper(model, paper, job.domain, job.min_score)
@@ -260,6 +262,17 @@ def run_source(source: Source, job: Job, model) -> Outcome:
         out.status, out.error = "failed", str(exc)
     out.seconds = round(time.perf_counter() - t0, 4)
     return out
+
+
+#: Output formats written from the document model alone, without the source XML.
+TREELESS_FORMATS = ("jsonl", "tsv", "html")
+
+
+def release_sources(papers: list[Paper]) -> None:
+    """Free the papers' source trees (for an output that does not need them) and hand
+    their memory back to the system."""
+    if [p for p in papers if p.release_source()]:
+        release_memory()
 
 
 def language_warnings(papers: list[Paper], where: str) -> list[str]:
@@ -314,10 +327,18 @@ def check_domain(model, name: str | None) -> None:
     """:class:`~coresc.errors.UsageError` unless the model knows corpus domain ``name``."""
     if name is None:
         return
-    known = sorted({*model.domain_names("corpus"), *model.calibration_corpora()})
+    known = known_domains(model)
+    if not known:
+        raise UsageError(f"--domain {name}: this model was trained without corpus domains "
+                         "(coresc train --domains corpus makes one that has them)")
     if name not in known:
         raise UsageError(f"--domain {name}: the model has no such corpus domain "
-                         f"(known: {', '.join(known) or 'none, it was trained without'})")
+                         f"(known: {', '.join(known)})")
+
+
+def known_domains(model) -> list[str]:
+    """The corpus domains ``--domain`` accepts with ``model``."""
+    return sorted({*model.domain_names("corpus"), *model.calibration_corpora()})
 
 
 def load_model(model_dir: str | None, shared: bool = False):

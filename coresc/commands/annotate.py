@@ -38,6 +38,7 @@ import shlex
 import signal
 import sys
 
+from . import output_path
 from .convert import add_grobid_arguments, add_limit_arguments
 
 WRITE_FORMATS = ("xml", "mode2", "jsonl", "tsv", "html")
@@ -45,7 +46,7 @@ WRITE_FORMATS = ("xml", "mode2", "jsonl", "tsv", "html")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="+", metavar="INPUT", help="paper files or directories")
-    parser.add_argument("-o", "--output", metavar="OUT",
+    parser.add_argument("-o", "--output", type=output_path, metavar="OUT",
                         help="output file, or directory for several papers as xml "
                              "(default: stdout); with --scheduler also an fsspec URL")
     parser.add_argument("--to", default="xml", choices=WRITE_FORMATS,

@@ -27,10 +27,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..batch.work import TREELESS_FORMATS, release_sources
 from ..document import Paper
 from ..errors import InputError, UsageError
 from ..readers import FORMATS, INPUT_SUFFIXES, find_inputs, read_file
 from ..writers import available_formats, write_papers
+from . import output_path
 
 if TYPE_CHECKING:  # the HTTP client is imported only when a PDF is read
     from ..readers.grobid import GrobidClient
@@ -42,7 +44,7 @@ MAX_SKIPPED_NAMES = 10
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="+", metavar="INPUT", help="paper files or directories")
-    parser.add_argument("-o", "--output", metavar="OUT",
+    parser.add_argument("-o", "--output", type=output_path, metavar="OUT",
                         help="output file, or directory for several papers as xml "
                              "(default: stdout)")
     parser.add_argument("--to", default="xml", choices=available_formats(),
@@ -102,8 +104,11 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     grobid = grobid_of(args)
     papers, errors, files = read_for_command("convert", args.inputs, args.format, grobid)
+    if args.to in TREELESS_FORMATS:
+        release_sources(papers)
+    # the papers are not used again: mode2 may label their own trees, not copies
     written = write_papers(papers, args.to, args.output, inputs=files,
-                           as_directory=wants_directory(args.inputs))
+                           as_directory=wants_directory(args.inputs), consume=True)
     if written:
         where = written[0] if written[0] == Path(args.output) else \
             f"{str(args.output).rstrip('/')}/"

@@ -8,6 +8,11 @@ Papers the model was trained on (same text or same id as a paper in its meta.jso
 in-sample: the report then says so at the top, and scores the held-out papers again on
 their own. Only held-out scores say how the model does on new papers.
 
+Every score comes with a 95% interval from a bootstrap over papers (sentences of one paper
+are not independent; papers from several corpora are resampled within their corpus), with
+the number of papers and sentences beside it; --seed makes it repeatable. With fewer than
+2 papers no interval can be made, and the report says so.
+
 examples:
   coresc train ../shared/data/art-corpus -o art-model/
   coresc evaluate --model art-model/ ../shared/data/cra-corpus    # held out: ART only
@@ -31,7 +36,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "with a sentence encoder) or 'fast' (hand-built features "
                              "only, 20x faster)")
     parser.add_argument("--format", default="auto", help="input format (default: auto)")
-    parser.add_argument("--json", metavar="FILE", help="also write the scores as JSON")
+    parser.add_argument("--json", metavar="FILE",
+                        help="also write the scores as JSON (each interval beside its score: "
+                             "'accuracy', 'accuracy_ci': [low, high])")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the bootstrap over papers (default 0)")
     parser.add_argument("--domain", metavar="NAME",
                         help="treat the papers as papers of this training corpus: its "
                              "calibration map, and its domain weights in models trained "
@@ -47,16 +56,22 @@ def run(args: argparse.Namespace) -> int:
     papers = read_corpus(args.corpora, args.format)
     set_domain(model, papers, args.domain)
     model.annotate(papers)
+    groups = corpus_groups(papers, args.corpora)
     try:
-        result = evaluate_papers(papers)
+        result = evaluate_papers(papers, seed=args.seed, groups=groups)
     except ValueError as exc:
         raise UsageError(f"{', '.join(args.corpora)}: {exc}") from None
     try:
         seen = seen_in_training(model.meta_, papers)
     except LookupError:
         seen = None
+    held_groups = [g for g, s in zip(groups, seen or [], strict=False) if not s]
     held = [p for p, s in zip(papers, seen or [], strict=False) if not s]
-    held_result = _scores_or_none(evaluate_papers, held) if seen and held else None
+    # Scored apart only when some papers were seen: when none was, the report above is
+    # already the held-out one (and held_out stays null in the JSON).
+    held_result = (_scores_or_none(
+        lambda ps: evaluate_papers(ps, seed=args.seed, groups=held_groups), held)
+        if seen and any(seen) and held else None)
     result["training_overlap"] = overlap = _overlap(papers, seen)
     overlap["held_out"] = held_result
     sys.stdout.write(_overlap_lines(overlap))
@@ -105,6 +120,21 @@ def _overlap_lines(overlap: dict) -> str:
             "data; the scores below include them and overstate accuracy on new papers. "
             + ("The held-out papers are scored on their own at the end."
                if held else "No held-out paper is left to score.") + "\n\n")
+
+
+def corpus_groups(papers, corpora) -> list[str | None]:
+    """Which corpus each paper is from, to resample papers within each: the folder
+    argument it was read from when two or more folders are given (``coresc evaluate
+    art-corpus/ cra-corpus/``), else its ``meta["corpus"]``."""
+    from pathlib import Path
+
+    folders = [Path(c).resolve() for c in corpora if Path(c).is_dir()]
+    out: list[str | None] = []
+    for paper in papers:
+        source = Path(paper.source_path).resolve() if paper.source_path else None
+        home = next((str(f) for f in folders if source and source.is_relative_to(f)), None)
+        out.append(home if len(folders) > 1 else paper.meta.get("corpus"))
+    return out
 
 
 def set_domain(model, papers, name: str | None) -> None:

@@ -5,7 +5,8 @@ Loads the model, starts --workers worker processes and listens on 127.0.0.1:8000
 reverse proxy and with --token). POST /annotate takes one paper (a multipart upload or
 the raw body, any format `coresc annotate` reads; PDFs through --grobid) and answers what
 `coresc annotate` writes for it, byte for byte: ?to=json (default), xml, tei, mode2, tsv,
-html, or the Accept header; ?min_score=X as --min-score. GET /model is the model card as
+html, or the Accept header; ?min_score=X as --min-score; the CLI's warnings come in
+X-Coresc-Warning headers. GET /model is the model card as
 JSON, GET /health says how busy the server is, GET /openapi.json describes the API, and
 GET / is a page to upload a paper, see it labelled and download it. See docs/serve.md.
 
@@ -34,10 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="MODEL",
                         help="model directory, or a bundled model ('accurate', the default, "
                              "or 'fast')")
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any "
-                                                              "free port, printed at start)")
+    add_listen_arguments(parser, "")
     parser.add_argument("--workers", type=int, default=2, metavar="N",
                         help="worker processes annotating at once (default 2)")
     parser.add_argument("--queue", type=int, default=8, metavar="N",
@@ -52,6 +50,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"require 'Authorization: Bearer TOKEN' on /annotate and "
                              f"/model (default: ${TOKEN_ENV}, else none)")
     add_grobid_arguments(parser)
+
+
+def add_listen_arguments(parser: argparse.ArgumentParser, note: str) -> None:
+    """``--host`` and ``--port`` (``coresc serve`` and ``coresc review``)."""
+    parser.add_argument("--host", default="127.0.0.1",
+                        help=f"address to listen on (default 127.0.0.1: this machine "
+                             f"only{note})")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any "
+                                                              "free port, printed at start)")
 
 
 def run(args: argparse.Namespace) -> int:

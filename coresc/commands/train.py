@@ -42,6 +42,7 @@ import time
 from pathlib import Path
 
 from ..errors import UsageError
+from . import output_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("corpora", nargs="+", metavar="CORPUS",
                         help="gold-labelled paper files or directories")
-    parser.add_argument("-o", "--output", required=True, metavar="MODEL_DIR",
+    parser.add_argument("-o", "--output", type=output_path, required=True, metavar="MODEL_DIR",
                         help="directory to write the model to")
     parser.add_argument("--from", dest="source", metavar="MODEL",
                         help="adapt MODEL (a model directory, or 'accurate' / 'fast') to the "
@@ -65,10 +66,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-secondary", action="store_true",
                         help="train the primary CRF only")
     parser.add_argument("--decode", choices=("balanced", "posterior", "viterbi"),
-                        default="balanced",
                         help="primary label: 'balanced' (marginals + per-label biases tuned "
-                             "for accuracy + macro-F1, default), 'posterior' (largest "
-                             "marginal, best accuracy) or 'viterbi' (best sequence)")
+                             "for accuracy + macro-F1, the default), 'posterior' (largest "
+                             "marginal, best accuracy; the default with --from) or "
+                             "'viterbi' (best sequence)")
     parser.add_argument("--stack", action="store_true",
                         help="add a second CRF over the first one's out-of-fold marginals "
                              "of each sentence's neighbours, paragraph and section")
@@ -113,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         model = CoreSCClassifier(features=features, c1=args.c1, c2=args.c2,
                                  max_iterations=args.max_iterations,
                                  secondary=not args.no_secondary, domains=domains,
-                                 decode=args.decode, stack=args.stack,
+                                 decode=decoding(args), stack=args.stack,
                                  encoder=encoder_settings(args), device=args.device)
         model._validate()
     except ValueError as exc:
@@ -157,15 +158,19 @@ def run_adapt(args: argparse.Namespace) -> int:
     from ..model.adapt import adapt
     from ..model.storage import resolve_model
 
-    if args.features != ",".join(DEFAULT_FEATURES) or args.stack or args.decode != "balanced":
-        raise UsageError("--from uses the source model's features and settings: leave out "
-                         "--features, --stack and --decode")
+    if args.features != ",".join(DEFAULT_FEATURES) or args.stack:
+        raise UsageError("--from uses the source model's features: leave out --features "
+                         "and --stack")
     if args.encoder or encoder_settings(args) is not None:
         raise UsageError("--from adapts without fine-tuning: leave out --encoder")
     _check_penalties(args)
     domains = tuple(d.strip() for d in args.domains.split(",") if d.strip())
     t0 = time.monotonic()
-    source = CoreSCClassifier.load(resolve_model(args.source))
+    source_dir = resolve_model(args.source)
+    if Path(args.output).resolve() == source_dir.resolve():
+        raise UsageError(f"{args.output}: -o would overwrite the --from model; give another "
+                         "directory")
+    source = CoreSCClassifier.load(source_dir)
     print(f"[coresc] loaded source model {args.source}", file=sys.stderr)
     papers = read_papers(args)
     if not any(lab for p in papers for lab in paper_labels(p)):
@@ -174,10 +179,25 @@ def run_adapt(args: argparse.Namespace) -> int:
     try:
         model = adapt(source, papers, c1=args.c1, c2=args.c2,
                       max_iterations=args.max_iterations, secondary=not args.no_secondary,
+                      decode=decoding(args),
                       domains=domains, source_name=str(args.source))
     except ValueError as exc:
         raise CorescError(str(exc)) from None
     return save(model, args, t0)
+
+
+def decoding(args: argparse.Namespace) -> str:
+    """The --decode asked for, else the default: the classifier's, or with --from the
+    adapted model's (:data:`~coresc.model.adapt.ADAPT_DECODE`)."""
+    if args.decode is not None:
+        return args.decode
+    if args.source is not None:
+        from ..model.adapt import ADAPT_DECODE
+
+        return ADAPT_DECODE
+    from ..model import CoreSCClassifier
+
+    return CoreSCClassifier().decode
 
 
 def _check_penalties(args: argparse.Namespace) -> None:
@@ -216,7 +236,7 @@ def command_line(args: argparse.Namespace) -> str:
             ("--c1", args.c1, None), ("--c2", args.c2, None),
             ("--max-iterations", args.max_iterations, 150),
             ("--features", args.features, ",".join(DEFAULT_FEATURES)),
-            ("--decode", args.decode, "balanced"), ("--format", args.format, "auto"),
+            ("--decode", args.decode, None), ("--format", args.format, "auto"),
             ("--domains", args.domains, "")):
         if value != default:
             parts += [flag, str(value)]

@@ -22,12 +22,13 @@ from pathlib import Path
 from ..errors import UsageError
 from ..readers import FORMATS, iter_input_files, read_corpus
 from ..writers.html import render_paper, write_corpus_html, write_html, write_pages
+from . import output_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="+", metavar="INPUT",
                         help="annotated file(s) or directories (XML, JSONL, ...)")
-    parser.add_argument("-o", "--output", required=True, metavar="OUT",
+    parser.add_argument("-o", "--output", type=output_path, required=True, metavar="OUT",
                         help="HTML file to write ('-' for stdout)")
     parser.add_argument("--format", default="auto", choices=("auto", *FORMATS),
                         help="input format (default: detect)")

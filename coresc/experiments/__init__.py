@@ -29,7 +29,15 @@ in ``./experiments/`` first, then among them, see :func:`resolve_config_path`)
   is absent), ``all``, a list of :data:`coresc.features.FEATURE_GROUPS`, or
   ``{exclude: [...]}``;
 * ``model``: keyword arguments of :class:`coresc.model.CoreSCClassifier`;
-* ``seed``.
+* ``seed``, or ``seeds: [0, 1, 2]``: the whole experiment once per seed (one parent run
+  each, tagged ``coresc.seed``), every run then logging the spread over the seeds
+  (``seed_mean_accuracy``, ``seed_std_accuracy`` (sample sd), ``n_seeds`` ...), which
+  ``coresc report`` shows beside the fold spread; for encoder runs, whose fine-tuning
+  depends on the seed.
+
+Every score of a fold and of all folds pooled is logged with its 95% interval from a
+bootstrap over papers, stratified by fold (``accuracy_ci_low``, ``accuracy_ci_high``,
+``macro_f1_ci_low`` ..., ``n_papers``; :mod:`coresc.stats`).
 
 Everything is validated before any training. :func:`run_experiment` runs the folds
 (in a process pool when memory allows), logs one MLflow parent run with a nested run per

@@ -79,25 +79,40 @@ def markdown_summary(title: str, scores: Mapping[str, Any], silver: bool,
     head = "agreement with SAPIENTA (silver)" if silver else "accuracy (gold)"
     lines = [f"# {title}", "",
              f"Reference labels: {'silver (SAPIENTA output)' if silver else 'gold'}; "
-             f"{scores['n_sentences']} sentences.", "",
-             "| measure | value |", "| --- | --- |",
-             f"| {head} | {prim['accuracy']:.4f} |",
-             f"| macro F1 | {prim['macro_f1']:.4f} |",
-             f"| micro F1 | {prim['micro_f1']:.4f} |"]
+             f"{scores['n_sentences']} sentences, {scores['n_papers']} papers.",
+             _interval_note(scores), "",
+             "| measure | value | 95% CI |", "| --- | --- | --- |",
+             f"| {head} | {prim['accuracy']:.4f} | {_ci(prim.get('accuracy_ci'))} |",
+             f"| macro F1 | {prim['macro_f1']:.4f} | {_ci(prim.get('macro_f1_ci'))} |",
+             f"| micro F1 | {prim['micro_f1']:.4f} | |"]
     for k, v in extra.items():
-        lines.append(f"| {k} | {v:.4g} |")
-    lines += ["", "| label | P | R | F1 | support |", "| --- | --- | --- | --- | --- |"]
+        lines.append(f"| {k} | {v:.4g} | |")
+    lines += ["", "| label | P | R | F1 | F1 95% CI | support |",
+              "| --- | --- | --- | --- | --- | --- |"]
     for lab, s in prim["per_label"].items():
         lines.append(f"| {lab} | {s['precision']:.3f} | {s['recall']:.3f} | {s['f1']:.3f} | "
-                     f"{s['support']} |")
-    lines += ["", "| kappa | micro | macro |", "| --- | --- | --- |"]
+                     f"{_ci(s.get('f1_ci'), 3)} | {s['support']} |")
+    lines += ["", "| kappa | micro | 95% CI | macro | 95% CI |",
+              "| --- | --- | --- | --- | --- |"]
     for m in agr["micro"]:
-        lines.append(f"| {m} | {agr['micro'][m]:.4f} | {agr['macro'][m]:.4f} |")
+        lines.append(f"| {m} | {agr['micro'][m]:.4f} | {_ci(agr.get('micro_ci', {}).get(m))} "
+                     f"| {agr['macro'][m]:.4f} | {_ci(agr.get('macro_ci', {}).get(m))} |")
     lines += ["", "| secondary labels | value |", "| --- | --- |"]
     for k, v in sec.items():
         shown = "-" if v is None else (f"{v:.4f}" if isinstance(v, float) else str(v))
         lines.append(f"| {k} | {shown} |")
     return "\n".join(lines) + "\n"
+
+
+def _ci(pair: Sequence[float] | None, digits: int = 4) -> str:
+    return f"{pair[0]:.{digits}f} - {pair[1]:.{digits}f}" if pair else ""
+
+
+def _interval_note(scores: Mapping[str, Any]) -> str:
+    """Says how the intervals were made, or why there are none."""
+    from ..metrics import interval_line
+
+    return interval_line(scores).strip()
 
 
 def prediction_records(keys: Sequence[str], papers, predictions, fold: str) -> list[dict]:

@@ -16,7 +16,7 @@ CONFIGS_DIR = Path(__file__).resolve().parent.parent / "configs"
 #: Where a user's own named configs are looked up first, relative to the working directory.
 LOCAL_CONFIGS = Path("experiments")
 FOLD_KINDS = ("dirs", "kfold", "train-test", "leave-one-domain-out", "learning-curve")
-_TOP_KEYS = {"name", "description", "corpora", "folds", "features", "model", "seed"}
+_TOP_KEYS = {"name", "description", "corpora", "folds", "features", "model", "seed", "seeds"}
 
 
 
@@ -40,6 +40,8 @@ class ExperimentConfig:
     seed: int = 0
     description: str = ""
     raw: dict[str, Any] = field(default_factory=dict)
+    #: ``seeds: [0, 1, 2]``: the whole experiment once per seed, and the spread reported
+    seeds: tuple[int, ...] = ()
 
     def params(self) -> dict[str, str]:
         """Flat MLflow parameters describing this experiment."""
@@ -128,11 +130,25 @@ def load_config(name_or_path: str | Path | Mapping[str, Any],
     seed = raw.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise fail(f"'seed' must be an integer, not {seed!r}")
+    seeds = _check_seeds(raw, fail)
     return ExperimentConfig(
         name=str(raw.get("name") or default_name), source=where, corpora=corpora,
-        folds=folds, features=features, model=dict(model), seed=seed,
-        description=str(raw.get("description") or ""), raw=raw,
+        folds=folds, features=features, model=dict(model), seed=seeds[0] if seeds else seed,
+        description=str(raw.get("description") or ""), raw=raw, seeds=seeds,
     )
+
+
+def _check_seeds(raw: Mapping[str, Any], fail) -> tuple[int, ...]:
+    """``seeds``: two or more distinct integers, instead of ``seed``."""
+    if "seeds" not in raw:
+        return ()
+    seeds = raw["seeds"]
+    if "seed" in raw:
+        raise fail("give 'seed' or 'seeds', not both")
+    if (not isinstance(seeds, list) or len(seeds) < 2 or len(set(seeds)) != len(seeds)
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in seeds)):
+        raise fail(f"'seeds' must be a list of two or more distinct integers, not {seeds!r}")
+    return tuple(seeds)
 
 
 def _check_corpora(spec: Any, base: Path, fail) -> dict[str, Corpus]:

@@ -9,6 +9,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ..stats import strata_of
 from ._util import _write_json
 from .artifacts import prediction_records, write_artifacts
 from .config import ExperimentConfig
@@ -43,7 +44,7 @@ def _log_fold(client, run_id: str, cfg: ExperimentConfig, fold: Fold, res: FoldR
     from .. import tracking
 
     gold_by, pred_by = _gold_pred(fold.test, papers, res.predictions)
-    scores = score_predictions(gold_by, pred_by)
+    scores = score_predictions(gold_by, pred_by, seed=cfg.seed)
     timing = {"train_time_s": res.train_time, "predict_time_s": res.predict_time}
     records = prediction_records(fold.test, papers, res.predictions, fold.name)
     out = work / f"fold-{fold.name}"
@@ -69,13 +70,18 @@ def _log_parent(client, run_id: str, cfg: ExperimentConfig, folds: Sequence[Fold
     gold_by: dict[str, list] = {}
     pred_by: dict[str, list] = {}
     records: list[dict] = []
+    group: dict[str, str | None] = {}
     for f in folds:
         res = results[f.name]
         g, p = _gold_pred(f.test, papers, res.predictions)
         gold_by.update(g)
         pred_by.update(p)
+        group.update({k: f.name for k in f.test})
         records += prediction_records(f.test, papers, res.predictions, f.name)
-    scores = score_predictions(gold_by, pred_by)
+    if len(folds) == 1:  # one test set: resample within each corpus it holds
+        group = {k: papers[k].meta.get("corpus") for k in gold_by}
+    scores = score_predictions(gold_by, pred_by, strata_of(list(gold_by), group),
+                               seed=cfg.seed)
     metrics = flat_metrics(scores, silver)
     head = "silver_agreement" if silver else "accuracy"
     pre = "silver_" if silver else ""

@@ -18,7 +18,7 @@ from ._util import _fmt_duration, _progress, _write_json
 from .config import ExperimentConfig, load_config
 from .curve import curve_line
 from .folds import Fold, fold_assignment, make_folds, read_corpora
-from .mlflow_log import _log_curve_parent, _log_fold, _log_params, _log_parent
+from .mlflow_log import _log_curve_parent, _log_fold, _log_metrics, _log_params, _log_parent
 from .workers import _STATE, FoldResult, _warm_feature_cache, _worker_init, choose_jobs, run_fold
 
 
@@ -36,6 +36,8 @@ class ExperimentResult:
     wall_time: float
     silver: bool
     partial: str | None = None  # what part of the data a --max-papers trial used
+    #: with ``seeds`` in the config: per headline metric, its value under each seed
+    seed_spread: dict[str, list[float]] | None = None
 
 
 class Terminated(KeyboardInterrupt):
@@ -68,7 +70,8 @@ def _is_main_thread() -> bool:
 def run_experiment(config: str | Path | Mapping[str, Any] | ExperimentConfig, *,
                    jobs: int | None = None, local_fallback: bool = False,
                    settings=None, log_models: bool = True,
-                   max_papers: int | None = None) -> ExperimentResult:
+                   max_papers: int | None = None,
+                   extra_tags: Mapping[str, str] | None = None) -> ExperimentResult:
     """Run an experiment config end to end and record it in MLflow.
 
     ``config``: a path, a config name (:func:`resolve_config_path`), a mapping or a loaded
@@ -78,11 +81,18 @@ def run_experiment(config: str | Path | Mapping[str, Any] | ExperimentConfig, *,
     ``settings``: :class:`coresc.tracking.TrackingSettings` (default: ``mlflow.yaml``).
     ``log_models``: log each fold's model as an MLflow pyfunc model.
     ``max_papers``: keep only the first N papers of every corpus (smoke tests).
+    ``extra_tags``: more MLflow tags for the parent run.
+    A config with ``seeds: [...]`` runs once per seed (one parent run each, tagged
+    ``coresc.seed``); every one of them then logs the spread over the seeds
+    (``seed_mean_*``, ``seed_std_*``, ``n_seeds``) and the result carries it.
     """
     from .. import tracking
 
     t0 = time.perf_counter()
     cfg = config if isinstance(config, ExperimentConfig) else load_config(config)
+    if len(cfg.seeds) > 1:
+        return _run_seeds(cfg, jobs=jobs, local_fallback=local_fallback, settings=settings,
+                          log_models=log_models, max_papers=max_papers)
     # The tracking store first: an unreachable server should fail in seconds, not after
     # the corpora have been read.
     client, exp_id, settings = tracking.connect(settings, local_fallback=local_fallback)
@@ -98,13 +108,14 @@ def run_experiment(config: str | Path | Mapping[str, Any] | ExperimentConfig, *,
 
     tags = {"coresc.config": cfg.name, "coresc.kind": "experiment",
             "coresc.reference_labels": "silver" if silver else "gold",
-            "mlflow.note.content": cfg.description or cfg.name}
+            "mlflow.note.content": cfg.description or cfg.name, **(extra_tags or {})}
     if max_papers:  # a trial on part of the data must never pass for the real experiment
         tags["coresc.partial"] = f"first {max_papers} papers of each corpus"
         tags["mlflow.note.content"] = (f"PARTIAL RUN ({tags['coresc.partial']}). "
                                        + tags["mlflow.note.content"])
-    parent = client.create_run(exp_id, run_name=cfg.name + (" (partial)" if max_papers else ""),
-                               tags=tags)
+    seed_note = f" (seed {cfg.seed})" if "coresc.seed" in tags else ""
+    parent = client.create_run(exp_id, tags=tags, run_name=cfg.name + seed_note
+                               + (" (partial)" if max_papers else ""))
     pid = parent.info.run_id
     open_runs: dict[str, str] = {pid: "RUNNING"}
     fold_ids: dict[str, str] = {}
@@ -193,6 +204,40 @@ def _curve_source(cfg: ExperimentConfig, papers) -> tuple[Any, float]:
     return train_source(cfg, papers)
 
 
+#: The metrics whose spread over seeds is logged and reported.
+SEED_METRICS = ("accuracy", "macro_f1", "kappa_coresc1_micro", "silver_agreement",
+                "silver_macro_f1")
+
+
+def _run_seeds(cfg: ExperimentConfig, **kwargs: Any) -> ExperimentResult:
+    """The experiment once per seed of ``cfg.seeds``; the spread logged on every run."""
+    import dataclasses
+    import statistics
+
+    from .. import tracking
+
+    group = ",".join(map(str, cfg.seeds))
+    results = [run_experiment(dataclasses.replace(cfg, seed=s, seeds=()), **kwargs,
+                              extra_tags={"coresc.seed": str(s), "coresc.seeds": group})
+               for s in cfg.seeds]
+    spread = {m: [r.metrics[m] for r in results] for m in SEED_METRICS
+              if all(m in r.metrics for r in results)}
+    logged = {"n_seeds": float(len(results))}
+    for m, values in spread.items():
+        logged[f"seed_mean_{m}"] = statistics.fmean(values)
+        logged[f"seed_std_{m}"] = statistics.stdev(values)  # sample sd over the seeds
+    settings = kwargs.get("settings") or tracking.load_settings()
+    if settings.tracking_uri != results[0].tracking_uri:  # the runs fell back to the local store
+        settings = dataclasses.replace(settings, tracking_uri=results[0].tracking_uri)
+    client, _, _ = tracking.connect(settings)
+    for r in results:
+        _log_metrics(client, r.run_id, logged)
+        r.metrics.update(logged)
+    last = results[-1]
+    last.seed_spread = {"seeds": [float(s) for s in cfg.seeds], **spread}
+    return last
+
+
 def _execute(folds: Sequence[Fold], jobs: int, open_runs: dict[str, str],
              fold_ids: Mapping[str, str]) -> Iterator[FoldResult]:
     """Run the folds (in a fork pool when ``jobs > 1``), yielding results as they finish.
@@ -250,20 +295,36 @@ def _mark(open_runs: dict[str, str], run_id: str, status: str) -> None:
     open_runs[run_id] = status
 
 
+def _ci(metrics: Mapping[str, float], name: str) -> str:
+    low, high = metrics.get(f"{name}_ci_low"), metrics.get(f"{name}_ci_high")
+    return "" if low is None or high is None else \
+        f" [95% CI {low:.4f}-{high:.4f}, {int(metrics.get('n_papers', 0))} papers]"
+
+
 def summary_line(result: ExperimentResult) -> str:
     """One line for stdout: the headline numbers of an experiment."""
     m = result.metrics
     if any(k.startswith("curve_") for k in m):
         head = curve_line(m, result.silver)
     elif result.silver:
-        head = f"agreement with SAPIENTA (silver) {m['silver_agreement']:.4f}, " \
+        head = f"agreement with SAPIENTA (silver) {m['silver_agreement']:.4f}" \
+               f"{_ci(m, 'silver_agreement')}, " \
                f"macro-F1 {m['silver_macro_f1']:.4f}"
     else:
-        head = f"accuracy {m['accuracy']:.4f}, macro-F1 {m['macro_f1']:.4f}, " \
+        head = f"accuracy {m['accuracy']:.4f}{_ci(m, 'accuracy')}, " \
+               f"macro-F1 {m['macro_f1']:.4f}, " \
                f"CoreSC1 kappa {m.get('kappa_coresc1_micro', float('nan')):.3f}, " \
                f"weighted kappa {m.get('kappa_weighted_micro', float('nan')):.3f}"
     if "ece_primary" in m:
         head += f", ECE {m['ece_primary']:.3f}"
     partial = f" PARTIAL RUN ({result.partial})," if result.partial else ""
-    return (f"{result.config}:{partial} {head}; {_fmt_duration(result.wall_time)}; "
+    line = (f"{result.config}:{partial} {head}; {_fmt_duration(result.wall_time)}; "
             f"run {result.run_id}")
+    spread = result.seed_spread
+    if spread:
+        name = "silver_agreement" if result.silver else "accuracy"
+        seeds = ",".join(str(int(s)) for s in spread["seeds"])
+        line += (f" (the last of seeds {seeds}: {name.replace('_', ' ')} mean "
+                 f"{m[f'seed_mean_{name}']:.4f}, sd {m[f'seed_std_{name}']:.4f} over the "
+                 "seeds)")
+    return line

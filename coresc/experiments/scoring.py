@@ -10,11 +10,15 @@ from ..errors import CorescError
 
 
 def score_predictions(gold_by: Mapping[str, list[list[str]]],
-                      pred_by: Mapping[str, list[list[str]]]) -> dict[str, Any]:
+                      pred_by: Mapping[str, list[list[str]]],
+                      strata: Mapping[str, str] | None = None,
+                      seed: int | None = None) -> dict[str, Any]:
     """Primary scores, the five kappas and secondary-label scores for aligned lists.
 
     ``gold_by`` / ``pred_by``: paper key -> ranked label list per sentence. Sentences
-    without gold are left out (as :func:`coresc.metrics.evaluate_papers` does).
+    without gold are left out (as :func:`coresc.metrics.evaluate_papers` does). ``seed``
+    given: 95% intervals by a bootstrap over papers, within ``strata`` (paper -> fold or
+    corpus), beside the scores (:func:`coresc.stats.attach_intervals`).
     """
     from ..metrics import NO_PREDICTION, score_label_lists
 
@@ -24,7 +28,7 @@ def score_predictions(gold_by: Mapping[str, list[list[str]]],
         g_by[key] = [g for g, _ in keep]
         p_by[key] = [p or [NO_PREDICTION] for _, p in keep]
     try:
-        return score_label_lists(g_by, p_by)
+        return score_label_lists(g_by, p_by, seed=seed, strata=strata)
     except ValueError:
         raise CorescError("no sentence with a gold label in the test set") from None
 
@@ -49,7 +53,26 @@ def flat_metrics(scores: Mapping[str, Any], silver: bool) -> dict[str, float]:
     for k, v in scores["secondary"].items():
         if v is not None and k not in ("n",):
             out[pre + ("secondary_" + k if k.startswith("n_") else k)] = v
+    out.update(_interval_metrics(scores, pre, silver))
     return {k: float(v) for k, v in out.items() if v is not None and not math.isnan(v)}
+
+
+def _interval_metrics(scores: Mapping[str, Any], pre: str, silver: bool) -> dict[str, float]:
+    """``NAME_ci_low`` / ``NAME_ci_high`` beside each score that has an interval, and the
+    papers resampled (``n_papers``)."""
+    prim, agr = scores["primary"], scores["agreement"]
+    out: dict[str, float] = {"n_papers": scores["n_papers"]}
+    found = {(pre + "agreement" if silver else "accuracy"): prim.get("accuracy_ci"),
+             pre + "macro_f1": prim.get("macro_f1_ci")}
+    for lab, s in prim["per_label"].items():
+        found[f"{pre}f1_{_metric_safe(lab)}"] = s.get("f1_ci")
+    for avg in ("micro", "macro"):
+        for measure, pair in agr.get(f"{avg}_ci", {}).items():
+            found[f"{pre}kappa_{measure}_{avg}"] = pair
+    for name, pair in found.items():
+        if pair:
+            out[f"{name}_ci_low"], out[f"{name}_ci_high"] = pair
+    return out
 
 
 def _metric_safe(label: str) -> str:

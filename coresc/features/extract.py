@@ -286,13 +286,21 @@ def unglue_citations(tokens: list[str]) -> list[str]:
     return out
 
 
+#: Characters of a sentence the features read: far beyond any real sentence (the
+#: longest in ../shared/data has 11,785, in a PDF-extracted paper), so only a runaway one (an
+#: unpunctuated 50 MB "sentence": 8 million tokens, 2 GB of tokens, tags and features)
+#: is read in part. The output still holds all of its text.
+SENTENCE_CHARS = 100_000
+
+
 def analyse(paper: Paper, tokenize=None, tagger=None) -> list[_Analysis]:
     """Tokenise (and POS-tag, when a tagger is given) every sentence of the paper."""
     if tokenize is None:
         from ..tokenize import tokenize
     tok = tokenize
-    token_lists = [unglue_citations(tok(s.text)) if s.n_citations else tok(s.text)
-                   for s in paper.sentences()]
+    texts = (s.text[:SENTENCE_CHARS] for s in paper.sentences())
+    token_lists = [unglue_citations(tok(text)) if s.n_citations else tok(text)
+                   for s, text in zip(paper.sentences(), texts, strict=True)]
     if tagger is None:
         return [_Analysis(tokens, None) for tokens in token_lists]
     many = getattr(tagger, "tag_many", None)  # one batched call when the tagger has it
@@ -332,7 +340,7 @@ def paper_features(paper: Paper, groups: Sequence[str] = FEATURE_GROUPS,
     for i, (s, c, a) in enumerate(zip(sentences, ctxs, analyses, strict=True)):
         f: Features = {"bias": 1.0}
         sec = sections[c.sec_index]
-        text_lower = s.text.lower()
+        text_lower = s.text[:SENTENCE_CHARS].lower()
         cues = _cues(a, text_lower)
         cue_lists.append(cues)
         struct1 = _struct1(c.sec_k, c.sec_n)

@@ -26,6 +26,11 @@
   trains on out-of-fold probabilities. Fine-tuning needs torch (:mod:`~coresc.model.finetune`);
   a saved model runs the encoder as ONNX (:mod:`~coresc.model.encoder`).
 
+* **Adapted models** (``coresc train PAPERS --from MODEL``, :mod:`~coresc.model.adapt`).
+  A CRF trained on a few reviewed papers of a user's field whose features include a
+  *source* model's label probabilities (:mod:`~coresc.model.source`); the source is kept
+  whole in the directory's ``source/``.
+
 The package holds one idea a module: :mod:`~coresc.model.classifier` (the estimator:
 parameters, prediction, saving and loading), :mod:`~coresc.model.training` (its ``fit``),
 :mod:`~coresc.model.crf`, :mod:`~coresc.model.secondary`, :mod:`~coresc.model.domains`,
@@ -43,6 +48,7 @@ A saved model is a directory (no pickle anywhere)::
     ovr_vocab.json   feature names of the coef columns
     config.json      constructor parameters (feature groups, c1, c2, ...)
     meta.json        version, date, training corpora, label set, thresholds, CV scores
+    source/          an adapted model's source model (a model directory of its own)
 """
 
 

@@ -18,21 +18,21 @@ from pathlib import Path
 from typing import Any
 
 from ..labels import LABEL_NAMES, sort_key
-from .storage import read_json, write_atomic
+from .storage import DEFAULT_MODEL_DIR, read_json, write_atomic
 
 CARD_FILE = "MODEL_CARD.md"
 EVALUATION_FILE = "evaluation.json"
 
-#: What a corpus's licence means for a model trained on it, by corpus name (as
-#: ``Paper.meta["corpus"]`` spells it: the experiment configs' names or the folder names
-#: ``coresc train`` uses). Source: ../shared/data/README.md.
-CORPUS_LICENCES: dict[str, tuple[str, str]] = {
-    "art": ("ART corpus (Liakata et al.), chemistry and biochemistry papers",
+#: The corpora whose terms coresc knows, by the key :func:`~.provenance.known_corpus`
+#: gives: a short name, what it is, its licence. Source: ../shared/data/README.md.
+CORPUS_LICENCES: dict[str, tuple[str, str, str]] = {
+    "art": ("ART corpus", "ART corpus (Liakata et al.), chemistry and biochemistry papers",
             "CC BY-NC 3.0 (non-commercial use, with attribution)"),
-    "cra": ("Multi-CoreSC CRA corpus, cancer risk assessment papers",
+    "cra": ("CRA corpus", "Multi-CoreSC CRA corpus, cancer risk assessment papers",
             "research use (see the corpus paper)"),
-    "csabstruct": ("CSAbstruct, computer-science abstracts", "Apache-2.0"),
+    "csabstruct": ("CSAbstruct", "CSAbstruct, computer-science abstracts", "Apache-2.0"),
 }
+_UNKNOWN = "unknown: check the data's terms"
 
 #: The confusions the card reports, as (label, label) pairs, and how many examples each.
 CONFUSIONS = (("Exp", "Met"), ("Obs", "Res"))
@@ -40,18 +40,32 @@ N_EXAMPLES = 2
 EXAMPLE_CHARS = 220
 
 
-def corpus_key(name: str) -> str | None:
-    """The :data:`CORPUS_LICENCES` key of a corpus name (``art-corpus`` -> ``art``)."""
-    base = name.lower().removesuffix("-corpus").removesuffix("_corpus")
-    return base if base in CORPUS_LICENCES else None
+def recognised(meta: Mapping[str, Any]) -> dict[str, Counter] | None:
+    """Per corpus name of the training data: how many of its papers belong to each corpus
+    coresc knows (:data:`CORPUS_LICENCES`; ``None``: to none), recognised by content hash
+    and paper id, never by the name. ``None`` when the model records no training papers.
+    """
+    from .provenance import known_corpus
+
+    papers = _training(meta).get("papers")
+    if not isinstance(papers, list):
+        return None
+    out: dict[str, Counter] = {}
+    for p in papers:
+        if isinstance(p, Mapping):
+            out.setdefault(str(p.get("corpus") or ""), Counter())[known_corpus(p)] += 1
+    return out
+
+
+def _totals(meta: Mapping[str, Any]) -> Counter | None:
+    by_name = recognised(meta)
+    return None if by_name is None else sum(by_name.values(), Counter())
 
 
 def uses_art(meta: Mapping[str, Any]) -> bool:
-    """Whether the model's training data includes the ART corpus (CC BY-NC), directly or
-    through the source model it was adapted from."""
-    corpora = set(_training(meta).get("corpora", {}))
-    corpora |= set((_adapted(meta) or {}).get("corpora") or {})
-    return "art" in {corpus_key(c) for c in corpora}
+    """Whether any training paper is an ART corpus paper (CC BY-NC), by content or id;
+    an adapted model's record holds its source's papers too."""
+    return bool((_totals(meta) or {}).get("art"))
 
 
 def _adapted(meta: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -145,9 +159,8 @@ def card_markdown(model_dir: str | Path) -> str:
     name = d.name or str(d)
     lines = [f"# Model card: coresc model `{name}`", "",
              "Labels each sentence of a scientific paper with its CoreSC discourse role "
-             "(primary label, up to two secondary labels, each with a score); use it with "
-             f"`coresc annotate --model {_model_argument(d)}`, or without `--model` for "
-             "the default model.", "",
+             "(primary label, up to two secondary labels, each with a score); "
+             + _how_to_use(d), "",
              f"coresc {meta.get('coresc_version', '?')} model, trained "
              f"{meta.get('trained', '?')}; {meta.get('n_papers', '?')} papers, "
              f"{meta.get('n_sentences', '?')} sentences "
@@ -161,6 +174,18 @@ def card_markdown(model_dir: str | Path) -> str:
     lines += _settings_section(meta, config)
     lines += _rebuild_section(meta, evaluation)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _how_to_use(d: Path) -> str:
+    """The card's "use it with" sentence; only the bundled default says it is the default."""
+    use = f"use it with `coresc annotate --model {_model_argument(d)}`"
+    try:
+        default = d.resolve() == DEFAULT_MODEL_DIR.resolve()
+    except OSError:
+        default = False
+    if default:
+        return use + "; it is coresc's default model, so plain `coresc annotate` uses it too."
+    return use + " (without `--model`, coresc uses its bundled default model, not this one)."
 
 
 def _model_argument(d: Path) -> str:
@@ -198,9 +223,9 @@ def _training_section(meta: Mapping[str, Any]) -> list[str]:
                         "training papers).", ""]
     lines += ["| corpus | what | licence | papers | sentences | with a gold label |",
               "| --- | --- | --- | ---: | ---: | ---: |"]
+    by_name = recognised(meta)
     for corpus, c in corpora.items():
-        what, licence = CORPUS_LICENCES.get(corpus_key(corpus) or "", ("", "unknown: check "
-                                                                         "the data's terms"))
+        what, licence = _what_and_licence(None if by_name is None else by_name.get(corpus))
         lines.append(f"| {corpus or '(unnamed)'} | {what} | {licence} | {c['papers']} | "
                      f"{c['sentences']} | {c['labelled']} |")
     counts = record.get("label_counts") or {}
@@ -243,28 +268,52 @@ def _adapted_section(meta: Mapping[str, Any]) -> list[str]:
                   "the reviewed papers is unknown.", ""]
     return lines
 
+def _what_and_licence(counts: Counter | None) -> tuple[str, str]:
+    """A training-data row's "what" and "licence", from what its papers were recognised as."""
+    if not counts:
+        return "", "unknown: the training papers are not recorded"
+    if len(counts) == 1:
+        key = next(iter(counts))
+        return (CORPUS_LICENCES[key][1], CORPUS_LICENCES[key][2]) if key else \
+            ("papers of no corpus coresc knows", _UNKNOWN)
+    parts = sorted(counts.items(), key=lambda kv: (kv[0] is None, kv[0] or ""))
+    what = ", ".join(f"{n} {CORPUS_LICENCES[k][0] if k else 'unknown to coresc'}"
+                     for k, n in parts)
+    licence = "; ".join(f"{CORPUS_LICENCES[k][2]} ({CORPUS_LICENCES[k][0]})" if k else
+                        f"{_UNKNOWN} (the rest)" for k, _ in parts)
+    return what, licence
+
 
 def _licence_section(meta: Mapping[str, Any]) -> list[str]:
     lines = ["## Licence and use", "",
              "The coresc code is MIT-licensed. A trained model is made from its training "
-             "corpora, whose terms follow it:", ""]
-    if uses_art(meta):
+             "corpora, whose terms follow it. coresc tells the corpora it knows by their "
+             "papers' content hashes and ids, never by folder names:", ""]
+    totals = _totals(meta)
+    if totals is None:
+        return lines + ["- coresc cannot tell what this model was trained on (it records no "
+                        "training papers): check the terms of its training data.", "",
+                        "This is not legal advice.", ""]
+    n = sum(totals.values())
+    if totals.get("art"):
         lines += [
-            "- **This model was trained on the ART corpus, licensed CC BY-NC 3.0.** Whether "
+            f"- **This model was trained on the ART corpus ({totals['art']} of its {n} "
+            "training papers), licensed CC BY-NC 3.0.** Whether "
             "a statistical model is an adaptation of its training data is not settled law; "
             "coresc treats the model as one. Use it, and the labels it produces, for "
             "non-commercial purposes only, and credit the ART corpus (Liakata et al.). "
             "For commercial use, train a model without ART (see *Rebuild*) and check "
             "the terms of the data you train it on."]
-    else:
-        lines += ["- This model was trained without the ART corpus (no CC BY-NC data)."]
-    for corpus in _training(meta).get("corpora") or {}:
-        key = corpus_key(corpus)
-        if key and key != "art":
-            what, licence = CORPUS_LICENCES[key]
-            lines.append(f"- {what}: {licence}.")
-        elif not key:
-            lines.append(f"- `{corpus or '(unnamed)'}`: licence unknown to coresc; check it.")
+    elif not totals.get(None):
+        lines += ["- This model was trained without the ART corpus (no CC BY-NC data): "
+                  "coresc recognises every one of its training papers."]
+    for key in sorted(k for k in totals if k and k != "art"):
+        _, what, licence = CORPUS_LICENCES[key]
+        lines.append(f"- {what} ({totals[key]} papers): {licence}.")
+    if totals.get(None):
+        lines.append(f"- {totals[None]} of the {n} training papers are from no corpus coresc "
+                     "knows: their licence is unknown to coresc (and whether any is an ART "
+                     "paper in another form); check their terms.")
     return lines + ["", "This is not legal advice.", ""]
 
 
@@ -293,10 +342,21 @@ def _evaluation_section(evaluation: Mapping[str, Any] | None) -> list[str]:
         lines.append(
             f"| {r.get('test')} | {r.get('train')} | "
             f"{'silver (agreement with SAPIENTA)' if silver else 'gold'} | "
-            f"{int(m.get('n_sentences', 0))} | {_pct(acc)} | {_num(m.get(pre + 'macro_f1'))} | "
+            f"{int(m.get('n_sentences', 0))} | {_pct(acc)}{_ci(m, pre, silver)} | "
+            f"{_num(m.get(pre + 'macro_f1'))} | "
             f"{_num(m.get(pre + 'ece_primary'))} | {r.get('config')}{_run_id(r)}"
             f" | {diff} |")
     return lines + [""]
+
+
+def _ci(metrics: Mapping[str, Any], pre: str, silver: bool) -> str:
+    """The run's 95% interval over papers, when it logged one."""
+    name = "silver_agreement" if silver else "accuracy"
+    low, high = metrics.get(f"{name}_ci_low"), metrics.get(f"{name}_ci_high")
+    if low is None or high is None:
+        return ""
+    papers = metrics.get("n_papers")
+    return f" [{_pct(low)}, {_pct(high)}]" + (f" ({int(papers)} papers)" if papers else "")
 
 
 def _scores_section(meta: Mapping[str, Any]) -> list[str]:

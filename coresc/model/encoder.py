@@ -157,6 +157,32 @@ def encoder_inputs(paper: Paper, context: str) -> list[tuple[str, str | None]]:
             for sec in paper.sections for s in sec.sentences()]
 
 
+#: Characters kept per word piece the encoder can read (:func:`clip_chars`). A word piece
+#: is at least one character, and a word longer than WordPiece's 100 characters is one
+#: piece (``[UNK]``), so only runs of whitespace or such words could need more.
+CHARS_PER_PIECE = 128
+
+
+def clip_chars(settings: EncoderSettings) -> int:
+    """How many characters of a sentence or heading are handed to the tokenizer.
+
+    The encoder never reads more than ``max_tokens`` word pieces of a text (the
+    tokenizer truncates to it; a window keeps ``sentence_tokens`` of them), but the
+    tokenizer builds every piece of its input, with its string, offsets and overflow,
+    before it truncates: about 250 bytes of memory per character, 1 GB for one 4 MB
+    "sentence". Cutting the text first bounds that; the pieces the encoder reads are
+    the same whenever the first ``limit`` characters hold ``max_tokens`` pieces before
+    the word the cut falls in, which any text with fewer than :data:`CHARS_PER_PIECE`
+    characters per piece does.
+    """
+    return CHARS_PER_PIECE * settings.max_tokens
+
+
+def clip(text: str, limit: int | None) -> str:
+    """``text`` cut to its first ``limit`` characters (None: as it is)."""
+    return text if limit is None or len(text) <= limit else text[:limit]
+
+
 #: One unit of encoder input: word-piece ids, token types, and the ``(start, end)`` token
 #: span of each sentence it scores (a sentence's vector is the mean over its span).
 Unit = tuple[list[int], list[int], list[tuple[int, int]]]
@@ -168,7 +194,8 @@ def paper_units(tokenizer, paper: Paper, settings: EncoderSettings,
     ``paper.sentences()`` order) of the sentence each span scores. Every sentence is
     scored in exactly one unit."""
     if settings.context != "window":
-        enc = tokenize(tokenizer, encoder_inputs(paper, settings.context))
+        enc = tokenize(tokenizer, encoder_inputs(paper, settings.context),
+                       clip_chars(settings))
         return [(ids, types, [(0, len(ids))]) for ids, types in enc], [[i] for i in
                                                                        range(len(enc))]
     groups: list[tuple[str, list[str]]] = []  # runs of sentences under one heading
@@ -191,7 +218,9 @@ def _windows(tokenizer, head: str, texts: Sequence[str], settings: EncoderSettin
     """Pack consecutive sentences after ``[CLS] heading [SEP]`` into windows of at most
     ``window_tokens`` pieces; yields ``(unit, sentence indices)``."""
     cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
-    encode = [e.ids for e in tokenizer.encode_batch([head, *texts], add_special_tokens=False)]
+    limit = clip_chars(settings)
+    encode = [e.ids for e in tokenizer.encode_batch([clip(t, limit) for t in (head, *texts)],
+                                                    add_special_tokens=False)]
     room = settings.window_tokens - settings.sentence_tokens - 3
     prefix = [cls, *encode[0][:max(0, min(32, room))], sep]
     pieces = [p[:settings.sentence_tokens] for p in encode[1:]]
@@ -295,9 +324,12 @@ class OnnxEncoder:
 Encoded = tuple[list[int], list[int]]
 
 
-def tokenize(tokenizer, inputs: Sequence[tuple[str, str | None]]) -> list[Encoded]:
-    """Encode ``(sentence, heading)`` pairs; the heading is the first segment."""
-    pairs = [(h, s) if h is not None else s for s, h in inputs]
+def tokenize(tokenizer, inputs: Sequence[tuple[str, str | None]],
+             limit: int | None = None) -> list[Encoded]:
+    """Encode ``(sentence, heading)`` pairs; the heading is the first segment. Each text
+    is first cut to ``limit`` characters (None: not cut; see :func:`clip`)."""
+    pairs = [(clip(h, limit), clip(s, limit)) if h is not None else clip(s, limit)
+             for s, h in inputs]
     return [(e.ids, e.type_ids) for e in tokenizer.encode_batch(pairs)] if pairs else []
 
 

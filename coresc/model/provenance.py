@@ -6,20 +6,32 @@ the model has seen. A paper's content hash (:func:`paper_fingerprint`) is the SH
 its sentence texts with whitespace normalised and joined by single spaces, so it does not
 depend on the file format's markup, on labels (an annotated copy hashes like the
 original) or on where the text was split into sentences.
+
+:func:`known_corpus` tells, by those hashes and ids, which training papers belong to a
+corpus coresc knows (``known_corpora.json``, written by ``experiments/known_corpora.py``):
+what a model card says about licences rests on that, never on folder names.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from ..document import Paper
 
 _WS = re.compile(r"\s+")
+
+#: Paper ids and content hashes of the corpora coresc knows (ART, CRA, CSAbstruct).
+KNOWN_CORPORA_FILE = Path(__file__).with_name("known_corpora.json")
+#: How many hex digits of a content hash ``known_corpora.json`` keeps (64 bits).
+HASH_DIGITS = 16
 
 
 def paper_fingerprint(paper: Paper) -> str:
@@ -70,3 +82,26 @@ def seen_in_training(meta: Mapping[str, Any], papers: Sequence[Paper]) -> list[s
         else:
             out.append(None)
     return out
+
+
+@lru_cache(maxsize=1)
+def _known() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    data = json.loads(KNOWN_CORPORA_FILE.read_text(encoding="utf-8"))
+    return {name: (frozenset(c["ids"]), frozenset(c["sha256"]))
+            for name, c in data["corpora"].items()}
+
+
+def known_corpus(paper: Mapping[str, Any]) -> str | None:
+    """The known corpus (``"art"``, ``"cra"``, ``"csabstruct"``) of a training paper as
+    ``training_record`` lists it (``id``, ``sha256``): by its content hash, else by its
+    id (ART and CRA ids name one paper each); ``None`` when it is none of them."""
+    digest = str(paper.get("sha256") or "")[:HASH_DIGITS]
+    known = _known()
+    for name, (_, hashes) in known.items():
+        if digest in hashes:
+            return name
+    for name, (ids, _) in known.items():
+        if paper.get("id") in ids:
+            return name
+    return None
+

@@ -4,8 +4,10 @@ An adapted model (``coresc train PAPERS --from MODEL``, :mod:`~coresc.model.adap
 CRF trained on a few reviewed papers of the user's field whose features are the usual
 hand-built ones plus what the *source* model (MODEL, trained on other corpora) says
 about each sentence: its CRF marginals for all labels (``src=L``), those of the
-neighbouring sentences (``src-1=L``, ``src+1=L``), its own decoded label (``srcpick=L``)
-and, when the source has a sentence encoder, the encoder's probabilities (``srcenc=L``).
+neighbouring sentences (``src-1=L``, ``src+1=L``), their means over the sentence's
+paragraph, section and paper (``mpara=L``, ``msec=L``, ``mdoc=L``), optionally its decoded
+label (``srcpick=L``) and, when the source has a sentence encoder, the encoder's
+probabilities (``srcenc=L``).
 The source never trained on the reviewed papers, so these probabilities are as honest on
 them as on new papers, and the new CRF learns from them how far to trust the source, and
 how the user's field uses the labels differently (stacked generalisation, Wolpert 1992).
@@ -43,15 +45,19 @@ class SourceSettings:
         dense source features weigh more against the thousands of sparse hand-built ones.
     encoder : the source's sentence-encoder probabilities too, when it has an encoder.
     decoded : the source's decoded primary label (with its label biases) as a feature.
-    context : the means of the source's marginals over the sentence's paragraph, section
-        and paper too (as the stacked CRF's :func:`~coresc.features.marginal_features`).
+    context : the means of the source's marginals over the rest of the sentence's
+        paragraph (``mpara=L``) and section (``msec=L``) and over the paper (``mdoc=L``)
+        too, as the stacked CRF's :func:`~coresc.features.marginal_features`.
+
+    The defaults were the most accurate of the variants tried on CRA papers adapted from
+    an ART model (``experiments/adapt_probe.py``, docs/benchmarks.md).
     """
 
     neighbours: int = 1
-    scale: float = 1.0
+    scale: float = 3.0
     encoder: bool = True
     decoded: bool = False
-    context: bool = False
+    context: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.neighbours, int) or isinstance(self.neighbours, bool) \

@@ -19,6 +19,7 @@ gold corpus may label one); annotating drops them (:func:`coresc.batch.work.read
 from __future__ import annotations
 
 import codecs
+import errno
 import importlib
 import os
 import re
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..document import Paper, is_file_stub
+from ..document import STDIN_ID, Paper, is_file_stub
 from ..errors import InputError
 from ..limits import max_input_bytes, too_large
 from ..tei import TEI_NS
@@ -56,7 +57,7 @@ INPUT_SUFFIXES = (".xml", ".nxml", ".txt", ".jsonl", ".pdf")
 #: The input name that means standard input.
 STDIN = "-"
 #: The name standard input goes by in messages and paper ids.
-STDIN_NAME = "stdin"
+STDIN_NAME = STDIN_ID
 
 _EMPTY_STDIN = "nothing on standard input"
 
@@ -87,6 +88,9 @@ def is_pdf(data: bytes) -> bool:
     return data[:1024].lstrip().startswith(b"%PDF-")
 
 
+# UTF-32 first: its little-endian mark FF FE 00 00 starts like UTF-16's FF FE.
+_UTF32_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
+_UTF32_XML = (b"<\x00\x00\x00?\x00\x00\x00", b"\x00\x00\x00<\x00\x00\x00?")
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _UTF16_XML = (b"<\x00?\x00", b"\x00<\x00?")  # "<?" of an XML declaration, no BOM
 _DECLARED = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._:-]+)[\"']")
@@ -96,23 +100,33 @@ _UTF8_NAMES = {"utf-8", "utf8", "us-ascii", "ascii"}
 def decode_input(path: str | Path, data: bytes) -> str:
     """The text of an input's bytes, fit for every reader and writer.
 
-    UTF-8 unless a UTF-16 byte-order mark (or a UTF-16 ``<?xml``) or an XML declaration
-    says otherwise; an XML declaration naming an encoding the bytes are not in is
-    refused (``encoding="ISO-8859-1"`` on UTF-8 bytes would give mojibake). Leading
-    byte-order marks are dropped (however many) and the text goes through
-    :func:`~coresc.xmlsafe.sanitize_text`. Raises :class:`InputError`.
+    UTF-8 unless a UTF-32 or UTF-16 byte-order mark (or a UTF-32 or UTF-16 ``<?xml``)
+    or an XML declaration says otherwise; an XML declaration naming an encoding the
+    bytes are not in is refused (``encoding="ISO-8859-1"`` on UTF-8 bytes would give
+    mojibake). Leading byte-order marks are dropped (however many) and the text goes
+    through :func:`~coresc.xmlsafe.sanitize_text`. Raises :class:`InputError`.
     """
-    if data.startswith(_UTF16_BOMS) or data[:4] in _UTF16_XML:
-        try:
-            text = data.decode("utf-16")
-        except UnicodeDecodeError as exc:
-            raise InputError(path, f"not UTF-16 text though it starts like it (invalid "
-                                   f"bytes at offset {exc.start})") from None
+    if data.startswith(_UTF32_BOMS) or data[:8] in _UTF32_XML:
+        text = _decode_wide(path, data, "utf-32")
+    elif data.startswith(_UTF16_BOMS) or data[:4] in _UTF16_XML:
+        text = _decode_wide(path, data, "utf-16")
     else:
         if b"\x00" in data[:8192]:
             raise InputError(path, "binary file, not a paper (NUL bytes)")
         text = _decode_8bit(path, data)
     return sanitize_text(text.lstrip("\ufeff") if text.startswith("\ufeff") else text)
+
+
+def _decode_wide(path: str | Path, data: bytes, codec: str) -> str:
+    """UTF-32 or UTF-16 (byte order from the mark, else from where the NULs are)."""
+    if not data.startswith(_UTF32_BOMS if codec == "utf-32" else _UTF16_BOMS):
+        codec += "-le" if data[:1] == b"<" else "-be"
+    try:
+        return data.decode(codec)
+    except UnicodeDecodeError as exc:
+        name = codec[:6].upper()
+        raise InputError(path, f"not {name} text though it starts like it (invalid "
+                               f"bytes at offset {exc.start})") from None
 
 
 def _decode_8bit(path: str | Path, data: bytes) -> str:
@@ -196,6 +210,15 @@ def read_file(path: str | Path, fmt: str = "auto",
     return papers
 
 
+def stat_problem(path: str | Path, exc: OSError) -> str:
+    """Why a path could not be followed to a file, in words (``os.stat`` failed)."""
+    if exc.errno == errno.ELOOP:  # a link loop, or a chain of links too long to follow
+        return "symbolic link loop (or a chain of more than 40 links)"
+    if exc.errno == errno.ENOENT and os.path.islink(path):
+        return "dangling symbolic link"
+    return exc.strerror or str(exc)
+
+
 _SPECIAL = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
@@ -211,8 +234,7 @@ def read_input_bytes(path: str | Path) -> bytes:
     try:
         st = os.stat(path)
     except OSError as exc:
-        problem = "dangling symbolic link" if os.path.islink(path) else exc.strerror
-        raise InputError(path, f"cannot read: {problem}") from None
+        raise InputError(path, f"cannot read: {stat_problem(path, exc)}") from None
     if stat.S_ISDIR(st.st_mode):
         raise InputError(path, "is a directory (expected a file)")
     for test, kind in _SPECIAL:
@@ -284,7 +306,9 @@ def _read_bytes(data: bytes, name: str | Path, fmt: str) -> list[Paper]:
     head = text.lstrip()[:1]
     if fmt == "auto" or fmt in XML_FORMATS:
         if head == "<":
-            tree = parse_xml(name, xml_bytes(text))
+            xml, text = xml_bytes(text), ""  # the text need not live while the tree does
+            tree = parse_xml(name, xml)
+            del xml
             found = detect_xml_format(tree)
             if fmt == "auto":
                 if found is None:
@@ -364,8 +388,7 @@ def _walk(folder: Path, found: InputFiles, above: frozenset) -> None:
         try:
             st = os.stat(entry.path)  # through links
         except OSError as exc:
-            problem = "dangling symbolic link" if entry.is_symlink() else exc.strerror
-            found.problems.append(InputError(path, f"cannot read: {problem}"))
+            found.problems.append(InputError(path, f"cannot read: {stat_problem(path, exc)}"))
             continue
         if stat.S_ISDIR(st.st_mode):
             key = (st.st_dev, st.st_ino)

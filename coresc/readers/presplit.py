@@ -21,6 +21,7 @@ Structure is read from whatever surrounds the sentences:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from lxml import etree
@@ -52,10 +53,20 @@ LABEL_TAGS = {"CoreSc1": 1, "CoreSc2": 2, "CoreSc3": 3}
 MAX_BARE_HEADING_WORDS = 12
 
 
+def _own_elements(s: etree._Element) -> Iterator[etree._Element]:
+    """The elements inside an ``<s>``, but not inside an ``<s>`` nested in it (whose
+    text is part of the outer sentence, as the TEI reader has it, and labels are not)."""
+    for child in s:
+        if localname(child) == "s":
+            continue
+        yield child
+        yield from _own_elements(child)
+
+
 def _label_elements(s: etree._Element) -> list[etree._Element]:
     """``annotationART`` / ``CoreSc1``..``CoreSc3`` elements of an ``<s>``, by rank."""
     ranked = []
-    for el in s.iter():
+    for el in _own_elements(s):
         name = localname(el)
         rank = 1 if name == "annotationART" else LABEL_TAGS.get(name)
         if rank is not None and el.get("type"):
@@ -88,7 +99,7 @@ def sentence_labels(s: etree._Element) -> tuple[list[Label], list[Prediction]]:
 
 def withheld_label(s: etree._Element) -> Prediction | None:
     """The label ``annotate --min-score`` kept back from an ``<s>`` (``CoreScWithheld``)."""
-    for el in s.iter():
+    for el in _own_elements(s):
         if localname(el) == "CoreScWithheld" and el.get("type") and _score(el) is not None:
             return Prediction(el.get("type"), _score(el))
     return None
@@ -166,18 +177,21 @@ def read_presplit(path: str | Path, tree: etree._ElementTree) -> Paper:
     container_of: dict[etree._Element, int] = {}  # section container -> its section index
     markers: list[str] = []  # "title" / "abstract" / caption tags currently open
     n_auto = 0
+    inside: etree._Element | None = None  # the open <s>: nothing inside it is structure
 
     for event, el in etree.iterwalk(root, events=("start", "end")):
         name = localname(el)
-        if not name:
-            continue
+        if not name or (inside is not None and el is not inside):
+            continue  # a nested <s> is part of the sentence around it (text merged)
         if event == "start":
             if name == "s":
                 n_auto += 1
                 builder.add(_sentence(el, markers, n_auto), _para_key(el))
+                inside = el
                 continue
             _open_structure(builder, el, name, container_of, markers)
         else:
+            inside = None if el is inside else inside
             _close_structure(builder, el, name, container_of, markers)
             if name == "s":
                 _bare_heading(builder, el.tail, el.getparent())

@@ -42,7 +42,7 @@ def _heading(par: str) -> tuple[str, int] | None:
     """``(heading, depth)`` when the paragraph is a heading line, else ``None``."""
     if "\n" in par or par.endswith((".", "?", "!", ":", ";", ",")):
         return None
-    words = par.split()
+    words = par.split(maxsplit=MAX_HEADING_WORDS)  # not a list of a long paragraph's words
     if not words or len(words) > MAX_HEADING_WORDS:
         return None
     m = _NUMBERED.match(par)
@@ -64,7 +64,8 @@ def read_text(path: str | Path, text: str) -> Paper:
     sections: list[Section] = []
     first_line, _, rest = paras[0].partition("\n")
     first_line = clean_text(first_line)
-    if len(first_line.split()) <= MAX_TITLE_WORDS and not first_line.endswith("."):
+    if len(first_line.split(maxsplit=MAX_TITLE_WORDS)) <= MAX_TITLE_WORDS \
+            and not first_line.endswith("."):
         paper.title = first_line
         sections.append(Section("Title", "title", 0, None, [Paragraph([_sentence(
             1, first_line, "title")])]))

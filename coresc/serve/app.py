@@ -18,12 +18,25 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from starlette.exceptions import HTTPException
 
 from .. import __version__
-from .http import OUTPUTS, check_readable, choose_output, form_paper, media_type, read_body
+from .http import (
+    OUTPUTS,
+    WARNING_HEADER,
+    check_readable,
+    choose_output,
+    form_paper,
+    media_type,
+    parse_min_score,
+    query_options,
+    read_body,
+    warning_value,
+)
 from .pool import WorkerPool
-from .work import STDIN, Failure
+from .work import NO_GROBID, STDIN, Failure
 from .work import Request as Job
 
 
@@ -37,25 +50,6 @@ class Settings:
     grobid_url: str | None = None
 
 
-_BODY_DOC = {"requestBody": {"required": True, "content": {
-    "multipart/form-data": {"schema": {"type": "object", "properties": {
-        "file": {"type": "string", "format": "binary", "description": "the paper"},
-        "text": {"type": "string", "description": "or its text, pasted"}}}},
-    "application/xml": {"schema": {"type": "string"}},
-    "text/plain": {"schema": {"type": "string"}},
-    "application/x-ndjson": {"schema": {"type": "string"}},
-    "application/pdf": {"schema": {"type": "string", "format": "binary"}},
-}}}
-_ERRORS = {code: {"description": what} for code, what in (
-    (400, "bad option"), (401, "token missing or wrong"), (406, "Accept cannot be met"),
-    (413, "paper too large"), (415, "not a type of paper coresc reads (or a PDF without "
-                                      "GROBID)"),
-    (422, "the paper cannot be read: the CLI's one-line message"),
-    (502, "GROBID cannot be reached"), (503, "busy (server queue full, or GROBID busy); "
-                                              "see Retry-After"),
-    (504, "over the per-request time limit"), (500, "the worker died"))}
-
-
 def create_app(settings: Settings, pool: WorkerPool) -> FastAPI:
     app = FastAPI(title="coresc", version=__version__, docs_url=None, redoc_url=None,
                   description="Label every sentence of a scientific paper with its CoreSC "
@@ -63,37 +57,43 @@ def create_app(settings: Settings, pool: WorkerPool) -> FastAPI:
                               "for byte.")
     page = upload_page()
     facts = model_facts(settings.model_dir)
-
-    @app.exception_handler(Failure)
-    async def refused(request: Request, exc: Failure) -> JSONResponse:
-        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
-        return JSONResponse({"error": exc.message, "status": exc.status}, exc.status,
-                            headers=headers)
+    add_error_handlers(app)
+    describe_api(app, settings, pool)
 
     def authorise(request: Request) -> None:
         if settings.token is None:
             return
-        given = request.headers.get("authorization", "")
-        if not hmac.compare_digest(given.encode(), f"Bearer {settings.token}".encode()):
+        given = bearer_token(request.headers.get("authorization", ""))
+        if given is None:
             raise Failure(401, "this server needs a token: send the header "
                                "'Authorization: Bearer TOKEN'")
+        if not hmac.compare_digest(given.encode(), settings.token.encode()):
+            raise Failure(401, "the token is wrong (Authorization: Bearer TOKEN)")
 
-    @app.post("/annotate", openapi_extra=_BODY_DOC, responses=_ERRORS,
+    @app.post("/annotate", response_class=Response,
               summary="Annotate one paper (upload or raw body)")
-    async def annotate(request: Request, to: str | None = None, format: str = "auto",
-                       min_score: str | None = None, domain: str | None = None,
-                       filename: str | None = None) -> Response:
+    async def annotate(request: Request) -> Response:
         """Answers as `coresc annotate` on standard output: `to` = json (default), xml
         (TEI for TEI/PDF input, else mode2), tei, mode2, tsv or html (or ask by
         Accept); `min_score` as `--min-score`; `format`, `domain` as the CLI's.
-        A raw body is standard input (paper id `stdin`) unless `filename` names it."""
+        A raw body is standard input (paper id `stdin`) unless `filename` names it.
+        Each warning the CLI would print comes in an `X-Coresc-Warning` header."""
         authorise(request)
-        out = choose_output(to, request.headers.get("accept"))
-        job = await read_job(request, settings.max_bytes, out, format, min_score, domain,
-                             filename)
-        data = await pool.submit(job)
-        return Response(data, media_type=OUTPUTS[out][1],
-                        headers={"Content-Disposition": disposition(job, out)})
+        query = query_options(list(request.query_params.multi_items()),
+                              model=settings.model_dir.name)
+        out = choose_output(query.get("to"), request.headers.get("accept"))
+        # TEI asked for by name is a bad option for other papers; by Accept, unmet Accept
+        tei_only = None if out != "tei" else 400 if "to" in query else 406
+        job = await read_job(request, settings.max_bytes, out, query.get("format", "auto"),
+                             query.get("min_score"), query.get("domain"),
+                             query.get("filename"), tei_only=tei_only,
+                             reads_pdf=settings.grobid_url is not None)
+        answer = await pool.answer(job)
+        response = Response(answer.data, media_type=OUTPUTS[out][1],
+                            headers={"Content-Disposition": disposition(job, out)})
+        for line in answer.warnings:
+            response.headers.append(WARNING_HEADER, warning_value(line))
+        return response
 
     @app.get("/model", summary="The model's card, as JSON")
     async def model(request: Request) -> JSONResponse:
@@ -116,33 +116,134 @@ def create_app(settings: Settings, pool: WorkerPool) -> FastAPI:
     return app
 
 
+def add_error_handlers(app: FastAPI) -> None:
+    """Every refusal as ``{"error": message, "status": code}``: the server's own, a route
+    or method that does not exist, and a failure of the server itself."""
+
+    @app.exception_handler(Failure)
+    async def refused(request: Request, exc: Failure) -> JSONResponse:
+        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else {}
+        if exc.status == 401:
+            headers["WWW-Authenticate"] = 'Bearer realm="coresc"'
+        return error_response(exc.status, exc.message, headers)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        where = f"{request.method} {request.url.path}"
+        message = {404: f"{request.url.path}: no such endpoint (see /openapi.json)",
+                   405: f"{where}: method not allowed (allowed: "
+                        f"{(exc.headers or {}).get('Allow', 'none')})"}
+        return error_response(exc.status_code, message.get(exc.status_code, str(exc.detail)),
+                              exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        return error_response(400, f"{where}: {first.get('msg', 'invalid request')}")
+
+    @app.exception_handler(Exception)
+    async def crashed(request: Request, exc: Exception) -> JSONResponse:
+        return error_response(500, f"internal error ({type(exc).__name__}); please report "
+                                   f"this")
+
+
+def error_response(status: int, message: str,
+                   headers: dict[str, str] | None = None) -> JSONResponse:
+    """A refusal in the documented shape."""
+    return JSONResponse({"error": message, "status": status}, status, headers=headers)
+
+
+def bearer_token(header: str) -> str | None:
+    """The token of ``Authorization: Bearer TOKEN`` (the scheme in any case, as RFC 6750
+    allows), or None for another scheme or none."""
+    scheme, _, token = header.strip().partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def bearer_matches(token: str, header: str) -> bool:
+    """Whether an Authorization header carries ``Bearer TOKEN`` (in constant time)."""
+    given = bearer_token(header)
+    return given is not None and hmac.compare_digest(given.encode(), token.encode())
+
+
+def describe_api(app: FastAPI, settings: Settings, pool: WorkerPool) -> None:
+    """``/openapi.json``: FastAPI's description, completed for this server (see
+    :mod:`coresc.serve.openapi`); built once, on first request."""
+    from .openapi import describe
+
+    plain = app.openapi
+    cache: dict[str, Any] = {}
+
+    def openapi() -> dict[str, Any]:
+        if not cache:
+            cache.update(describe(plain(), token=settings.token is not None,
+                                  grobid=settings.grobid_url is not None,
+                                  domains=getattr(pool, "domains", [])))
+        return cache
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
 async def read_job(request: Request, limit: int, out: str, fmt: str, min_score: str | None,
-                   domain: str | None, filename: str | None) -> Job:
-    """The paper and options of one request; :class:`Failure` for a bad one."""
+                   domain: str | None, filename: str | None,
+                   tei_only: int | None = None, reads_pdf: bool = True) -> Job:
+    """The paper and options of one request; :class:`Failure` for a bad one.
+
+    ``tei_only``: the status for a paper that is not TEI (see :class:`~.work.Request`).
+    ``reads_pdf``: False when the server has no GROBID: a body (or file) declared a PDF
+    is then 415 before it is read (one that turns out a PDF under another type is 422,
+    by the worker, as any content it cannot read)."""
+    from ..readers import FORMATS
+
+    if fmt not in ("auto", *FORMATS):
+        raise Failure(400, f"format={fmt}: unknown input format (known: auto, "
+                           f"{', '.join(FORMATS)})")
+    threshold = parse_min_score(min_score)
+    if domain == "":
+        raise Failure(400, "domain=: empty (leave it out for the pooled model)")
     ctype = request.headers.get("content-type")
     check_readable(ctype, "request body")
-    body = await read_body(request, limit)
     name = Path(filename).name if filename else STDIN
+    if not reads_pdf:
+        _refuse_pdf(ctype, name)
+    body = await read_body(request, limit)
     if media_type(ctype) == "multipart/form-data":
         upload, body, part_type = form_paper(body, ctype or "")
         check_readable(part_type, upload or "pasted text")
         name = upload or name
-    try:
-        threshold = float(min_score) if min_score not in (None, "") else None
-    except ValueError:
-        raise Failure(400, f"min_score={min_score}: not a number") from None
+        if not reads_pdf:
+            _refuse_pdf(part_type, name)
     return Job(data=body, name=name, to=OUTPUTS[out][0], fmt=fmt, min_score=threshold,
-               domain=domain or None)
+               domain=domain, tei_only=tei_only)
+
+
+def _refuse_pdf(content_type: str | None, name: str) -> None:
+    if media_type(content_type) in ("application/pdf", "application/x-pdf"):
+        raise Failure(415, f"{'stdin' if name == STDIN else name}: is a PDF: PDFs are read "
+                           f"through a GROBID server: {NO_GROBID}")
 
 
 def disposition(job: Job, out: str) -> str:
-    """``inline; filename=...``: the name the page (or ``curl -OJ``) saves it under."""
+    """``inline; filename=...``: the name the page (or ``curl -OJ``) saves it under.
+
+    A header holds ASCII: ``filename`` is the name in ASCII (other characters as ``_``),
+    and a name that is not ASCII comes whole in ``filename*`` too (RFC 6266)."""
+    from urllib.parse import quote
+
     from ..readers import paper_id_from_path
     from ..writers import get_writer
 
-    stem = "stdin" if job.name == STDIN else paper_id_from_path(job.name)
+    suffix = get_writer(OUTPUTS[out][0]).suffix
+    if job.name == STDIN:  # pasted text has no name of its own: not "stdin_coresc.tsv"
+        return f'inline; filename="coresc{suffix}"'
+    stem = paper_id_from_path(job.name)
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem) or "paper"
-    return f'inline; filename="{safe}_coresc{get_writer(OUTPUTS[out][0]).suffix}"'
+    ascii_safe = "".join(c if c.isascii() else "_" for c in safe)
+    value = f'inline; filename="{ascii_safe}_coresc{suffix}"'
+    if ascii_safe != safe:
+        value += f"; filename*=UTF-8''{quote(safe + '_coresc' + suffix, safe='')}"
+    return value
 
 
 def model_facts(directory: Path) -> dict[str, Any]:

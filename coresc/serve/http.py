@@ -7,6 +7,9 @@ limit, and a multipart form is parsed there too.
 
 from __future__ import annotations
 
+import json
+import math
+import re
 from typing import Any
 
 from .work import Failure
@@ -35,8 +38,14 @@ READABLE = {"application/x-www-form-urlencoded",
     "application/x-ndjson", "application/jsonl", "application/x-jsonlines", "application/pdf",
     "application/x-pdf", "multipart/form-data",
 }
-#: The form fields that may hold the paper (a file upload, or pasted text).
+#: The form fields that may hold the paper (a file upload, or pasted text); a form holds
+#: one of them, and nothing else.
 PAPER_FIELDS = ("file", "paper", "text")
+#: The query parameters of ``POST /annotate``.
+QUERY = ("to", "format", "min_score", "domain", "filename")
+#: The header that carries each warning the CLI prints beside its output (a JSON string).
+WARNING_HEADER = "X-Coresc-Warning"
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
 def media_type(value: str | None) -> str:
@@ -54,8 +63,9 @@ def check_readable(content_type: str | None, what: str) -> None:
 
 
 def choose_output(to: str | None, accept: str | None) -> str:
-    """The ``?to=`` name: the parameter, else the first known type in Accept (by q)."""
-    if to:
+    """The ``?to=`` name: the parameter (given, it must be one: empty is not), else the
+    first known type in Accept (by q)."""
+    if to is not None:
         key = to.strip().lower()
         if key not in OUTPUTS:
             raise Failure(400, f"to={to}: unknown output format (known: {', '.join(OUTPUTS)})")
@@ -75,6 +85,45 @@ def choose_output(to: str | None, accept: str | None) -> str:
         return DEFAULT_OUTPUT
     raise Failure(406, f"Accept: {accept}: none of these can be answered (known: "
                        f"{', '.join(sorted(ACCEPT))}; or give ?to=)")
+
+
+def query_options(pairs: list[tuple[str, str]], known: tuple[str, ...] = QUERY,
+                  model: str = "") -> dict[str, str]:
+    """The query parameters as a dict; :class:`Failure` 400 naming any unknown or repeated
+    one (a parameter the server would ignore is a request it would answer wrongly)."""
+    names = [name for name, _ in pairs]
+    if "model" in names:
+        raise Failure(400, f"model={dict(pairs)['model']}: this server answers with the model "
+                           f"it was started with ({model}); start another `coresc serve "
+                           f"--model ...` for another model")
+    unknown = sorted({n for n in names if n not in known})
+    if unknown:
+        raise Failure(400, f"unknown parameter{'s' * (len(unknown) > 1)} "
+                           f"{', '.join(unknown)} (known: {', '.join(known)})")
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise Failure(400, f"{', '.join(repeated)}: given more than once; give each once")
+    return dict(pairs)
+
+
+def parse_min_score(value: str | None) -> float | None:
+    """``?min_score=`` as ``--min-score``: a probability, 0 to 1; :class:`Failure` 400."""
+    if value is None:
+        return None
+    if not _NUMBER.fullmatch(value):
+        raise Failure(400, f"min_score={value}: not a number (a probability between 0 and 1, "
+                           f"as --min-score)")
+    number = float(value)
+    if not (math.isfinite(number) and 0.0 <= number <= 1.0):
+        raise Failure(400, f"min_score={value}: must be a probability between 0 and 1 "
+                           f"(as --min-score)")
+    return number
+
+
+def warning_value(line: str) -> str:
+    """A warning as a header value: a JSON string, non-ASCII as ``\\u`` escapes (a header
+    holds ASCII; several values joined by commas read as a JSON array's items)."""
+    return json.dumps(line, ensure_ascii=True)
 
 
 def _q(value: str) -> float:
@@ -115,12 +164,25 @@ def _too_large(limit: int) -> Failure:
 
 
 def form_paper(body: bytes, content_type: str) -> tuple[str | None, bytes, str]:
-    """The paper in a multipart form: (file name or None, bytes, its media type)."""
+    """The paper in a multipart form: (file name or None, bytes, its media type).
+
+    The form holds one field, ``file`` (or ``text`` for pasted text): :class:`Failure`
+    400 naming the fields of a form with others, or with more than one."""
     parts = parse_multipart(body, content_type)
-    for field in PAPER_FIELDS:
-        for name, filename, ctype, data in parts:
-            if name == field and (filename or data.strip()):
-                return filename or None, data, ctype
+    papers = [part for part in parts if part[0] in PAPER_FIELDS]
+    unknown = sorted({part[0] for part in parts} - set(PAPER_FIELDS))
+    if papers and unknown:
+        hint = "; options go in the query string (?to=...)" if set(unknown) & set(QUERY) else ""
+        raise Failure(400, f"unknown form field{'s' * (len(unknown) > 1)} "
+                           f"{', '.join(map(repr, unknown))}: the form holds one paper, as "
+                           f"'file' (or 'text' for pasted text){hint}")
+    if len(papers) > 1:
+        raise Failure(400, f"the form has {len(papers)} paper fields "
+                           f"({', '.join(repr(p[0]) for p in papers)}): send one paper, as "
+                           f"'file' or as 'text'")
+    if papers and (papers[0][1] or papers[0][3].strip()):
+        _, filename, ctype, data = papers[0]
+        return filename or None, data, ctype
     raise Failure(422, f"the form has no paper: send it as a file field named 'file' "
                        f"(or paste text into a field named 'text'); fields seen: "
                        f"{', '.join(p[0] for p in parts) or 'none'}")

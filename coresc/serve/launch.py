@@ -1,5 +1,6 @@
-"""Start ``coresc serve`` in a child process and wait until it listens: for scripts that
-drive a real server (the tests, benchmarks/serve_load.py)."""
+"""Start ``coresc serve`` (or ``coresc review``) in a child process and wait until it
+listens: for scripts that drive a real server (the tests, benchmarks/serve_load.py,
+benchmarks/review_paint.py)."""
 
 from __future__ import annotations
 
@@ -17,13 +18,14 @@ _LISTENING = re.compile(r"on (http://\S+/) ")
 
 
 class Server:
-    """A running ``coresc serve --port 0 ARGS``; ``url`` ends in ``/``. Use as a context
-    manager: leaving it stops the server (SIGINT, as Ctrl-C) and its workers."""
+    """A running ``coresc VERB --port 0 ARGS`` (VERB: serve, or review); ``url`` ends in
+    ``/``. Use as a context manager: leaving it stops the server (SIGINT, as Ctrl-C) and
+    its workers; :meth:`kill` ends it at once (SIGKILL, as a crash)."""
 
     def __init__(self, args: Sequence[str] = (), env: dict[str, str] | None = None,
-                 start_timeout: float = 120.0) -> None:
+                 start_timeout: float = 120.0, verb: str = "serve") -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "coresc", "serve", "--port", "0", *args],
+            [sys.executable, "-m", "coresc", verb, "--port", "0", *args],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
             env={**os.environ, **(env or {})})
         self.lines: list[str] = []
@@ -45,7 +47,7 @@ class Server:
                     threading.Thread(target=self._drain, daemon=True).start()
                     return found.group(1)
         self.stop()
-        raise RuntimeError("coresc serve did not start: " + "".join(self.lines).strip())
+        raise RuntimeError("the server did not start: " + "".join(self.lines).strip())
 
     def _drain(self) -> None:
         for line in self.process.stderr:
@@ -60,6 +62,11 @@ class Server:
                 self.process.kill()
                 self.process.wait()
         return self.process.returncode
+
+    def kill(self) -> int:
+        """End the server at once, as a crash would (no clean-up runs)."""
+        self.process.kill()
+        return self.process.wait()
 
     def __enter__(self) -> Server:
         return self

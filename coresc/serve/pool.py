@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CorescError
-from .work import Failure, Request, worker_main
+from .work import Answer, Failure, Request, worker_main
 
 #: Seconds a refused client is told to wait before trying again.
 RETRY_AFTER = 2
@@ -65,6 +65,7 @@ class WorkerPool:
         self.idle: asyncio.Queue[Worker] | None = None
         self.pending = 0
         self.counters = Counters()
+        self.domains: list[str] = []  # what ?domain= accepts, as the workers' model says
 
     # ------------------------------------------------------------ life cycle
 
@@ -97,6 +98,7 @@ class WorkerPool:
         if message[0] != "ready":
             self.close()
             raise CorescError(message[1])
+        self.domains = list(message[2]) if len(message) > 2 else []
         worker.ready = True
 
     def _stop(self, worker: Worker) -> None:
@@ -132,6 +134,10 @@ class WorkerPool:
 
     async def submit(self, request: Request) -> bytes:
         """The worker's answer; raises :class:`Failure` (:class:`Busy` when full)."""
+        return (await self.answer(request)).data
+
+    async def answer(self, request: Request) -> Answer:
+        """The worker's answer with its warnings; raises as :meth:`submit`."""
         if self.pending >= self.size + self.queue:
             self.counters.refused += 1
             raise Busy()
@@ -152,7 +158,7 @@ class WorkerPool:
             self.counters.failed += 1
             raise Failure(*message[1:])
         self.counters.answered += 1
-        return message[1]
+        return Answer(message[1], tuple(message[2]) if len(message) > 2 else ())
 
     async def _run(self, worker: Worker, request: Request, deadline: float) -> tuple:
         loop = asyncio.get_running_loop()

@@ -14,11 +14,20 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
-from ..batch.work import Source, annotate_paper, check_domain, load_model, read_source, render
+from ..batch.work import (
+    Source,
+    annotate_paper,
+    check_domain,
+    known_domains,
+    load_model,
+    read_source,
+    render,
+)
 from ..errors import CorescError, InputError, UsageError
 
 #: What the server calls a body sent without a file name (the CLI's standard input).
 STDIN = "-"
+NO_GROBID = "this server was started without --grobid, so it cannot read PDFs"
 
 
 @dataclass(frozen=True)
@@ -31,6 +40,17 @@ class Request:
     fmt: str = "auto"
     min_score: float | None = None
     domain: str | None = None
+    #: The status for a paper that is not TEI when TEI was asked for (400 from ?to=tei,
+    #: 406 from Accept: application/tei+xml); None: ``xml`` is each paper's own dialect.
+    tei_only: int | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A worker's answer: the CLI's bytes and the warnings the CLI prints beside them."""
+
+    data: bytes
+    warnings: tuple[str, ...] = ()
 
 
 class Failure(Exception):
@@ -43,15 +63,35 @@ class Failure(Exception):
         self.retry_after = retry_after
 
 
+class NotTei(UsageError):
+    """TEI was asked for, and the paper is not TEI (the CLI has no ``--to tei``: its
+    ``xml`` is TEI only for TEI input)."""
+
+
 def annotate_request(model, request: Request, grobid: Any = None) -> bytes:
     """The bytes ``coresc annotate`` writes to stdout for this input; raises
     :class:`~coresc.errors.CorescError` as the CLI would report it."""
+    return answer_request(model, request, grobid).data
+
+
+def answer_request(model, request: Request, grobid: Any = None) -> Answer:
+    """:func:`annotate_request`'s bytes, with the warnings the CLI prints on stderr (a
+    paper that does not look like English)."""
+    from ..batch.work import language_warnings
+    from ..readers import STDIN_NAME
     from ..writers import get_writer
 
     if request.name != STDIN and not request.data.strip():
         raise InputError(request.name, "file is empty")  # read_file's words for it
     check_domain(model, request.domain)
     papers = read_source(Source(name=request.name, data=request.data), request.fmt, grobid)
+    where = STDIN_NAME if request.name == STDIN else request.name
+    if request.tei_only and any(p.source_format != "tei" for p in papers):
+        found = next(p.source_format for p in papers if p.source_format != "tei")
+        raise NotTei(f"{where}: TEI output needs TEI input (a GROBID TEI file, or a PDF "
+                     f"when the server has GROBID); this paper is {found}: ask for xml "
+                     f"(mode2 for it) or mode2")
+    warnings = tuple(language_warnings(papers, where))
     writer = get_writer(request.to)
     if writer.per_paper and len(papers) > 1:
         raise UsageError(f"{request.name}: {len(papers)} papers cannot be answered as "
@@ -62,7 +102,8 @@ def annotate_request(model, request: Request, grobid: Any = None) -> bytes:
         annotate_paper(model, paper, request.domain, request.min_score)
     withheld = request.min_score is not None
     header = b"" if writer.per_paper else writer.load("header")(True, withheld).encode("utf-8")
-    return header + b"".join(data for _, data in render(papers, request.to, withheld))
+    body = header + b"".join(data for _, data in render(papers, request.to, withheld))
+    return Answer(body, warnings)
 
 
 def failure_of(exc: CorescError) -> Failure:
@@ -76,8 +117,9 @@ def failure_of(exc: CorescError) -> Failure:
         if any(k in message for k in ("cannot reach", "connection failed", "did not answer")):
             return Failure(502, message)
         if "PDFs are read through a GROBID server" in message:
-            return Failure(415, f"{message.split('; give --grobid')[0]}: this server was "
-                                "started without --grobid, so it cannot read PDFs")
+            # declared application/pdf, it was a 415 before a worker saw it (app.read_job);
+            # under another media type, it is content the server cannot read
+            return Failure(422, f"{message.split('; give --grobid')[0]}: {NO_GROBID}")
     return Failure(422, message)
 
 
@@ -91,7 +133,7 @@ def worker_main(conn, model_dir: str | None, grobid: Any) -> None:
     except CorescError as exc:
         conn.send(("failed", str(exc)))
         return
-    conn.send(("ready", os.getpid()))
+    conn.send(("ready", os.getpid(), known_domains(model)))
     while True:
         try:
             request = conn.recv()
@@ -102,7 +144,10 @@ def worker_main(conn, model_dir: str | None, grobid: Any) -> None:
 
 def _answer(model, request: Request, grobid: Any) -> tuple:
     try:
-        return ("ok", annotate_request(model, request, grobid))
+        answer = answer_request(model, request, grobid)
+        return ("ok", answer.data, answer.warnings)
+    except NotTei as exc:
+        return ("failed", request.tei_only, str(exc), None)
     except CorescError as exc:
         fail = failure_of(exc)
         return ("failed", fail.status, fail.message, fail.retry_after)

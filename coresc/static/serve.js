@@ -16,6 +16,27 @@
     status.className = isError ? "error" : "";
   }
 
+  // The CLI's warnings (a paper that does not look like English): each X-Coresc-Warning
+  // header is a JSON string, and fetch joins several with ", ", the items of an array.
+  function warn(lines) {
+    const box = $("warnings");
+    box.textContent = lines.map((l) => "Warning: " + l).join("\n");
+    box.hidden = !lines.length;
+  }
+
+  function warningsOf(answer) {
+    const value = answer.headers.get("X-Coresc-Warning");
+    if (!value) { return []; }
+    try { return JSON.parse("[" + value + "]"); } catch (e) { return [value]; }
+  }
+
+  // A 401 in the page's words: the page sends the token from its Token box.
+  function unauthorised() {
+    return $("token").value
+      ? "The token is wrong: check the Token box (this server needs the token it was started with)."
+      : "This server needs a token: enter it in the Token box, then Annotate again.";
+  }
+
   drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
   drop.addEventListener("dragleave", () => drop.classList.remove("over"));
   drop.addEventListener("drop", (e) => {
@@ -46,19 +67,28 @@
     const headers = {};
     if ($("token").value) { headers.Authorization = "Bearer " + $("token").value; }
     const answer = await fetch("annotate?" + query, { method: "POST", body: body(), headers });
+    if (answer.status === 401) {
+      $("token-row").hidden = false;
+      throw new Error(unauthorised());
+    }
     if (!answer.ok) {
       let message = answer.status + " " + answer.statusText;
       try { message = (await answer.json()).error || message; } catch (e) { /* not JSON */ }
       throw new Error(message);
     }
-    const name = /filename="([^"]+)"/.exec(answer.headers.get("Content-Disposition") || "");
-    return { blob: await answer.blob(), name: name ? name[1] : "paper_coresc" };
+    const disposition = answer.headers.get("Content-Disposition") || "";
+    const whole = /filename\*=UTF-8''([^;]+)/.exec(disposition);
+    const ascii = /filename="([^"]+)"/.exec(disposition);
+    const name = whole ? decodeURIComponent(whole[1]) : ascii ? ascii[1] : "paper_coresc";
+    return { blob: await answer.blob(), name: name,
+             warnings: warningsOf(answer) };
   }
 
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     if (!body()) { say("Choose or drop a paper, or paste its text.", true); return; }
     $("go").disabled = true;
+    warn([]);
     say("Annotating ...", false);
     try {
       const to = $("to").value;
@@ -71,6 +101,7 @@
       $("download").download = file.name;
       $("download").textContent = "Download " + file.name;
       $("result").hidden = false;
+      warn(view.warnings);
       say("Done.", false);
     } catch (err) {
       say(err.message, true);

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -178,8 +179,12 @@ def atomic_output(path: str | Path, mode: str = "w",
 
 def check_output_path(out: str | Path) -> None:
     """Refuse, before any work, an output path no file can have: a name longer than the
-    file system allows, or a file where a folder should be (``paper.txt/out.xml``).
-    Raises :class:`~coresc.errors.OutputError`."""
+    file system allows, a file where a folder should be (``paper.txt/out.xml``), or an
+    empty path (``Path("")`` is the current folder). Raises
+    :class:`~coresc.errors.OutputError`."""
+    if not str(out).strip():
+        raise OutputError(f"{str(out)!r}: cannot write (an empty path names no file or "
+                          f"folder)")
     path = Path(out)
     for part in path.parts:
         if len(os.fsencode(part)) > 255:
@@ -284,11 +289,14 @@ def output_paths(papers: Sequence[Paper], fmt: str, out: str | Path | None,
 
 
 def write_papers(papers: Iterable[Paper], fmt: str, out: str | Path | None = None,
-                 inputs: Iterable[str | Path] = (), as_directory: bool = False) -> list[Path]:
+                 inputs: Iterable[str | Path] = (), as_directory: bool = False,
+                 consume: bool = False) -> list[Path]:
     """Write ``papers`` as ``fmt`` to ``out`` (a file, a directory, or stdout when ``None``).
 
     ``as_directory`` makes a per-paper format (xml) write ``out/<id>.xml`` even for one
     paper (see :func:`output_paths`); stream formats (jsonl, tsv) ignore it.
+    ``consume``: the papers are not used afterwards, so mode2 output may label their own
+    source trees instead of copies (a copy doubled the memory of a big XML input).
 
     Every target is checked before anything is written: none may be an input file.
     Returns the files written (empty for stdout).
@@ -301,6 +309,8 @@ def write_papers(papers: Iterable[Paper], fmt: str, out: str | Path | None = Non
     else:
         check_output_path(out)
     func = writer.load()
+    if consume and fmt in ("xml", "mode2"):
+        func = functools.partial(func, in_place=True)
     if writer.per_paper:
         paths = output_paths(papers, fmt, out, as_directory)
         refuse_overwriting_inputs(paths, inputs)

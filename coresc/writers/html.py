@@ -42,11 +42,12 @@ import sys
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from ..document import Paper, Section, Sentence
+from ..document import STDIN_ID, Paper, Section, Sentence
 from ..errors import UsageError
 from ..labels import LABEL_NAMES, LABELS, sort_key
 from . import atomic_output, refuse_overwriting_inputs
@@ -147,12 +148,30 @@ def legend_labels(papers: Sequence[Paper]) -> list[str]:
 # --------------------------------------------------------------------------- page parts
 
 
-def _page(title: str, body: str, *, body_class: str = "", script: bool = True) -> str:
-    css = _static("view.css")
-    js = _static("view.js") if script else ""
-    digest = base64.b64encode(hashlib.sha256(js.encode("utf-8")).digest()).decode("ascii")
+@dataclass(frozen=True)
+class Addon:
+    """What an application adds to a paper's page (``coresc review``): CSS, HTML at the
+    top of the body (and data blocks), a script run after the view's own, and whether
+    the page may talk to the server it came from (``connect-src 'self'``)."""
+
+    css: str = ""
+    html: str = ""
+    script: str = ""
+    connect: bool = False
+
+
+def _sha256(text: str) -> str:
+    return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+
+
+def _page(title: str, body: str, *, body_class: str = "", script: bool = True,
+          addon: Addon | None = None) -> str:
+    addon = addon or Addon()
+    css = _static("view.css") + addon.css
+    scripts = [js for js in (_static("view.js") if script else "", addon.script) if js]
+    hashes = " ".join(f"'sha256-{_sha256(js)}'" for js in scripts) or f"'sha256-{_sha256('')}'"
     csp = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-           f"script-src 'sha256-{digest}'")
+           f"script-src {hashes}" + ("; connect-src 'self'" if addon.connect else ""))
     cls = f' class="{body_class}"' if body_class else ""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -161,10 +180,15 @@ def _page(title: str, body: str, *, body_class: str = "", script: bool = True) -
         '<meta name="generator" content="coresc">\n'
         '<link rel="icon" href="data:,">\n'
         f"<title>{esc(title)}</title>\n<style>\n{css}</style>\n</head>\n"
-        f"<body{cls}>\n{body}\n"
-        + (f"<script>{js}</script>\n" if script else "")
+        f"<body{cls}>\n{addon.html}{body}\n"
+        + "".join(f"<script>{js}</script>\n" for js in scripts)
         + "</body>\n</html>\n"
     )
+
+
+def html_page(title: str, body: str, addon: Addon | None = None) -> str:
+    """A page in the view's style around ``body`` (HTML), without the view's script."""
+    return _page(title, body, script=False, addon=addon)
 
 
 def _bar_svg(counts: Counter, styles: dict[str, tuple[str, str]], order: Sequence[str],
@@ -201,7 +225,7 @@ def _legend(labels: Sequence[str], counts: Counter, styles: dict[str, tuple[str,
         text = (f'<span class="code u">{esc(lab)}</span> {esc(name)}'
                 f' <span class="n">{n}</span>')
         attrs = (f'class="f" data-label="{esc(lab)}" style="{_style_attr(styles[lab])}" '
-                 f'title="{esc(name or lab)}: {n} sentences"')
+                 f'title="{esc(name or lab)}: {_sentences(n)}"')
         if buttons:
             disabled = "" if n else " disabled"
             items.append(f'<li><button type="button" {attrs} aria-pressed="false"'
@@ -262,7 +286,9 @@ def _sentence_html(s: Sentence, styles: dict[str, tuple[str, str]]) -> str:
 
 
 def _heading_text(sec: Section, index: int) -> str:
-    return sec.heading.strip() or f"Section {index + 1} ({sec.type})"
+    """The heading, or the name an untitled section goes by in its heading and the summary."""
+    kind = "" if sec.type == "other" else f"{sec.type}, "
+    return sec.heading.strip() or f"Section {index + 1} ({kind}without heading)"
 
 
 def _section_html(i: int, sec: Section, styles: dict[str, tuple[str, str]],
@@ -271,10 +297,8 @@ def _section_html(i: int, sec: Section, styles: dict[str, tuple[str, str]],
         return ""
     out = [f'<section id="sec-{i}" data-type="{esc(sec.type)}" data-depth="{sec.depth}">']
     level = 2 if sec.depth <= 1 else min(sec.depth + 1, 6)
-    if sec.heading.strip():
-        out.append(f"<h{level}>{esc(sec.heading.strip())}</h{level}>")
-    else:
-        out.append(f'<h{level} class="untitled">(section without heading)</h{level}>')
+    untitled = "" if sec.heading.strip() else ' class="untitled"'
+    out.append(f"<h{level}{untitled}>{esc(_heading_text(sec, i))}</h{level}>")
     for para in sec.paragraphs:
         if not para.sentences:
             continue
@@ -286,26 +310,37 @@ def _section_html(i: int, sec: Section, styles: dict[str, tuple[str, str]],
     return "\n".join(out)
 
 
+def _sentences(n: int) -> str:
+    return f"{n} sentence" if n == 1 else f"{n} sentences"
+
+
 def _label_sources(sentences: Sequence[Sentence]) -> str:
+    def on(k: int) -> str:  # the header gives the total already: a count only for a part
+        return "" if k == len(sentences) else f" ({_sentences(k)})"
+
     n_pred = sum(1 for s in sentences if s.pred)
     n_gold = sum(1 for s in sentences if s.gold)
     n_withheld = sum(1 for s in sentences if s.withheld is not None and not s.pred)
+    some = "" if n_gold == len(sentences) else f" on {_sentences(n_gold)}"
+    gold = f"; gold labels{some} are compared" if n_gold else ""
     if n_withheld:
-        return (f"colours show predicted labels ({n_pred} sentences); {n_withheld} sentences "
-                "left without a label (score below the minimum)"
-                + (f"; gold labels on {n_gold} sentences are compared" if n_gold else ""))
-    if n_pred and n_gold:
-        return (f"colours show predicted labels ({n_pred} sentences); "
-                f"gold labels on {n_gold} sentences are compared")
+        return (f"colours show predicted labels{on(n_pred)}; {_sentences(n_withheld)} "
+                "left without a label (score below the minimum)" + gold)
     if n_pred:
-        return f"colours show predicted labels ({n_pred} sentences)"
+        return f"colours show predicted labels{on(n_pred)}" + gold
     if n_gold:
-        return f"colours show the file's gold labels ({n_gold} sentences)"
+        return f"colours show the file's gold labels{on(n_gold)}"
     return "no sentence carries a label"
 
 
-def render_paper(paper: Paper) -> str:
-    """One paper as a self-contained HTML page (a string)."""
+def _untitled(paper: Paper) -> str:
+    """A paper without a title goes by its id, except text from standard input ("stdin")."""
+    return "Untitled text" if paper.id == STDIN_ID and paper.source_path is None else paper.id
+
+
+def render_paper(paper: Paper, addon: Addon | None = None) -> str:
+    """One paper as a self-contained HTML page (a string); ``addon``: what an application
+    (``coresc review``) adds to it."""
     sentences = paper.sentences()
     labels = legend_labels([paper])
     styles = label_styles(labels)
@@ -317,9 +352,9 @@ def render_paper(paper: Paper) -> str:
     if title_sec is not None:
         h1 = " ".join(_sentence_html(s, styles) for s in title_sec.sentences())
     else:
-        h1 = esc(paper.title or paper.id)
+        h1 = esc(paper.title or _untitled(paper))
     title_text = paper.title or (" ".join(s.text for s in title_sec.sentences())
-                                 if title_sec else paper.id)
+                                 if title_sec else _untitled(paper))
 
     both = [s for s in sentences if s.pred and s.gold]
     agree = sum(1 for s in both if s.pred[0].label == s.gold[0].code)
@@ -353,7 +388,7 @@ def render_paper(paper: Paper) -> str:
     agreement = ""
     if both:
         agreement = (f'<p class="note" id="agreement">predicted primary label equals the gold '
-                     f"primary label on {agree} of {len(both)} sentences "
+                     f"primary label on {agree} of {_sentences(len(both))} "
                      f"({100 * agree / len(both):.1f}%); {mismatches} mismatches are outlined "
                      "and marked &#8800;.</p>")
 
@@ -382,7 +417,7 @@ def render_paper(paper: Paper) -> str:
 <main>
 {main}
 </main>"""
-    return _page(title_text, body)
+    return _page(title_text, body, addon=addon)
 
 
 # --------------------------------------------------------------------------- corpus view
@@ -448,7 +483,7 @@ def _confusion_html(papers: Sequence[Paper]) -> str:
         f"<td>{v['f1']:.3f}</td><td>{v['support']}</td></tr>"
         for lab, v in scores["per_label"].items())
     return f"""<h2>Predicted vs gold</h2>
-<p class="note" id="scores">{scores['n']} sentences with both a predicted and a gold primary \
+<p class="note" id="scores">{_sentences(scores['n'])} with both a predicted and a gold primary \
 label: accuracy {scores['accuracy']:.3f}, macro F1 {scores['macro_f1']:.3f} \
 (primary labels; scored with coresc.metrics).</p>
 {_heat_svg(labels, scores['confusion']['matrix'])}

@@ -52,11 +52,17 @@ def render_mode2(paper: Paper, labels: str = "auto", in_place: bool = False) -> 
     return etree.tostring(tree, xml_declaration=True, encoding="UTF-8") + b"\n"
 
 
-def mode2_tree(paper: Paper, labels: str = "auto",
-               in_place: bool = False) -> etree._ElementTree:
-    """A new mode2 document for ``paper`` (the paper is left untouched unless ``in_place``)."""
-    attrs = label_attributes(paper.sentences(), uses_predictions(paper, labels),
-                             paper.meta.get("min_score"))
+def mode2_tree(paper: Paper, labels: str = "auto", in_place: bool = False,
+               attrs: list[list[dict]] | None = None) -> etree._ElementTree:
+    """A new mode2 document for ``paper`` (the paper is left untouched unless ``in_place``).
+
+    ``attrs`` (one list of attribute dicts per sentence, as :func:`label_attributes`
+    gives) replaces the labels chosen by ``labels``: for a caller that decides each
+    sentence's elements itself (``coresc review``: a person's labels, the model's kept back).
+    """
+    if attrs is None:
+        attrs = label_attributes(paper.sentences(), uses_predictions(paper, labels),
+                                 paper.meta.get("min_score"))
     if paper.tree is None:
         return _fresh_tree(paper, attrs)
     return _annotated_copy(paper, attrs, in_place)

@@ -12,8 +12,10 @@ from .mode2 import render_mode2
 from .tei import render_tei
 
 
-def render_xml(paper: Paper, labels: str = "auto") -> bytes:
-    """The paper as TEI when it was read from TEI, else as mode2 (UTF-8 bytes)."""
+def render_xml(paper: Paper, labels: str = "auto", in_place: bool = False) -> bytes:
+    """The paper as TEI when it was read from TEI, else as mode2 (UTF-8 bytes);
+    ``in_place``: mode2 may label the paper's own tree (see
+    :func:`~coresc.writers.mode2.render_mode2`)."""
     if paper.source_format == "tei" and paper.tree is not None:
         return render_tei(paper, labels)
-    return render_mode2(paper, labels)
+    return render_mode2(paper, labels, in_place)

@@ -1,0 +1,171 @@
+"""Review and correct a model's labels in the browser, saved as gold (needs coresc[serve]).
+
+Opens a local web application over PAPERS (files or folders in any format coresc reads;
+papers without predicted labels are annotated by --model first) and prints its address.
+Keyboard first: Enter accepts the shown labels and moves on, one letter sets the primary
+label, Shift+letter adds a secondary one, z undoes, n jumps to the next unreviewed
+uncertain sentence; the page shows the key map. Every decision is saved at once into
+DIR/ANNOTATOR/<paper id>.xml (mode2: reviewed sentences are gold, unreviewed ones keep
+the model's label as 'withheld', i.e. no label), so `coresc evaluate`, `agreement`,
+`consensus` and `train` read what a person reviewed, and nothing else. Stopping and
+starting again resumes where it was. One `coresc review` per folder and annotator at a
+time. The page can switch to a model adapted to the reviewed papers (`coresc train
+--from`, written to DIR/ANNOTATOR-adapted-model). See docs/review.md.
+
+examples:
+  coresc review paper1.nxml paper2.nxml paper3.nxml --annotator alice -o reviews/
+  coresc agreement reviews/alice reviews/bob
+  coresc train reviews/alice --from accurate -o my-field-model/
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from ..errors import UsageError
+from .serve import TOKEN_ENV, _listen, _url_host, add_listen_arguments
+
+_ANNOTATOR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("papers", nargs="+", metavar="PAPER",
+                        help="paper files or folders (any format coresc reads)")
+    parser.add_argument("--annotator", required=True, metavar="NAME",
+                        help="who reviews (letters, digits, '.', '_', '-'): the files go "
+                             "to DIR/NAME/")
+    parser.add_argument("-o", "--output", required=True, metavar="DIR",
+                        help="folder of the reviewed files (one subfolder per annotator)")
+    parser.add_argument("--model", metavar="MODEL",
+                        help="model for papers without labels, and the source of an adapted "
+                             "model: a directory or a bundled model ('accurate', the "
+                             "default, or 'fast')")
+    parser.add_argument("--format", default="auto", help="input format (default: auto)")
+    add_listen_arguments(parser, "; any other needs --token")
+    parser.add_argument("--token", metavar="TOKEN",
+                        help=f"require this token (default: ${TOKEN_ENV}, else none); the "
+                             "printed address carries it")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..extras import require
+
+    require("serve")
+    token = args.token or os.environ.get(TOKEN_ENV) or None
+    loopback = _check(args, token)
+    folder = Path(args.output) / args.annotator
+    _check_writable(Path(args.output))
+    from ..review.store import Lock
+
+    lock = Lock(folder)
+    lock.acquire()
+    try:
+        return _serve(args, folder, token, loopback)
+    finally:
+        lock.release()
+
+
+def _serve(args: argparse.Namespace, folder: Path, token: str | None, loopback: bool) -> int:
+    import uvicorn
+
+    from ..review.adapt import Adapter
+    from ..review.app import Settings, create_app
+    from ..review.store import open_store
+
+    papers = _read(args.papers, args.format)
+    spec = args.model or os.environ.get("CORESC_MODEL") or "accurate"
+    store = open_store(folder, args.annotator, papers, spec, _annotator(spec), _say)
+    adapter = Adapter(store, spec, Path(args.output) / f"{args.annotator}-adapted-model",
+                      _annotator)
+    sock = _listen(args.host, args.port)
+    try:
+        app = create_app(store, adapter, Settings(token, loopback))
+        host, port = sock.getsockname()[:2]
+        url = f"http://{_url_host(host)}:{port}/"
+        print(f"[coresc] review of {len(papers)} paper(s) by {args.annotator} on {url} "
+              f"(saved in {folder}; Ctrl-C stops)", file=sys.stderr, flush=True)
+        if token:
+            print(f"[coresc] open {url}?token={token} (it sets a cookie for this browser)",
+                  file=sys.stderr, flush=True)
+        config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5)
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()
+    return 0
+
+
+def _check(args: argparse.Namespace, token: str | None) -> bool:
+    """Whether the server listens on loopback only; refuses bad options."""
+    from ..readers.grobid import _is_loopback as is_loopback
+
+    if not _ANNOTATOR.match(args.annotator):
+        raise UsageError(f"--annotator {args.annotator!r}: use 1 to 64 letters, digits, '.', "
+                         "'_' or '-', starting with a letter or digit")
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port must be 0 to 65535 (got {args.port})")
+    loopback = is_loopback(args.host)
+    if not loopback and token is None:
+        raise UsageError(f"--host {args.host}: listening beyond this machine needs --token "
+                         f"(or ${TOKEN_ENV})")
+    return loopback
+
+
+def _check_writable(out: Path) -> None:
+    """The output folder exists or can be made, and a file can be written in it."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out}: exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".coresc-review-", dir=out)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UsageError(f"{out}: cannot write in this folder ({exc.strerror or exc})") from None
+
+
+def _read(paths: list[str], fmt: str) -> list:
+    """The readable papers; one line for each that cannot be read (the others go on)."""
+    from ..readers import read_inputs
+    from ..review.store import file_stem
+
+    result = read_inputs(paths, fmt)
+    for error in result.errors:
+        _say(f"{error} (skipped)")
+    papers, seen = [], {}
+    for paper in result.papers:
+        stem = file_stem(paper.id).lower()
+        if stem in seen:
+            _say(f"{paper.source_path}: paper id {paper.id!r} is also {seen[stem]}'s; "
+                 "skipped (one file per paper id)")
+            continue
+        if not len(paper):
+            _say(f"{paper.source_path}: no sentences (skipped)")
+            continue
+        seen[stem] = paper.source_path
+        papers.append(paper)
+    if not papers:
+        raise UsageError(f"{', '.join(paths)}: no paper to review")
+    return papers
+
+
+def _annotator(spec: str):
+    """A function that labels papers with the model ``spec`` (loaded at its first use)."""
+    model = []
+
+    def annotate(papers: list) -> None:
+        if not model:
+            from .evaluate import load_model
+
+            model.append(load_model(spec))
+        model[0].annotate(papers)
+
+    return annotate
+
+
+def _say(line: str) -> None:
+    print(f"coresc review: {line}", file=sys.stderr, flush=True)

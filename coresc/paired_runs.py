@@ -1,0 +1,140 @@
+"""Paired differences between experiment runs that predicted the same test papers.
+
+``coresc report`` puts runs tested on the same corpus side by side (e.g. ``art-to-cra``
+against ``cra-3fold``, the CRA paper's Table 8). Side by side is not enough to say
+which is better: this module reads each run's held-out predictions (its
+``predictions.jsonl`` artefact), pairs them sentence by sentence (paper id and sid) and
+gives B - A with a paired bootstrap interval and an approximate-randomization p-value over
+papers (:func:`coresc.stats.paired`), overall and per label. Runs whose predictions do not
+cover the same sentences are said to be unpaired, never compared.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import stats
+
+PREDICTIONS = "predictions.jsonl"
+Labelled = dict[str, dict[str, tuple[list[str], list[str]]]]  # paper -> sid -> (gold, pred)
+
+
+def read_predictions(path: str | Path) -> Labelled:
+    """A run's ``predictions.jsonl`` as paper -> sid -> (gold codes, predicted codes);
+    sentences without gold are left out, as the run's scores leave them out."""
+    out: Labelled = {}
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            if rec.get("gold"):
+                pred = [p["label"] for p in rec.get("pred", [])] or ["-"]
+                out.setdefault(str(rec["paper"]), {})[str(rec["sid"])] = (rec["gold"], pred)
+    return out
+
+
+def read_folds(path: str | Path) -> dict[str, str]:
+    """Paper -> the fold it was tested in, from a run's ``predictions.jsonl``."""
+    with open(path, encoding="utf-8") as fh:
+        return {str(r["paper"]): str(r.get("fold")) for r in map(json.loads, fh)}
+
+
+def run_intervals(predictions: Labelled, folds: dict[str, str], seed: int = 0,
+                  n_resamples: int = stats.N_RESAMPLES) -> dict[str, Any]:
+    """Scores and 95% intervals of one run's held-out predictions, resampling papers
+    within folds: ``{"point": {score: value}, "ci": {score: [low, high]}, ...about}``."""
+    papers = sorted(predictions)
+    gold_by = {p: [predictions[p][s][0] for s in sorted(predictions[p])] for p in papers}
+    pred_by = {p: [predictions[p][s][1] for s in sorted(predictions[p])] for p in papers}
+    table = stats.paper_table(gold_by, pred_by, stats.strata_of(papers, folds))
+    found = stats.intervals(table, n_resamples=n_resamples, seed=seed)
+    ones = np.ones((1, len(papers)))
+    found["point"] = {k: float(v[0]) for k, v in stats.scores(table, ones).items()}
+    return found
+
+
+def first_mismatch(a: Labelled, b: Labelled) -> str | None:
+    """Where two runs' predictions stop covering the same gold sentences (None: never)."""
+    for paper in sorted(set(a) | set(b)):
+        if paper not in a or paper not in b:
+            return f"paper {paper} is only in {'A' if paper in a else 'B'}"
+        if set(a[paper]) != set(b[paper]):
+            sid = sorted(set(a[paper]) ^ set(b[paper]))[0]
+            return f"paper {paper}, sentence {sid} is only in one of them"
+        for sid, (gold, _) in a[paper].items():
+            if b[paper][sid][0] != gold:
+                return f"paper {paper}, sentence {sid} has other gold labels"
+    return None
+
+
+def paired_runs(a: Labelled, b: Labelled, seed: int = 0,
+                n_resamples: int = stats.N_RESAMPLES) -> dict[str, Any]:
+    """:func:`coresc.stats.paired` of two runs' predictions (B - A); ValueError naming the
+    first mismatch when they do not cover the same gold sentences."""
+    where = first_mismatch(a, b)
+    if where:
+        raise ValueError(where)
+    papers = sorted(a)
+    gold_by = {p: [a[p][s][0] for s in sorted(a[p])] for p in papers}
+    preds = [{p: [side[p][s][1] for s in sorted(a[p])] for p in papers} for side in (a, b)]
+    table_a, table_b = stats.paper_tables(gold_by, preds)
+    return stats.paired(table_a, table_b, n_resamples=n_resamples, seed=seed)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def _diff(result: dict[str, Any], key: str) -> str:
+    lo, hi = result["difference_ci"][key]
+    return (f"{100 * result['difference'][key]:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] | "
+            f"{stats.format_p(result['p'][key])}")
+
+
+def paired_table(name_a: str, name_b: str, result: dict[str, Any]) -> list[str]:
+    """Markdown rows: accuracy, macro-F1 and per-label F1 of A and B, B - A [95% CI], p."""
+    lines = [f"| score | {name_a} | {name_b} | B - A, points [95% CI] | p |",
+             "| --- | --- | --- | --- | --- |"]
+    keys = ["accuracy", "macro_f1", *(k for k in result["difference"] if k.startswith("f1/"))]
+    for key in keys:
+        title = {"accuracy": "accuracy", "macro_f1": "macro-F1"}.get(key, f"F1 {key[3:]}")
+        lines.append(f"| {title} | {_pct(result['a'][key])} | {_pct(result['b'][key])} | "
+                     f"{_diff(result, key)} |")
+    return lines
+
+
+def paired_section(runs: Sequence[Any], predictions: dict[str, Labelled | None],
+                   seed: int = 0) -> list[str]:
+    """Markdown: for each test corpus with two or more runs, each later run against the
+    first (``predictions``: run id -> its predictions, None when it has none)."""
+    by_test: dict[str, list[Any]] = {}
+    for r in runs:
+        by_test.setdefault(r.test, []).append(r)
+    md: list[str] = []
+    for test, group in by_test.items():
+        if len(group) < 2:
+            continue
+        base = group[0]
+        md += ["", f"## Paired differences on {test}: against {base.label}", "",
+               f"B - A with A = {base.label}, on the sentences both predicted (held out in "
+               f"both runs): 95% interval by a {stats.METHOD} (paired), p by "
+               f"{stats.TEST_METHOD}; {stats.N_RESAMPLES} resamples, seed {seed}. Percent."]
+        for other in group[1:]:
+            md += ["", f"### {other.label} (B) against {base.label} (A)", ""]
+            pa, pb = predictions.get(base.run_id), predictions.get(other.run_id)
+            if pa is None or pb is None:
+                md.append("Not paired: a run has no `predictions.jsonl` artefact.")
+                continue
+            try:
+                result = paired_runs(pa, pb, seed=seed)
+            except (ValueError, stats.TooFewPapers) as exc:
+                md.append(f"Not paired: {exc}.")
+                continue
+            md += [f"{result['n_papers']} papers, {result['n_sentences']} sentences. "
+                   + stats.verdict(result) + ".", ""]
+            md += paired_table(base.label, other.label, result)
+    return md

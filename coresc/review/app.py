@@ -1,0 +1,187 @@
+"""The review's web application (FastAPI, as ``coresc serve``; its refusals are serve's).
+
+Pages: ``GET /`` (the papers and their progress), ``GET /paper/{i}`` (one paper to
+review). API: ``GET /api/papers`` (progress), ``GET /api/papers/{i}`` (a paper's
+sentences, suggestions and decisions), ``POST /api/papers/{i}/sentences/{j}`` (a
+decision: ``{"accept": true}`` or ``{"labels": [...], "novelty", "advantage",
+"comment"}``), ``POST /api/papers/{i}/undo``, ``GET``/``POST /api/adapt`` (switch to an
+adapted model), ``GET /health``.
+
+Papers and sentences are addressed by their index among the papers given on the
+command line: nothing a request sends names a file. A server with a token wants it as
+``Authorization: Bearer TOKEN``, or once in the address (``?token=``), which sets a
+same-site cookie for the pages. A POST must be JSON and carry ``X-Coresc-Review: 1``,
+which a page of another site cannot send without the server's consent (it never gives
+it), and on the loopback address the ``Host`` must be a loopback name (no DNS rebinding).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from .._version import __version__
+from ..errors import CorescError
+from ..readers.grobid import _is_loopback as is_loopback
+from ..serve.app import add_error_handlers, bearer_matches
+from ..serve.work import Failure
+from .adapt import Adapter
+from .page import index_page, page_data, review_page
+from .store import ReviewStore
+
+COOKIE = "coresc_review_token"
+MAX_BODY = 100_000
+
+
+@dataclass(frozen=True)
+class Settings:
+    token: str | None = None
+    loopback: bool = True
+
+
+def create_app(store: ReviewStore, adapter: Adapter, settings: Settings) -> FastAPI:
+    app = FastAPI(title="coresc review", version=__version__, docs_url=None, redoc_url=None)
+    add_error_handlers(app)
+
+    def authorise(request: Request) -> None:
+        host = request.headers.get("host", "").rsplit(":", 1)[0].strip("[]")
+        if settings.loopback and not is_loopback(host):
+            raise Failure(403, f"Host {host!r}: this server answers only on its loopback "
+                               "address")
+        if settings.token is None:
+            return
+        cookie = request.cookies.get(COOKIE, "")
+        if bearer_matches(settings.token, request.headers.get("authorization", "")) or \
+                hmac.compare_digest(cookie.encode(), settings.token.encode()):
+            return
+        raise Failure(401, "this server needs a token: open the address it printed "
+                           "(with ?token=), or send 'Authorization: Bearer TOKEN'")
+
+    def page(request: Request, render: Callable[[], str]) -> Response:
+        given = request.query_params.get("token")
+        if given is not None and settings.token is not None and \
+                hmac.compare_digest(given.encode(), settings.token.encode()):
+            answer = RedirectResponse(request.url.remove_query_params("token").path, 303)
+            answer.set_cookie(COOKIE, settings.token, httponly=True, samesite="strict")
+            return answer
+        authorise(request)
+        return HTMLResponse(render(), headers={"Cache-Control": "no-store"})
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def index(request: Request) -> Response:
+        return page(request, lambda: index_page(store))
+
+    @app.get("/paper/{i}", response_class=HTMLResponse, include_in_schema=False)
+    def paper(request: Request, i: str) -> Response:
+        index = _paper_index(store, i)
+        return page(request, lambda: review_page(store, index))
+
+    @app.get("/api/papers")
+    def papers(request: Request) -> JSONResponse:
+        authorise(request)
+        return JSONResponse(store.progress())
+
+    @app.get("/api/papers/{i}")
+    def one_paper(request: Request, i: str) -> JSONResponse:
+        authorise(request)
+        return JSONResponse(page_data(store, _paper_index(store, i)))
+
+    @app.post("/api/papers/{i}/sentences/{j}")
+    async def decide(request: Request, i: str, j: str) -> JSONResponse:
+        authorise(request)
+        body = await _json_body(request)
+        index, sentence = _paper_index(store, i), _int(j, "sentence")
+        labels = None if body.get("accept") else body.get("labels")
+        if labels is not None and not (isinstance(labels, list)
+                                       and all(isinstance(x, str) for x in labels)):
+            raise Failure(400, "labels: a list of label codes, primary first")
+        try:
+            decision = await run_in_threadpool(
+                store.decide, index, sentence, labels, _text(body, "novelty"),
+                _text(body, "advantage"), _text(body, "comment") or "")
+        except LookupError as exc:
+            raise Failure(404, str(exc)) from None
+        except CorescError as exc:
+            raise Failure(400, str(exc)) from None
+        return JSONResponse({"sentence": sentence, "decision": asdict(decision),
+                             "progress": store.progress()})
+
+    @app.post("/api/papers/{i}/undo")
+    async def undo(request: Request, i: str) -> JSONResponse:
+        authorise(request)
+        await _json_body(request)
+        index = _paper_index(store, i)
+        sentence = await run_in_threadpool(store.undo, index)
+        decision = store.paper(index).decisions.get(sentence) if sentence is not None else None
+        return JSONResponse({"sentence": sentence,
+                             "decision": asdict(decision) if decision else None,
+                             "progress": store.progress()})
+
+    @app.get("/api/adapt")
+    def adapt_status(request: Request) -> JSONResponse:
+        authorise(request)
+        return JSONResponse(adapter.status())
+
+    @app.post("/api/adapt")
+    async def adapt(request: Request) -> JSONResponse:
+        authorise(request)
+        await _json_body(request)
+        try:
+            return JSONResponse(adapter.start(), 202)
+        except CorescError as exc:
+            raise Failure(409, str(exc)) from None
+
+    @app.get("/health")
+    def health() -> JSONResponse:
+        return JSONResponse({"status": "ok", "papers": len(store.papers),
+                             "annotator": store.annotator,
+                             "token_required": settings.token is not None})
+
+    return app
+
+
+def _int(value: str, what: str) -> int:
+    if not value.isdigit() or len(value) > 9:
+        raise Failure(404, f"{what} {value!r}: not a {what} number")
+    return int(value)
+
+
+def _paper_index(store: ReviewStore, value: str) -> int:
+    i = _int(value, "paper")
+    if i >= len(store.papers):
+        raise Failure(404, f"paper {i}: there are papers 0 to {len(store.papers) - 1}")
+    return i
+
+
+def _text(body: dict[str, Any], key: str) -> str | None:
+    value = body.get(key)
+    if value is not None and not isinstance(value, str):
+        raise Failure(400, f"{key}: a string")
+    return value
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    """A POST's JSON object; only from the review's own script (see the module)."""
+    if request.headers.get("x-coresc-review") != "1":
+        raise Failure(403, "POST needs the header 'X-Coresc-Review: 1'")
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise Failure(415, "send the body as application/json")
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY:
+            raise Failure(413, f"the body is larger than {MAX_BODY} bytes")
+    try:
+        body = json.loads(raw or b"{}")
+    except ValueError:
+        raise Failure(400, "the body is not JSON") from None
+    if not isinstance(body, dict):
+        raise Failure(400, "the body must be a JSON object")
+    return body

@@ -1,0 +1,135 @@
+"""The pages: a paper to review (the HTML view's page with the review's script, styles
+and key map added) and the list of papers with their progress.
+
+The paper page is rendered on the server with every sentence's current labels (the
+person's where decided, else the model's), so it paints before any script runs; its
+data (suggestions, decisions, which sentences are uncertain) travel in a JSON block
+that :file:`static/review.js` reads.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+
+from ..document import Paper, Paragraph, Prediction, Section, Sentence
+from ..labels import LABEL_NAMES, LABELS
+from ..writers.html import Addon, esc, html_page, label_styles, render_paper
+from .store import ADVANTAGE, NOVELTY, PaperReview, ReviewStore
+
+#: The key of each label: one letter, mostly its initial or a letter of its name.
+LABEL_KEYS: dict[str, str] = {
+    "Hyp": "h", "Goa": "g", "Mot": "t", "Obj": "o", "Con": "c", "Res": "r",
+    "Mod": "d", "Obs": "v", "Exp": "x", "Met": "m", "Bac": "b",
+}
+#: The other keys, as the key map shows them (review.js implements them).
+ACTION_KEYS: tuple[tuple[str, str], ...] = (
+    ("Enter / Space", "accept the shown labels, go to the next sentence"),
+    ("letter", "set the primary label (then Enter to go on)"),
+    ("Shift + letter", "add (or remove) a secondary label, up to 3 in all"),
+    ("Backspace", "drop the last secondary label"),
+    ("e", "novelty: New, Old, Future, none"),
+    ("a", "advantage: Advantage, Disadvantage, none"),
+    ("i", "comment"),
+    ("z / Ctrl+Z", "undo the last decision"),
+    ("n", "next unreviewed uncertain sentence"),
+    ("j / ↓, k / ↑", "next / previous sentence"),
+    ("[ / ]", "previous / next paper"),
+    ("U", "switch to a model adapted to the reviewed papers"),
+    ("?", "show or hide this key map"),
+)
+
+
+@cache
+def _asset(name: str) -> str:
+    return (resources.files("coresc.review") / "static" / name).read_text(encoding="utf-8")
+
+
+def view_paper(review: PaperReview) -> Paper:
+    """A copy of the paper for the HTML view: sids are sentence indexes (the page's
+    handles), the labels shown are the current ones."""
+    sections, j = [], 0
+    for sec in review.paper.sections:
+        paragraphs = []
+        for para in sec.paragraphs:
+            sentences = []
+            for s in para.sentences:
+                sentences.append(Sentence(str(j), s.text, s.zone, pred=_shown(review, j)))
+                j += 1
+            paragraphs.append(Paragraph(sentences))
+        sections.append(Section(sec.heading, sec.type, sec.depth, sec.parent, paragraphs))
+    p = review.paper
+    return Paper(p.id, p.title, p.source_format, p.source_path, sections)
+
+
+def _shown(review: PaperReview, j: int) -> list[Prediction]:
+    scores = dict(review.suggestions[j])
+    d = review.decisions.get(j)
+    if d is None:
+        return [Prediction(lab, sc) for lab, sc in review.suggestions[j]]
+    return [Prediction(lab, scores.get(lab, 1.0)) for lab in d.labels]
+
+
+def page_data(store: ReviewStore, i: int) -> dict:
+    """What review.js needs: per sentence the model's ranked labels [m], the decision [d]
+    and whether it is among the least certain [u]; the styles and keys of the labels."""
+    review = store.paper(i)
+    uncertain = review.uncertain()
+    sentences = []
+    for j in range(review.n):
+        d = review.decisions.get(j)
+        sentences.append({"m": review.suggestions[j], "u": j in uncertain,
+                          "d": None if d is None else d.__dict__})
+    return {"paper": i, "papers": len(store.papers), "id": review.paper.id,
+            "annotator": store.annotator, "sentences": sentences,
+            "labels": list(LABELS), "names": LABEL_NAMES, "keys": LABEL_KEYS,
+            "styles": label_styles(LABELS), "novelty": NOVELTY, "advantage": ADVANTAGE,
+            "progress": store.progress()}
+
+
+def review_page(store: ReviewStore, i: int) -> str:
+    review = store.paper(i)
+    data = json.dumps(page_data(store, i)).replace("<", "\\u003c")
+    keys = "".join(f"<tr><td><kbd>{esc(k)}</kbd></td><td>{esc(what)}</td></tr>"
+                   for k, what in ACTION_KEYS)
+    labels = "".join(f"<tr><td><kbd>{k}</kbd></td><td>{lab} {esc(LABEL_NAMES[lab])}</td></tr>"
+                     for lab, k in LABEL_KEYS.items())
+    bar = f"""<nav class="rv-bar ui" id="rv-bar">
+<a href="./">&#8592; all papers</a>
+<span>paper {i + 1} of {len(store.papers)} · annotator <b>{esc(store.annotator)}</b></span>
+<span id="rv-progress" aria-live="polite"></span>
+<span id="rv-saved" aria-live="polite"></span>
+<button type="button" id="rv-adapt" title="U">adapt the model</button>
+<span id="rv-adapt-status" aria-live="polite"></span>
+</nav>
+<aside class="rv-panel ui" id="rv-panel">
+<div id="rv-current" aria-live="polite"></div>
+<div id="rv-buttons"></div>
+<details id="rv-keymap" open><summary>keys</summary>
+<table>{keys}</table><table class="rv-labels">{labels}</table></details>
+</aside>
+<script type="application/json" id="rv-data">{data}</script>
+"""
+    addon = Addon(css=_asset("review.css"), html=bar, script=_asset("review.js"), connect=True)
+    return render_paper(view_paper(review), addon)
+
+
+def index_page(store: ReviewStore) -> str:
+    """The papers with their progress, and the model in use."""
+    progress = store.progress()
+    rows = "".join(
+        f'<tr><td><a href="paper/{p["index"]}">{esc(p["id"])}</a></td>'
+        f'<td>{esc(p["title"][:90])}</td><td class="n">{p["reviewed"]} / {p["total"]}</td>'
+        f'<td class="n">{p["changed"]}</td><td class="n">{p["expected_errors"]}</td>'
+        f'<td>{esc(p["model"])}</td></tr>' for p in progress["papers"])
+    total = progress["all"]
+    body = f"""<header class="top"><p class="meta">coresc review · annotator \
+<b>{esc(store.annotator)}</b> · files in {esc(store.folder)}</p>
+<h1>Papers to review</h1></header>
+<main><p class="note" id="rv-total">reviewed {total["reviewed"]} of {total["total"]} \
+sentences; changed {total["changed"]} of the reviewed</p>
+<table class="scores" id="rv-papers"><tr><th>paper</th><th>title</th><th>reviewed</th>\
+<th>changed</th><th>expected errors left</th><th>labels by</th></tr>{rows}</table>
+</main>"""
+    return html_page("coresc review", body)

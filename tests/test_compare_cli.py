@@ -1,0 +1,174 @@
+"""`coresc compare`: two models or annotated outputs on the same gold papers; and the
+intervals `coresc evaluate` prints beside its scores."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from coresc import cli
+
+
+def compare(argv: list[str], capsys) -> tuple[int, str, str]:
+    rc = cli.main(["compare", *argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return rc, out, err
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory, fixtures: Path) -> dict[str, Path]:
+    """The fast model's annotations of the two gold papers of agreement_a1, as mode2
+    files and as JSONL (what a run made elsewhere would hand over)."""
+    tmp = tmp_path_factory.mktemp("annotated")
+    gold = str(fixtures / "agreement_a1")
+    assert cli.main(["annotate", gold, "-o", str(tmp / "mode2"), "--model", "fast"]) == 0
+    assert cli.main(["annotate", gold, "-o", str(tmp / "out.jsonl"), "--to", "jsonl",
+                     "--model", "fast"]) == 0
+    return {"gold": fixtures / "agreement_a1", "mode2": tmp / "mode2",
+            "jsonl": tmp / "out.jsonl"}
+
+
+def test_a_model_compared_with_itself(outputs, tmp_path, capsys) -> None:
+    target = tmp_path / "cmp.json"
+    rc, out, _ = compare(["fast", "fast", str(outputs["gold"]), "--json", str(target),
+                          "--resamples", "300"], capsys)
+    assert rc == 0
+    doc = json.loads(target.read_text())
+    assert set(doc) >= {"a", "b", "difference", "n_papers"}
+    for side in ("a", "b"):
+        assert set(doc[side]) >= {"accuracy", "accuracy_ci", "macro_f1", "macro_f1_ci"}
+    diff = doc["difference"]
+    assert diff["accuracy"] == 0 and diff["accuracy_ci"] == [0, 0] and diff["p_accuracy"] == 1
+    assert diff["macro_f1"] == 0 and diff["macro_f1_ci"] == [0, 0] and diff["p_macro_f1"] == 1
+    assert doc["n_papers"] == 2 and doc["n_sentences"] == 11
+    assert "no difference in accuracy detectable at this size" in out
+    assert "approximate randomization over papers" in out
+
+
+@pytest.mark.parametrize("kind", ["mode2", "jsonl"])
+def test_an_annotated_output_reads_back_as_the_model_that_wrote_it(kind, outputs,
+                                                                   tmp_path, capsys) -> None:
+    target = tmp_path / "cmp.json"
+    rc, _, _ = compare(["fast", str(outputs[kind]), str(outputs["gold"]), "--json",
+                        str(target), "--resamples", "200"], capsys)
+    assert rc == 0
+    doc = json.loads(target.read_text())
+    assert doc["b"]["kind"] == "annotated output"
+    assert doc["difference"]["accuracy"] == 0 and doc["difference"]["p_accuracy"] == 1
+    assert doc["a"]["accuracy"] == doc["b"]["accuracy"] > 0
+
+
+def test_other_predictions_give_a_difference(outputs, tmp_path, capsys) -> None:
+    """Every predicted label of B set to the gold one: B is right everywhere."""
+    lines = outputs["jsonl"].read_text().splitlines()
+    right = tmp_path / "right.jsonl"
+    recs = [json.loads(line) for line in lines]
+    for rec in recs:
+        rec["pred"] = [{"label": rec["gold"][0], "score": 0.9}] if rec["gold"] else rec["pred"]
+    right.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    target = tmp_path / "cmp.json"
+    rc, _, _ = compare([str(outputs["jsonl"]), str(right), str(outputs["gold"]), "--json",
+                        str(target), "--resamples", "200"], capsys)
+    assert rc == 0
+    doc = json.loads(target.read_text())
+    assert doc["b"]["accuracy"] == 1.0
+    assert doc["difference"]["accuracy"] == pytest.approx(1 - doc["a"]["accuracy"])
+    lo, hi = doc["difference"]["accuracy_ci"]
+    assert 0 < lo <= doc["difference"]["accuracy"] <= hi
+    # two papers: the smallest p a paper-level randomization can give is 1/4 of swaps
+    assert doc["difference"]["p_accuracy"] > 0.2
+
+
+def test_a_mismatched_output_names_the_first_mismatch(outputs, tmp_path, capsys) -> None:
+    changed = tmp_path / "changed"
+    shutil.copytree(outputs["mode2"], changed)
+    paper = changed / "p2.xml"
+    paper.write_text(paper.read_text().replace("The second sentence gives more background",
+                                               "Another sentence entirely"))
+    rc, _, err = compare(["fast", str(changed), str(outputs["gold"])], capsys)
+    assert rc == 2 and err.count("\n") == 1
+    assert "paper 'p2', sentence 2: has other text" in err
+    (changed / "p2.xml").unlink()
+    rc, _, err = compare(["fast", str(changed), str(outputs["gold"])], capsys)
+    assert rc == 2 and "paper 'p2' of the gold corpus is missing" in err
+
+
+def test_too_few_papers_give_no_number(outputs, capsys) -> None:
+    rc, out, err = compare(["fast", "fast", str(outputs["gold"] / "p1_mode2.xml")], capsys)
+    assert rc == 2 and out == ""
+    assert "1 paper: an interval over papers needs at least 2" in err
+
+
+def test_gold_only_sides_and_corpora_without_gold_are_refused(outputs, fixtures, tmp_path,
+                                                              capsys) -> None:
+    rc, _, err = compare([str(fixtures / "agreement_a2"), "fast", str(outputs["gold"])],
+                         capsys)
+    assert rc == 2 and "no sentence carries a predicted label" in err
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text("Introduction\n\nWe weighed the rats. They grew.\n")
+    rc, _, err = compare(["fast", "fast", str(tmp_path)], capsys)
+    assert rc == 2 and "no sentence carries a gold label" in err
+
+
+def test_training_papers_are_left_out_and_all_in_sample_is_refused(shared_data, outputs,
+                                                                   tmp_path, capsys) -> None:
+    cra = sorted((shared_data / "cra-corpus").glob("*.xml"))[:2]
+    rc, _, err = compare(["fast", "fast", *map(str, cra)], capsys)
+    assert rc == 2 and "every paper was in the training data of fast" in err
+    assert "refused" in err and err.count("\n") == 1
+    mixed = tmp_path / "mixed"
+    shutil.copytree(outputs["gold"], mixed)
+    shutil.copy(cra[0], mixed)
+    target = tmp_path / "cmp.json"
+    rc, out, _ = compare(["fast", "fast", str(mixed), "--json", str(target),
+                          "--resamples", "100"], capsys)
+    assert rc == 0
+    doc = json.loads(target.read_text())
+    assert doc["n_papers"] == 2
+    assert len(doc["left_out"]) == 1
+    assert doc["left_out"][0]["why"] == "in fast's training data (same text)"
+    assert "left out:" in out and "training data" in out
+
+
+def test_evaluate_gives_intervals_over_papers(outputs, tmp_path, capsys) -> None:
+    docs = []
+    for name in ("a.json", "b.json"):
+        assert cli.main(["evaluate", "--model", "fast", str(outputs["gold"]), "--json",
+                         str(tmp_path / name), "--seed", "3"]) == 0
+        docs.append(json.loads((tmp_path / name).read_text()))
+    out = capsys.readouterr().out
+    assert docs[0] == docs[1]  # the same seed, the same intervals
+    prim = docs[0]["primary"]
+    lo, hi = prim["accuracy_ci"]
+    assert lo <= prim["accuracy"] <= hi and len(prim["macro_f1_ci"]) == 2
+    assert all(len(s["f1_ci"]) == 2 for s in prim["per_label"].values())
+    assert set(docs[0]["agreement"]["micro_ci"]) == {"weighted", "loose", "abo", "coresc1",
+                                                     "strict"}
+    about = docs[0]["interval"]
+    assert (about["n_papers"], about["n_sentences"], about["seed"]) == (2, 11, 3)
+    assert "[low, high]: 95% intervals, percentile bootstrap over papers (2 papers, 11 " \
+           "sentences; 2000 resamples, seed 3)" in out
+    assert f"accuracy  {prim['accuracy']:.3f} [{lo:.3f}, {hi:.3f}]" in out
+
+
+def test_evaluate_on_one_paper_says_no_interval(outputs, tmp_path, capsys) -> None:
+    target = tmp_path / "one.json"
+    assert cli.main(["evaluate", "--model", "fast", str(outputs["gold"] / "p1_mode2.xml"),
+                     "--json", str(target)]) == 0
+    out = capsys.readouterr().out
+    assert "no intervals: 1 paper: an interval over papers needs at least 2" in out
+    doc = json.loads(target.read_text())
+    assert "accuracy_ci" not in doc["primary"] and "reason" in doc["interval"]
+
+
+def test_papers_from_several_folders_are_resampled_within_each(fixtures, tmp_path,
+                                                                capsys) -> None:
+    target = tmp_path / "two.json"
+    assert cli.main(["evaluate", "--model", "fast", str(fixtures / "agreement_a1"),
+                     str(fixtures / "agreement_a3"), "--json", str(target)]) == 0
+    assert "within 2 folds or corpora" in capsys.readouterr().out
+    assert json.loads(target.read_text())["interval"]["strata"] == 2

@@ -1,0 +1,106 @@
+"""coresc review's HTTP side (FastAPI TestClient): bad ids, unknown papers, the token, the
+guards on POST, and nothing addressed by path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+from fastapi.testclient import TestClient  # noqa: E402
+from test_review_store import never, store_for  # noqa: E402
+
+from coresc.readers import read_file  # noqa: E402
+from coresc.review.adapt import Adapter  # noqa: E402
+from coresc.review.app import COOKIE, Settings, create_app  # noqa: E402
+
+POST = {"Content-Type": "application/json", "X-Coresc-Review": "1"}
+
+
+def client(tmp_path: Path, token: str | None = None, loopback: bool = True) -> TestClient:
+    store = store_for(tmp_path)
+    app = create_app(store, Adapter(store, "fast", tmp_path / "m", never),
+                     Settings(token, loopback))
+    return TestClient(app, base_url="http://127.0.0.1:8000")
+
+
+def test_pages_and_a_decision(tmp_path: Path) -> None:
+    c = client(tmp_path)
+    assert "paper-1" in c.get("/").text
+    page = c.get("/paper/0")
+    assert page.status_code == 200 and 'id="rv-data"' in page.text
+    assert "connect-src 'self'" in page.text and page.text.count('class="s') >= 8
+    r = c.post("/api/papers/0/sentences/2", json={"labels": ["Obs", "Res"],
+                                                 "novelty": "New"}, headers=POST)
+    assert r.status_code == 200, r.text
+    assert r.json()["decision"]["action"] == "changed"
+    assert r.json()["progress"]["all"]["reviewed"] == 1
+    r = c.post("/api/papers/0/sentences/0", json={"accept": True}, headers=POST)
+    assert r.json()["decision"]["labels"] == ["Bac"]
+    gold = [s.gold_codes for s in read_file(tmp_path / "alice" / "paper-1.xml")[0].sentences()]
+    assert gold[:3] == [["Bac"], [], ["Obs", "Res"]]
+    r = c.post("/api/papers/0/undo", json={}, headers=POST)
+    assert r.json()["sentence"] == 0 and r.json()["decision"] is None
+    data = c.get("/api/papers/0").json()
+    assert [s["d"] is not None for s in data["sentences"]][:3] == [False, False, True]
+
+
+@pytest.mark.parametrize("path", [
+    "/paper/1", "/paper/-1", "/paper/abc", "/paper/0x1", "/paper/99999999999",
+    "/api/papers/1", "/api/papers/%2e%2e", "/paper/..%2f..%2fetc%2fpasswd",
+    "/paper/0/../../etc/passwd", "/api/papers/0/sentences/8",
+])
+def test_unknown_papers_and_bad_ids_are_404(tmp_path: Path, path: str) -> None:
+    c = client(tmp_path)
+    if "sentences" in path:
+        r = c.post(path, json={"accept": True}, headers=POST)
+    else:
+        r = c.get(path)
+    assert r.status_code == 404, (path, r.text)
+    assert "root:" not in r.text
+
+
+def test_bad_decisions_are_400(tmp_path: Path) -> None:
+    c = client(tmp_path)
+    for body in ({"labels": ["Nope"]}, {"labels": "Bac"}, {"labels": [1]},
+                 {"labels": ["Bac"], "novelty": "Sideways"}, {"labels": ["Bac"], "comment": 5},
+                 {"labels": []}):
+        r = c.post("/api/papers/0/sentences/1", json=body, headers=POST)
+        assert r.status_code == 400, (body, r.text)
+        assert set(r.json()) == {"error", "status"}
+    r = c.post("/api/papers/0/sentences/1", content=b"[1, 2]", headers=POST)
+    assert r.status_code == 400
+    r = c.post("/api/papers/0/sentences/1", content=b"{oops", headers=POST)
+    assert r.status_code == 400
+    assert c.get("/api/papers").json()["all"]["reviewed"] == 0
+
+
+def test_posts_only_from_the_page_itself(tmp_path: Path) -> None:
+    c = client(tmp_path)
+    body = {"labels": ["Bac"]}
+    assert c.post("/api/papers/0/sentences/1", json=body).status_code == 403  # no header
+    r = c.post("/api/papers/0/sentences/1", content=b'{"labels": ["Bac"]}',
+               headers={"X-Coresc-Review": "1", "Content-Type": "text/plain"})
+    assert r.status_code == 415  # a form another site could send
+    r = c.get("/api/papers", headers={"Host": "evil.example:8000"})
+    assert r.status_code == 403  # DNS rebinding
+    assert c.post("/api/adapt", json={}, headers=POST).status_code == 409  # nothing reviewed
+
+
+def test_the_token(tmp_path: Path) -> None:
+    c = client(tmp_path, token="s3cret", loopback=False)
+    assert c.get("/api/papers").status_code == 401
+    assert c.get("/paper/0").status_code == 401
+    assert c.get("/api/papers", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert c.get("/api/papers",
+                 headers={"Authorization": "Bearer s3cret"}).status_code == 200
+    assert c.get("/paper/0?token=wrong").status_code == 401
+    assert c.get("/health").json()["token_required"] is True
+    r = c.get("/paper/0?token=s3cret", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/paper/0"
+    assert COOKIE in r.cookies
+    page = c.get("/paper/0")  # the cookie now
+    assert page.status_code == 200 and "s3cret" not in page.text
+    r = c.post("/api/papers/0/sentences/1", json={"labels": ["Bac"]}, headers=POST)
+    assert r.status_code == 200

@@ -1,0 +1,263 @@
+"""coresc review's store: decisions saved atomically as mode2 gold, resumed, undone, and
+kept apart per annotator; the files read back by the readers, agreement and metrics."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from coresc.agreement import load_set
+from coresc.document import Paper, Paragraph, Prediction, Section, Sentence
+from coresc.errors import OutputError, UsageError
+from coresc.metrics import evaluate_papers
+from coresc.readers import read_file
+from coresc.review.adapt import Adapter
+from coresc.review.store import Lock, open_store
+
+#: Each sentence's model labels (ranked, with scores).
+MODEL = [[("Bac", 0.9)], [("Met", 0.55), ("Exp", 0.3)], [("Res", 0.35)], [("Con", 0.8)],
+         [("Obs", 0.45), ("Res", 0.4)], [("Hyp", 0.2)], [("Bac", 0.7)], [("Res", 0.95)]]
+
+
+def make_paper(pid: str = "paper-1") -> Paper:
+    sentences = [Sentence(str(j + 1), f"Sentence number {j} says thing {j}.",
+                          pred=[Prediction(lab, sc) for lab, sc in ranked])
+                 for j, ranked in enumerate(MODEL)]
+    return Paper(pid, "A paper", "text", f"{pid}.txt", [
+        Section("Introduction", "introduction", 1, None, [Paragraph(sentences[:4])]),
+        Section("Results", "results", 1, None, [Paragraph(sentences[4:])])])
+
+
+def never(papers) -> None:
+    raise AssertionError("papers with predictions are not annotated again")
+
+
+def store_for(folder: Path, annotator: str = "alice", papers=None):
+    return open_store(folder / annotator, annotator, papers or [make_paper()], "fast",
+                      never, print)
+
+
+def gold_of(path: Path) -> list[list[str]]:
+    return [s.gold_codes for s in read_file(path)[0].sentences()]
+
+
+def test_decisions_are_saved_as_gold_and_the_rest_withheld(tmp_path: Path) -> None:
+    store = store_for(tmp_path)
+    review = store.paper(0)
+    assert gold_of(review.out) == [[]] * 8  # written at once, nothing reviewed yet
+    store.decide(0, 0, None)  # accept the model's Bac
+    store.decide(0, 2, ["Obs", "Res"], novelty="New", comment="a <tricky> & \"one\"")
+    store.decide(0, 4, ["Obs", "Res"])  # the model's labels, typed: still confirmed
+    assert gold_of(review.out) == [["Bac"], [], ["Obs", "Res"], [], ["Obs", "Res"], [], [],
+                                   []]
+    paper = read_file(review.out)[0]
+    s = paper.sentences()
+    assert s[1].withheld == Prediction("Met", 0.55) and not s[1].pred  # reads as no label
+    assert s[2].gold[0].novelty == "New"
+    text = review.out.read_text(encoding="utf-8")
+    assert 'annotator="alice" review="changed"' in text
+    assert text.count('review="confirmed"') == 2 and text.count('review="unreviewed"') == 5
+    assert 'reviewed="3"' in text and 'sentences="8"' in text
+    assert "a &lt;tricky&gt; &amp; &quot;one&quot;" in text
+    assert [x["sentence"] for x in map(json.loads, store.journal.read_text().splitlines())] \
+        == [0, 2, 4]
+    assert store.progress()["all"] == {"total": 8, "reviewed": 3, "changed": 1}
+    # only reviewed sentences are gold for scoring: the model's output is compared on 3
+    paper.sentences()[0].pred = [Prediction("Bac", 1.0)]
+    assert evaluate_papers([paper])["n_sentences"] == 3
+
+
+def test_bad_decisions_are_refused_and_change_nothing(tmp_path: Path) -> None:
+    store = store_for(tmp_path)
+    before = store.paper(0).out.read_bytes()
+    for labels, kwargs in ((["Xyz"], {}), ([], {}), (["Bac", "Met", "Res", "Con"], {}),
+                           (["Bac", "Bac"], {}), (["Bac"], {"novelty": "Brand-new"}),
+                           (["Bac"], {"advantage": "Maybe"})):
+        with pytest.raises(UsageError):
+            store.decide(0, 1, labels, **kwargs)
+    with pytest.raises(LookupError):
+        store.decide(0, 8, ["Bac"])
+    with pytest.raises(LookupError):
+        store.decide(1, 0, ["Bac"])
+    assert store.paper(0).out.read_bytes() == before
+    assert not store.paper(0).decisions
+
+
+def test_a_failed_save_leaves_the_files_as_they_were(tmp_path: Path, monkeypatch) -> None:
+    store = store_for(tmp_path)
+    store.decide(0, 0, ["Met"])
+    review = store.paper(0)
+    saved = review.out.read_bytes(), review.state_path.read_bytes()
+
+    def broken(annotator: str) -> bytes:
+        raise OutputError(review.out, "disk full")
+
+    monkeypatch.setattr(review, "mode2_bytes", broken)
+    with pytest.raises(OutputError):
+        store.decide(0, 1, ["Bac"])
+    assert (review.out.read_bytes(), review.state_path.read_bytes()) == saved
+    assert sorted(review.decisions) == [0]  # the failed decision is not kept
+    assert not [p for p in review.out.parent.rglob("*.part")]  # no half-written file left
+
+
+def test_restart_resumes_exactly_and_rewrites_a_stale_file(tmp_path: Path) -> None:
+    store = store_for(tmp_path)
+    store.decide(0, 3, ["Con", "Res"], advantage="Advantage", comment="ok")
+    store.decide(0, 5, None)
+    out = store.paper(0).out
+    expected = gold_of(out)
+    out.unlink()  # a crash between the state and the file: the state wins
+    again = store_for(tmp_path)
+    assert gold_of(out) == expected
+    d = again.paper(0).decisions
+    assert sorted(d) == [3, 5] and d[3].comment == "ok" and d[3].advantage == "Advantage"
+    assert again.paper(0).suggestions == store.paper(0).suggestions
+    assert again.undo(0) == 5 and again.undo(0) == 3 and again.undo(0) is None  # undo too
+
+
+def test_undo_restores_the_decision_before(tmp_path: Path) -> None:
+    store = store_for(tmp_path)
+    store.decide(0, 1, ["Exp"])
+    store.decide(0, 1, ["Exp", "Met"])
+    assert store.undo(0) == 1
+    assert gold_of(store.paper(0).out)[1] == ["Exp"]
+    assert store.undo(0) == 1
+    assert gold_of(store.paper(0).out)[1] == []
+    assert store.paper(0).progress()["reviewed"] == 0
+
+
+def test_a_changed_paper_is_not_resumed_from_another_version(tmp_path: Path) -> None:
+    store_for(tmp_path).decide(0, 0, None)
+    changed = make_paper()
+    changed.sentences()[0].text = "Something else entirely."
+    lines: list[str] = []
+    store = open_store(tmp_path / "alice", "alice", [changed, make_paper("paper-2")], "fast",
+                       never, lines.append)
+    assert [r.paper.id for r in store.papers] == ["paper-2"]  # the other stays reviewable
+    assert len(lines) == 1 and "another version of paper paper-1" in lines[0]
+    with pytest.raises(UsageError, match="no paper left to review"):
+        open_store(tmp_path / "alice", "alice", [changed], "fast", never, print)
+    assert store_for(tmp_path).paper(0).decisions  # the saved state is still there
+
+
+def test_two_annotators_keep_separate_files_that_agreement_pairs(tmp_path: Path) -> None:
+    alice, bob = store_for(tmp_path, "alice"), store_for(tmp_path, "bob")
+    for j, (a, b) in enumerate([("Bac", "Bac"), ("Met", "Exp"), ("Res", "Res"),
+                                ("Con", "Con")]):
+        alice.decide(0, j, [a])
+        bob.decide(0, j, [b])
+    alice.decide(0, 6, ["Bac"])  # bob has not reviewed it: left out of the comparison
+    assert gold_of(alice.paper(0).out)[1] == ["Met"] and gold_of(bob.paper(0).out)[1] == ["Exp"]
+    a, b = load_set(tmp_path / "alice"), load_set(tmp_path / "bob")
+    assert a.source == b.source == "gold" and set(a.papers) == set(b.papers) == {"paper-1"}
+    from coresc.agreement import align_sentences
+
+    pairs = [(a.labels(x), b.labels(y)) for x, y in
+             align_sentences(a.papers["paper-1"], b.papers["paper-1"])
+             if a.labels(x) and b.labels(y)]
+    assert pairs == [(["Bac"], ["Bac"]), (["Met"], ["Exp"]), (["Res"], ["Res"]),
+                     (["Con"], ["Con"])]
+
+
+def test_the_lock_refuses_a_second_review_and_takes_over_a_dead_ones(tmp_path: Path) -> None:
+    lock = Lock(tmp_path / "alice")
+    lock.acquire()
+    with pytest.raises(UsageError, match="another coresc review"):
+        Lock(tmp_path / "alice").acquire()
+    Lock(tmp_path / "bob").acquire()  # another annotator: its own lock
+    lock.release()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    lock.path.write_text(dead + "\n")  # left by a killed process
+    lock.acquire()
+    assert lock.path.read_text().strip() == str(os.getpid())
+
+
+def test_reannotating_changes_only_unreviewed_sentences(tmp_path: Path) -> None:
+    store = store_for(tmp_path)
+    store.decide(0, 0, ["Hyp"])
+
+    def other_model(papers) -> None:
+        for p in papers:
+            for s in p.sentences():
+                s.pred = [Prediction("Obj", 0.6)]
+
+    assert store.reannotate(other_model, "adapted") == 7
+    review = store.paper(0)
+    assert review.suggestions[0] == [("Bac", 0.9)] and review.decisions[0].labels == ["Hyp"]
+    assert all(review.suggestions[j] == [("Obj", 0.6)] for j in range(1, 8))
+    text = review.out.read_text(encoding="utf-8")
+    assert text.count('model="adapted"') == 7 + 1  # seven sentences and the paper
+
+
+class CopyingAdapter(Adapter):
+    """The adaptation with the training replaced by a copy of the bundled fast model."""
+
+    def train_command(self, files: list[str]) -> list[str]:
+        from coresc.model.storage import resolve_model
+
+        return [sys.executable, "-c", "import shutil, sys; shutil.copytree(sys.argv[1], "
+                "sys.argv[2], dirs_exist_ok=True); print('trained')",
+                str(resolve_model("fast")), str(self.out)]
+
+
+def test_adapting_needs_a_review_then_relabels_the_rest(tmp_path: Path) -> None:
+    from coresc.commands.review import _annotator
+
+    store = store_for(tmp_path)
+    adapter = CopyingAdapter(store, "fast", tmp_path / "alice-adapted-model", _annotator)
+    with pytest.raises(UsageError, match="nothing reviewed yet"):
+        adapter.start()
+    store.decide(0, 0, ["Hyp"])
+    adapter.start()
+    adapter.thread.join(120)
+    assert adapter.status()["state"] == "done", adapter.status()
+    assert store.paper(0).model == str(tmp_path / "alice-adapted-model")
+    assert store.paper(0).decisions[0].labels == ["Hyp"]
+    assert "trained" in adapter.status()["log"]
+
+
+def test_adapting_reports_a_failed_training(tmp_path: Path) -> None:
+    store = store_for(tmp_path)
+    store.decide(0, 0, None)
+
+    class Failing(Adapter):
+        def train_command(self, files: list[str]) -> list[str]:
+            return [sys.executable, "-c", "import sys; sys.exit('coresc train: error: no')"]
+
+    adapter = Failing(store, "fast", tmp_path / "m", never)
+    adapter.start()
+    adapter.thread.join(60)
+    assert adapter.status()["state"] == "failed"
+    assert adapter.status()["message"] == "coresc train: error: no"
+    assert store.paper(0).model == "the input file"  # still the labels it came with
+
+
+@pytest.mark.slow
+def test_adapting_with_coresc_train_from(tmp_path: Path) -> None:
+    """The real thing: `coresc train FILES --from fast` on a reviewed paper, then the
+    adapted model labels the sentences not reviewed."""
+    from coresc.commands.review import _annotator
+
+    paper = read_file(Path(__file__).parents[1] / "data" / "example-paper.xml")[0]
+    store = open_store(tmp_path / "alice", "alice", [paper], "fast", _annotator("fast"), print)
+    for j, labels in enumerate([["Bac"], ["Bac"], ["Goa"], ["Met"], ["Met", "Exp"], ["Exp"],
+                                ["Res"], ["Res"], ["Obs"], ["Con"], ["Con"], ["Bac"]]):
+        store.decide(0, j, labels)
+    adapter = Adapter(store, "fast", tmp_path / "alice-adapted-model", _annotator)
+    adapter.start()
+    adapter.thread.join(300)
+    status = adapter.status()
+    assert status["state"] == "done", status
+    assert status["command"][-4:] == ["--from", "fast", "-o", str(tmp_path /
+                                                                  "alice-adapted-model")]
+    review = store.paper(0)
+    assert review.model == str(tmp_path / "alice-adapted-model")
+    assert [review.decisions[j].labels for j in (3, 4)] == [["Met"], ["Met", "Exp"]]
+    text = review.out.read_text(encoding="utf-8")
+    assert text.count(f'model="{tmp_path / "alice-adapted-model"}"') == len(paper) - 12 + 1
