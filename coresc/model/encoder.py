@@ -35,6 +35,18 @@ CONTEXTS = ("sentence", "heading", "window")
 DEFAULT_BASE = "all-MiniLM-L6-v2"
 
 
+def settings_from(cls: type, d: Any, what: str) -> Any:
+    """A settings dataclass ``cls`` from a config mapping ``d`` (None: the defaults);
+    a key that is not one of its fields is a ValueError naming ``what`` settings."""
+    d = dict(d or {})
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(d) - known)
+    if unknown:
+        raise ValueError(f"unknown {what} setting(s) {', '.join(unknown)}; "
+                         f"known: {', '.join(sorted(known))}")
+    return cls(**d)
+
+
 @dataclass(frozen=True)
 class EncoderSettings:
     """How an encoder is fine-tuned and fed to the CRF (plain values, JSON-able).
@@ -130,13 +142,7 @@ class EncoderSettings:
     @classmethod
     def from_dict(cls, d: dict[str, Any] | None) -> EncoderSettings:
         """Settings from a config mapping; unknown keys are an error (ValueError)."""
-        d = dict(d or {})
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"unknown encoder setting(s) {', '.join(unknown)}; "
-                             f"known: {', '.join(sorted(known))}")
-        return cls(**d)
+        return settings_from(cls, d, "encoder")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

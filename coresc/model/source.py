@@ -19,14 +19,14 @@ directory of its own, so the adapted model loads without the original.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..document import Paper
 from .analyses import pos_tagger
-from .encoder import encoder_features
+from .encoder import encoder_features, settings_from
 
 if TYPE_CHECKING:
     from .classifier import CoreSCClassifier
@@ -73,13 +73,8 @@ class SourceSettings:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> SourceSettings:
-        d = dict(d or {})
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"unknown source setting(s) {', '.join(unknown)}; "
-                             f"known: {', '.join(sorted(known))}")
-        return cls(**d)
+        """Settings from a config mapping; unknown keys are an error (ValueError)."""
+        return settings_from(cls, d, "source")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
