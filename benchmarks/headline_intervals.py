@@ -19,7 +19,7 @@ import sys
 from datetime import datetime, timezone
 
 from coresc import stats
-from coresc.paired_runs import PREDICTIONS, paired_runs, read_folds, read_predictions, run_intervals
+from coresc.paired_runs import PREDICTIONS, paired_runs, read_run, run_intervals
 
 
 def latest_runs(configs: list[str]) -> dict[str, object]:
@@ -44,8 +44,8 @@ def latest_runs(configs: list[str]) -> dict[str, object]:
         except Exception:
             out[name] = f"run {info.run_id[:8]}: no interval: predictions not saved"
             continue
-        folds = read_folds(path)
-        out[name] = {"info": info, "predictions": read_predictions(path), "folds": folds,
+        predictions, folds = read_run(path)
+        out[name] = {"info": info, "predictions": predictions, "folds": folds,
                      "date": datetime.fromtimestamp(run.info.start_time / 1000, timezone.utc)}
     return out
 

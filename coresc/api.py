@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 #: What a tagger takes: a path, the text of a paper, or a paper already read.
 PaperLike = Union[str, "os.PathLike[str]", "Paper"]
 
-_PATH_SUFFIXES = (".xml", ".nxml", ".txt", ".jsonl", ".pdf")
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")  # ".xml", ".tei", ".gz"
 
 
@@ -269,6 +268,8 @@ def _is_path(x: str) -> bool:
     """Whether a string names a file: one that exists, or a one-line string ending in a
     paper's file extension, or one word with a ``/`` or a file extension (a mistyped
     path, refused as "no such file" rather than tagged as a one-sentence paper)."""
+    from .readers import INPUT_SUFFIXES
+
     if "\n" in x or not x.strip() or len(x) >= 4096:
         return False
     try:
@@ -276,7 +277,7 @@ def _is_path(x: str) -> bool:
             return True
     except (OSError, ValueError):
         return False
-    return x.lower().endswith(_PATH_SUFFIXES) or _looks_like_path(x)
+    return x.lower().endswith(INPUT_SUFFIXES) or _looks_like_path(x)
 
 
 def _looks_like_path(x: str) -> bool:

@@ -339,12 +339,12 @@ def evaluate_papers(papers: Sequence[Any], seed: int | None = None,
                 continue
             gold_by[key].append(s.gold_codes)
             pred_by[key].append(s.pred_codes or [NO_PREDICTION])
-    if seed is None:
-        return score_label_lists(gold_by, pred_by)
-    from .stats import strata_of
+    strata = None
+    if seed is not None:
+        from .stats import strata_of
 
-    return score_label_lists(gold_by, pred_by, seed=seed,
-                             strata=strata_of(list(gold_by), corpus))
+        strata = strata_of(list(gold_by), corpus)
+    return score_label_lists(gold_by, pred_by, seed=seed, strata=strata)
 
 
 def score_label_lists(gold_by: Mapping[str, Sequence[Sequence[str]]],

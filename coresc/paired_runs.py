@@ -24,23 +24,30 @@ PREDICTIONS = "predictions.jsonl"
 Labelled = dict[str, dict[str, tuple[list[str], list[str]]]]  # paper -> sid -> (gold, pred)
 
 
-def read_predictions(path: str | Path) -> Labelled:
-    """A run's ``predictions.jsonl`` as paper -> sid -> (gold codes, predicted codes);
-    sentences without gold are left out, as the run's scores leave them out."""
+def read_run(path: str | Path) -> tuple[Labelled, dict[str, str]]:
+    """A run's ``predictions.jsonl``, read once: :func:`read_predictions` and
+    :func:`read_folds`."""
     out: Labelled = {}
+    folds: dict[str, str] = {}
     with open(path, encoding="utf-8") as fh:
         for line in fh:
             rec = json.loads(line)
+            folds[str(rec["paper"])] = str(rec.get("fold"))
             if rec.get("gold"):
                 pred = [p["label"] for p in rec.get("pred", [])] or ["-"]
                 out.setdefault(str(rec["paper"]), {})[str(rec["sid"])] = (rec["gold"], pred)
-    return out
+    return out, folds
+
+
+def read_predictions(path: str | Path) -> Labelled:
+    """A run's ``predictions.jsonl`` as paper -> sid -> (gold codes, predicted codes);
+    sentences without gold are left out, as the run's scores leave them out."""
+    return read_run(path)[0]
 
 
 def read_folds(path: str | Path) -> dict[str, str]:
     """Paper -> the fold it was tested in, from a run's ``predictions.jsonl``."""
-    with open(path, encoding="utf-8") as fh:
-        return {str(r["paper"]): str(r.get("fold")) for r in map(json.loads, fh)}
+    return read_run(path)[1]
 
 
 def run_intervals(predictions: Labelled, folds: dict[str, str], seed: int = 0,
@@ -48,13 +55,18 @@ def run_intervals(predictions: Labelled, folds: dict[str, str], seed: int = 0,
     """Scores and 95% intervals of one run's held-out predictions, resampling papers
     within folds: ``{"point": {score: value}, "ci": {score: [low, high]}, ...about}``."""
     papers = sorted(predictions)
-    gold_by = {p: [predictions[p][s][0] for s in sorted(predictions[p])] for p in papers}
-    pred_by = {p: [predictions[p][s][1] for s in sorted(predictions[p])] for p in papers}
-    table = stats.paper_table(gold_by, pred_by, stats.strata_of(papers, folds))
+    table = stats.paper_table(_lists(predictions, 0), _lists(predictions, 1),
+                              stats.strata_of(papers, folds))
     found = stats.intervals(table, n_resamples=n_resamples, seed=seed)
     ones = np.ones((1, len(papers)))
     found["point"] = {k: float(v[0]) for k, v in stats.scores(table, ones).items()}
     return found
+
+
+def _lists(by: Labelled, which: int) -> dict[str, list[list[str]]]:
+    """Paper -> the gold (``which`` 0) or predicted (1) labels of its sentences, papers and
+    sentences in sorted order (as :mod:`coresc.stats` takes them)."""
+    return {p: [by[p][s][which] for s in sorted(by[p])] for p in sorted(by)}
 
 
 def first_mismatch(a: Labelled, b: Labelled) -> str | None:
@@ -78,10 +90,7 @@ def paired_runs(a: Labelled, b: Labelled, seed: int = 0,
     where = first_mismatch(a, b)
     if where:
         raise ValueError(where)
-    papers = sorted(a)
-    gold_by = {p: [a[p][s][0] for s in sorted(a[p])] for p in papers}
-    preds = [{p: [side[p][s][1] for s in sorted(a[p])] for p in papers} for side in (a, b)]
-    table_a, table_b = stats.paper_tables(gold_by, preds)
+    table_a, table_b = stats.paper_tables(_lists(a, 0), [_lists(a, 1), _lists(b, 1)])
     return stats.paired(table_a, table_b, n_resamples=n_resamples, seed=seed)
 
 

@@ -304,7 +304,8 @@ def write_report(refs: Sequence[str], out: str | Path, tracking_uri: str | None 
     if exp is None:
         raise UsageError(f"no MLflow experiment {name!r} at {uri}")
     runs = resolve_runs(refs, client, exp.experiment_id)
-    _fill_intervals(client, runs)
+    load = _run_predictions(client)
+    _fill_intervals(client, runs, load)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     stem = out.with_suffix("")
@@ -336,7 +337,7 @@ def write_report(refs: Sequence[str], out: str | Path, tracking_uri: str | None 
                "Table 8), in percent.", ""]
         md += side_by_side(test, group)
         md += ["", f"![per-label F1 on {test}]({png.name})"]
-    md += paired_section(runs, _predictions(client, runs))
+    md += paired_section(runs, _predictions(client, runs, load))
     md += per_fold_section(client, exp.experiment_id, runs)
     for r in runs:
         if r.params.get("fold_kind") == "leave-one-domain-out":
@@ -362,43 +363,50 @@ def write_report(refs: Sequence[str], out: str | Path, tracking_uri: str | None 
     return [out, *written]
 
 
-def _fill_intervals(client, runs: Sequence[RunInfo]) -> None:
-    """Runs logged before intervals were (no ``accuracy_ci_low``): recompute them from the
-    run's saved predictions, as the runner now logs them; nothing when it saved none."""
-    from .paired_runs import PREDICTIONS, read_folds, read_predictions, run_intervals
-    from .stats import TooFewPapers
+def _run_predictions(client):
+    """``load(run)``: the run's ``predictions.jsonl`` as (predictions, folds), downloaded
+    and read once per run; None when it has none (runs logged before they were saved)."""
+    from .paired_runs import PREDICTIONS, read_run
 
+    loaded: dict[str, Any] = {}
+
+    def load(r: RunInfo):
+        if r.run_id not in loaded:
+            try:
+                loaded[r.run_id] = read_run(client.download_artifacts(r.run_id, PREDICTIONS))
+            except Exception:  # no predictions artefact: no interval, never a guess
+                loaded[r.run_id] = None
+        return loaded[r.run_id]
+    return load
+
+
+def _fill_intervals(client, runs: Sequence[RunInfo], load=None) -> None:
+    """Runs logged before intervals were (no ``accuracy_ci_low``): recompute them from the
+    run's saved predictions, as the runner now logs them; nothing when it saved none
+    (``load``: :func:`_run_predictions`, shared with :func:`_predictions`)."""
+    from .paired_runs import run_intervals
+
+    load = load or _run_predictions(client)
     for r in runs:
         head = "silver_agreement" if r.silver else "accuracy"
-        if f"{head}_ci_low" in r.metrics:
+        if f"{head}_ci_low" in r.metrics or (saved := load(r)) is None:
             continue
         try:
-            path = client.download_artifacts(r.run_id, PREDICTIONS)
-            found = run_intervals(read_predictions(path), read_folds(path))
-        except TooFewPapers:
-            continue
-        except Exception:  # no predictions artefact: no interval, never a guess
+            found = run_intervals(*saved)
+        except Exception:  # too few papers (or unreadable): no interval, never a guess
             continue
         for key, name in (("accuracy", head), ("macro_f1", r.prefix + "macro_f1")):
             r.metrics[f"{name}_ci_low"], r.metrics[f"{name}_ci_high"] = found["ci"][key]
         r.metrics.setdefault("n_papers", found["n_papers"])
 
 
-def _predictions(client, runs: Sequence[RunInfo]) -> dict[str, Any]:
+def _predictions(client, runs: Sequence[RunInfo], load=None) -> dict[str, Any]:
     """Each run's held-out predictions (None when it logged none), for runs that share a
     test corpus with another."""
-    from .paired_runs import PREDICTIONS, read_predictions
-
+    load = load or _run_predictions(client)
     tests = [r.test for r in runs]
-    out: dict[str, Any] = {}
-    for r in runs:
-        if tests.count(r.test) < 2:
-            continue
-        try:
-            out[r.run_id] = read_predictions(client.download_artifacts(r.run_id, PREDICTIONS))
-        except Exception:  # runs logged before predictions were saved have none
-            out[r.run_id] = None
-    return out
+    return {r.run_id: (None if (saved := load(r)) is None else saved[0])
+            for r in runs if tests.count(r.test) >= 2}
 
 
 def fold_metrics(client, experiment_id: str, run: RunInfo) -> dict[str, dict[str, float]]:

@@ -130,7 +130,8 @@ def _table(papers, stratum, labels, pairs, gold_by, pred_by, vocab) -> PaperTabl
     parts["weighted"] = _weighted_parts(pairs, vocab["weighted"])
     table = PaperTable(papers, stratum, labels, n, correct, tp, fp, fn, parts)
     # each paper's own kappas (the macro average): the pooled ones with one paper weighted
-    one = _micro_kappas(table, lambda get: np.eye(n_p) @ get(table))
+    # (the identity as weights, so each row is one paper's statistics as they are)
+    one = _micro_kappas(table, lambda get: get(table))
     kept = parts["weighted"][0]
     table.paper_kappas = np.array([np.where(kept > 0, one[f"kappa_micro/{m}"], np.nan)
                                    for m in MEASURES]).T.reshape(n_p, len(MEASURES))
@@ -196,11 +197,15 @@ def scores(table: PaperTable, weights: np.ndarray,
     ``mask`` (R, P) is 1 (approximate randomization). Keys: ``accuracy``, ``macro_f1``,
     ``f1/LABEL``, ``kappa_micro/MEASURE``, ``kappa_macro/MEASURE``; values (R,) arrays.
     """
-    def wsum(get):  # weighted sum of one statistic over papers, swapped where asked
-        if swap is None:
+    if swap is None:
+        def wsum(get):  # weighted sum of one statistic over papers
             return weights @ get(table)
+    else:  # ... each paper's from ``other`` where the mask says so
         other, mask = swap
-        return (weights * (1 - mask)) @ get(table) + (weights * mask) @ get(other)
+        keep, take = weights * (1 - mask), weights * mask
+
+        def wsum(get):
+            return keep @ get(table) + take @ get(other)
 
     out = {"accuracy": _div(wsum(lambda t: t.correct), wsum(lambda t: t.n))}
     tp, fp, fn = wsum(lambda t: t.tp), wsum(lambda t: t.fp), wsum(lambda t: t.fn)

@@ -9,6 +9,7 @@ book, or text files run together) is tagged in blocks so memory stays bounded.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import time
@@ -20,6 +21,7 @@ from typing import Any
 from ..document import Paper, Paragraph, Section
 from ..errors import CorescError, InputError, UsageError
 from ..limits import release_memory, time_limit
+from ..writers import WRITERS
 
 #: Longest run of sentences tagged as one CRF sequence. No real paper comes near it
 #: (the longest of the 393 papers in ../shared/data has 1,329 sentences); a longer
@@ -265,13 +267,13 @@ def run_source(source: Source, job: Job, model) -> Outcome:
 
 
 #: Output formats written from the document model alone, without the source XML.
-TREELESS_FORMATS = ("jsonl", "tsv", "html")
+TREELESS_FORMATS = tuple(name for name, w in WRITERS.items() if not w.in_source)
 
 
 def release_sources(papers: list[Paper]) -> None:
     """Free the papers' source trees (for an output that does not need them) and hand
     their memory back to the system."""
-    if [p for p in papers if p.release_source()]:
+    if any([p.release_source() for p in papers]):  # a list: every paper lets go
         release_memory()
 
 
@@ -308,19 +310,12 @@ def render(papers: list[Paper], fmt: str,
 
     writer = get_writer(fmt)
     if writer.per_paper:
-        from ..writers.mode2 import render_mode2
-
         func = writer.load()
-        # mode2 output of the batch's papers (not used again) needs no copy of their trees
-        return [(p, render_mode2(p, in_place=True) if _as_mode2(p, fmt) else func(p))
-                for p in papers]
+        if writer.in_source:  # the batch's papers are not used again: no copy of their trees
+            func = functools.partial(func, in_place=True)
+        return [(p, func(p)) for p in papers]
     part = writer.load("part")
     return [(p, part(p, True, with_withheld).encode("utf-8")) for p in papers]
-
-
-def _as_mode2(paper: Paper, fmt: str) -> bool:
-    """Whether ``fmt`` writes this paper as mode2 (``xml`` keeps a TEI paper TEI)."""
-    return fmt == "mode2" or (fmt == "xml" and paper.source_format != "tei")
 
 
 def check_domain(model, name: str | None) -> None:

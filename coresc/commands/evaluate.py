@@ -129,11 +129,13 @@ def corpus_groups(papers, corpora) -> list[str | None]:
     from pathlib import Path
 
     folders = [Path(c).resolve() for c in corpora if Path(c).is_dir()]
+    if len(folders) < 2:
+        return [paper.meta.get("corpus") for paper in papers]
     out: list[str | None] = []
     for paper in papers:
         source = Path(paper.source_path).resolve() if paper.source_path else None
-        home = next((str(f) for f in folders if source and source.is_relative_to(f)), None)
-        out.append(home if len(folders) > 1 else paper.meta.get("corpus"))
+        out.append(next((str(f) for f in folders if source and source.is_relative_to(f)),
+                        None))
     return out
 
 

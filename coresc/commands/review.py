@@ -131,7 +131,7 @@ def _check_writable(out: Path) -> None:
 def _read(paths: list[str], fmt: str) -> list:
     """The readable papers; one line for each that cannot be read (the others go on)."""
     from ..readers import read_inputs
-    from ..review.store import file_stem
+    from ..writers import file_stem
 
     result = read_inputs(paths, fmt)
     for error in result.errors:

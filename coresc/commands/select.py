@@ -101,8 +101,8 @@ def _reviewed_ids(paths: list[str]) -> set[str]:
 
 def _names(chosen, pool) -> list[str]:
     """Each chosen paper's path; ``path#id`` when its file holds more than one paper."""
-    per_file: dict[str, int] = {}
-    for p in pool:
-        per_file[str(p.source_path)] = per_file.get(str(p.source_path), 0) + 1
+    from collections import Counter
+
+    per_file = Counter(str(p.source_path) for p in pool)
     return [str(p.source_path) if per_file[str(p.source_path)] == 1
             else f"{p.source_path}#{p.id}" for p in chosen]

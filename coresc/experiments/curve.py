@@ -134,7 +134,8 @@ def curve_folds(cfg, papers: Mapping[str, Any], source=None) -> list:
     out = []
     for t in spec["test_folds"]:
         test = groups[t - 1]
-        pool = sorted(k for k in target if k not in set(test))
+        held = set(test)
+        pool = [k for k in target if k not in held]  # target is sorted
         fold = f"fold{t}"
         too_big = [k for k in spec["sizes"] if k > len(pool)]
         if too_big:

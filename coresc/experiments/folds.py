@@ -24,6 +24,10 @@ class Fold:
     adapt: list[str] | None = None
     info: dict[str, Any] = field(default_factory=dict)
 
+    def curve_fields(self) -> dict[str, Any]:
+        """``adapt`` and ``info`` for the fold's JSON records (learning curves only)."""
+        return {"adapt": self.adapt, **self.info} if self.info else {}
+
 
 def read_corpora(cfg: ExperimentConfig, max_papers: int | None = None) -> dict[str, Any]:
     """Every corpus of the config, as ``{"corpus/paper_id": Paper}`` in reading order.
@@ -139,6 +143,6 @@ def fold_assignment(cfg: ExperimentConfig, folds: Sequence[Fold], papers) -> dic
             "train": f.train,
             "test_sentences": sum(n_labelled(papers[k]) for k in f.test),
             "train_sentences": sum(n_labelled(papers[k]) for k in f.train),
-            **({"adapt": f.adapt, **f.info} if f.info else {}),
+            **f.curve_fields(),
         } for f in folds],
     }

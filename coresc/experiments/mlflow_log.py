@@ -4,7 +4,6 @@ mlflow is imported only here, and only when a run is logged."""
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -13,6 +12,7 @@ from ..stats import strata_of
 from ._util import _write_json
 from .artifacts import prediction_records, write_artifacts
 from .config import ExperimentConfig
+from .curve import spread
 from .folds import Fold
 from .scoring import flat_metrics, score_predictions
 from .workers import FoldResult
@@ -53,8 +53,7 @@ def _log_fold(client, run_id: str, cfg: ExperimentConfig, fold: Fold, res: FoldR
     metrics = {**flat_metrics(scores, silver), **timing, **calibration}
     _log_metrics(client, run_id, metrics)
     _write_json(out / "fold.json", {"name": fold.name, "train": fold.train, "test": fold.test,
-                                    **({"adapt": fold.adapt, **fold.info} if fold.info
-                                       else {})})
+                                    **fold.curve_fields()})
     client.log_artifacts(run_id, str(out))
     if res.model_dir:
         mlflow_model = work / f"mlflow-model-{fold.name}"
@@ -89,10 +88,8 @@ def _log_parent(client, run_id: str, cfg: ExperimentConfig, folds: Sequence[Fold
                  pre + "kappa_weighted_micro"):
         vals = [m[name] for m in fold_metrics.values() if name in m]
         if vals:
-            mean = sum(vals) / len(vals)
-            metrics[f"fold_mean_{name}"] = mean
-            metrics[f"fold_std_{name}"] = math.sqrt(sum((v - mean) ** 2 for v in vals)
-                                                    / len(vals))
+            found = spread(vals)
+            metrics[f"fold_mean_{name}"], metrics[f"fold_std_{name}"] = found["mean"], found["sd"]
     metrics["train_time_s"] = sum(r.train_time for r in results.values())
     metrics["predict_time_s"] = sum(r.predict_time for r in results.values())
     out = work / "parent"

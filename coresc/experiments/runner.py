@@ -226,9 +226,9 @@ def _run_seeds(cfg: ExperimentConfig, **kwargs: Any) -> ExperimentResult:
     for m, values in spread.items():
         logged[f"seed_mean_{m}"] = statistics.fmean(values)
         logged[f"seed_std_{m}"] = statistics.stdev(values)  # sample sd over the seeds
-    settings = kwargs.get("settings") or tracking.load_settings()
-    if settings.tracking_uri != results[0].tracking_uri:  # the runs fell back to the local store
-        settings = dataclasses.replace(settings, tracking_uri=results[0].tracking_uri)
+    # the store the runs went to (the local one when they fell back to it)
+    settings = dataclasses.replace(kwargs.get("settings") or tracking.load_settings(),
+                                   tracking_uri=results[0].tracking_uri)
     client, _, _ = tracking.connect(settings)
     for r in results:
         _log_metrics(client, r.run_id, logged)

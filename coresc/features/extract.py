@@ -298,9 +298,10 @@ def analyse(paper: Paper, tokenize=None, tagger=None) -> list[_Analysis]:
     if tokenize is None:
         from ..tokenize import tokenize
     tok = tokenize
-    texts = (s.text[:SENTENCE_CHARS] for s in paper.sentences())
-    token_lists = [unglue_citations(tok(text)) if s.n_citations else tok(text)
-                   for s, text in zip(paper.sentences(), texts, strict=True)]
+    token_lists = []
+    for s in paper.sentences():
+        tokens = tok(s.text[:SENTENCE_CHARS])
+        token_lists.append(unglue_citations(tokens) if s.n_citations else tokens)
     if tagger is None:
         return [_Analysis(tokens, None) for tokens in token_lists]
     many = getattr(tagger, "tag_many", None)  # one batched call when the tagger has it

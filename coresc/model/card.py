@@ -268,6 +268,7 @@ def _adapted_section(meta: Mapping[str, Any]) -> list[str]:
                   "the reviewed papers is unknown.", ""]
     return lines
 
+
 def _what_and_licence(counts: Counter | None) -> tuple[str, str]:
     """A training-data row's "what" and "licence", from what its papers were recognised as."""
     if not counts:

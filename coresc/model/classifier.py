@@ -229,8 +229,9 @@ class CoreSCClassifier(Training):
 
     def _paper_features(self, paper: Paper, tagger, known_domains: Sequence[str] | None,
                         cache: bool, encoder_probs: np.ndarray | None = None,
-                        ) -> list[dict[str, float]]:
-        analyses = ANALYSES.get(paper, tagger, store=cache)
+                        analyses: list | None = None) -> list[dict[str, float]]:
+        if analyses is None:
+            analyses = ANALYSES.get(paper, tagger, store=cache)
         x = paper_features(paper, self.features, analyses=analyses)
         if self.encoder is not None and x:
             probs = encoder_probs if encoder_probs is not None else self._encoder_probs(paper)
@@ -239,8 +240,12 @@ class CoreSCClassifier(Training):
             if self._source is None:
                 raise CorescError("the adapted classifier has no source model (call adapt "
                                   "or load)")
+            # the source reuses these analyses (prediction does not cache them) unless it
+            # needs POS tags they lack
+            shared = analyses if tagger is not None or not self._source._needs_tagger() \
+                else None
             add_source_features(x, self._source, paper, SourceSettings.from_dict(self.source),
-                                cache)
+                                cache, shared)
         tags = paper_domains(paper, self.domains)
         if known_domains is not None:
             tags = [t for t in tags if t in known_domains]

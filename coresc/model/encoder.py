@@ -184,11 +184,6 @@ def clip_chars(settings: EncoderSettings) -> int:
     return CHARS_PER_PIECE * settings.max_tokens
 
 
-def clip(text: str, limit: int | None) -> str:
-    """``text`` cut to its first ``limit`` characters (None: as it is)."""
-    return text if limit is None or len(text) <= limit else text[:limit]
-
-
 #: One unit of encoder input: word-piece ids, token types, and the ``(start, end)`` token
 #: span of each sentence it scores (a sentence's vector is the mean over its span).
 Unit = tuple[list[int], list[int], list[tuple[int, int]]]
@@ -225,7 +220,7 @@ def _windows(tokenizer, head: str, texts: Sequence[str], settings: EncoderSettin
     ``window_tokens`` pieces; yields ``(unit, sentence indices)``."""
     cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
     limit = clip_chars(settings)
-    encode = [e.ids for e in tokenizer.encode_batch([clip(t, limit) for t in (head, *texts)],
+    encode = [e.ids for e in tokenizer.encode_batch([t[:limit] for t in (head, *texts)],
                                                     add_special_tokens=False)]
     room = settings.window_tokens - settings.sentence_tokens - 3
     prefix = [cls, *encode[0][:max(0, min(32, room))], sep]
@@ -333,9 +328,8 @@ Encoded = tuple[list[int], list[int]]
 def tokenize(tokenizer, inputs: Sequence[tuple[str, str | None]],
              limit: int | None = None) -> list[Encoded]:
     """Encode ``(sentence, heading)`` pairs; the heading is the first segment. Each text
-    is first cut to ``limit`` characters (None: not cut; see :func:`clip`)."""
-    pairs = [(clip(h, limit), clip(s, limit)) if h is not None else clip(s, limit)
-             for s, h in inputs]
+    is first cut to ``limit`` characters (None: not cut; see :func:`clip_chars`)."""
+    pairs = [(h[:limit], s[:limit]) if h is not None else s[:limit] for s, h in inputs]
     return [(e.ids, e.type_ids) for e in tokenizer.encode_batch(pairs)] if pairs else []
 
 

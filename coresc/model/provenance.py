@@ -104,4 +104,3 @@ def known_corpus(paper: Mapping[str, Any]) -> str | None:
         if paper.get("id") in ids:
             return name
     return None
-

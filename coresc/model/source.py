@@ -81,16 +81,19 @@ class SourceSettings:
 
 
 def source_outputs(source: CoreSCClassifier, paper: Paper, cache: bool = True,
+                   analyses: list | None = None,
                    ) -> tuple[np.ndarray, list[str], np.ndarray | None]:
     """The source's view of one paper: its CRF marginals (sentences x ``labels_``), its
     decoded primary labels, and its encoder's probabilities (None without an encoder).
+    ``analyses``: the paper's tokens (and POS tags when the source needs them) already
+    computed by the caller (None: computed here).
 
     The encoder runs once: its probabilities feed the source's own CRF and are returned.
     """
     source._check_fitted()
     tagger = pos_tagger() if source._needs_tagger() else None
     probs = source._encoder_probs(paper) if source.encoder is not None else None
-    x = source._paper_features(paper, tagger, source.domains_, cache, probs)
+    x = source._paper_features(paper, tagger, source.domains_, cache, probs, analyses)
     if not x:
         return np.zeros((0, len(source.labels_))), [], probs
     viterbi, marg = source._tag_paper(paper, x)
@@ -99,9 +102,10 @@ def source_outputs(source: CoreSCClassifier, paper: Paper, cache: bool = True,
 
 
 def add_source_features(x: list[dict[str, float]], source: CoreSCClassifier, paper: Paper,
-                        settings: SourceSettings, cache: bool = True) -> None:
+                        settings: SourceSettings, cache: bool = True,
+                        analyses: list | None = None) -> None:
     """Add the source's features (see the module docstring) to a paper's feature dicts."""
-    marg, decoded, probs = source_outputs(source, paper, cache)
+    marg, decoded, probs = source_outputs(source, paper, cache, analyses)
     labels = list(source.labels_)
     parts = [encoder_features(marg, labels, settings.neighbours, settings.scale, "src")]
     if settings.encoder and probs is not None and source._encoder is not None:

@@ -191,7 +191,7 @@ def read_presplit(path: str | Path, tree: etree._ElementTree) -> Paper:
                 continue
             _open_structure(builder, el, name, container_of, markers)
         else:
-            inside = None if el is inside else inside
+            inside = None  # this end is the open <s>'s, if any: those inside it were skipped
             _close_structure(builder, el, name, container_of, markers)
             if name == "s":
                 _bare_heading(builder, el.tail, el.getparent())

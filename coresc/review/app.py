@@ -50,24 +50,25 @@ def create_app(store: ReviewStore, adapter: Adapter, settings: Settings) -> Fast
     app = FastAPI(title="coresc review", version=__version__, docs_url=None, redoc_url=None)
     add_error_handlers(app)
 
+    def is_token(given: str) -> bool:
+        return settings.token is not None and \
+            hmac.compare_digest(given.encode(), settings.token.encode())
+
     def authorise(request: Request) -> None:
-        host = request.headers.get("host", "").rsplit(":", 1)[0].strip("[]")
+        host = _host_name(request.headers.get("host", ""))
         if settings.loopback and not is_loopback(host):
             raise Failure(403, f"Host {host!r}: this server answers only on its loopback "
                                "address")
         if settings.token is None:
             return
-        cookie = request.cookies.get(COOKIE, "")
         if bearer_matches(settings.token, request.headers.get("authorization", "")) or \
-                hmac.compare_digest(cookie.encode(), settings.token.encode()):
+                is_token(request.cookies.get(COOKIE, "")):
             return
         raise Failure(401, "this server needs a token: open the address it printed "
                            "(with ?token=), or send 'Authorization: Bearer TOKEN'")
 
     def page(request: Request, render: Callable[[], str]) -> Response:
-        given = request.query_params.get("token")
-        if given is not None and settings.token is not None and \
-                hmac.compare_digest(given.encode(), settings.token.encode()):
+        if is_token(request.query_params.get("token", "")):
             answer = RedirectResponse(request.url.remove_query_params("token").path, 303)
             answer.set_cookie(COOKIE, settings.token, httponly=True, samesite="strict")
             return answer
@@ -185,3 +186,10 @@ async def _json_body(request: Request) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise Failure(400, "the body must be a JSON object")
     return body
+
+
+def _host_name(header: str) -> str:
+    """The name in a Host header, without its port: ``[::1]:8000`` -> ``::1``."""
+    if header.startswith("["):  # an IPv6 literal, whose colons are not the port's
+        return header[1:].partition("]")[0]
+    return header.rsplit(":", 1)[0]

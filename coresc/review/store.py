@@ -35,10 +35,10 @@ from typing import Any
 
 from lxml import etree
 
-from ..document import Label, Paper, Prediction
+from ..document import Paper
 from ..errors import InputError, OutputError, UsageError
 from ..labels import LABELS
-from ..writers import atomic_output
+from ..writers import atomic_output, file_stem
 from ..writers.mode2 import MAX_LABELS, WITHHELD_TAG, mode2_tree
 
 STATE_DIR = ".review"
@@ -220,22 +220,6 @@ class PaperReview:
         head.set("model", self.model)
         return etree.tostring(tree, xml_declaration=True, encoding="UTF-8") + b"\n"
 
-    def gold_paper(self) -> Paper:
-        """The paper as its saved file reads: reviewed sentences gold, the rest unlabelled."""
-        for j, s in enumerate(self.paper.sentences()):
-            d = self.decisions.get(j)
-            s.gold = [Label(c, novelty=d.novelty if r == 0 else None,
-                            advantage=d.advantage if r == 0 else None)
-                      for r, c in enumerate(d.labels)] if d else []
-            s.pred = [Prediction(lab, sc) for lab, sc in self.suggestions[j]]
-        return self.paper
-
-
-def file_stem(paper_id: str) -> str:
-    """The paper's file name stem: its id made safe for a file name."""
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in paper_id).strip("._")
-    return safe or "paper"
-
 
 class ReviewStore:
     """Every paper one annotator reviews, and the folder their files go to."""
@@ -368,12 +352,15 @@ def open_store(folder: Path, annotator: str, papers: Sequence[Paper], model: str
         reviews.append(review)
     if not reviews:
         raise UsageError(f"{folder}: no paper left to review")
-    need_model = [r.paper for r in fresh if not any(s.pred for s in r.paper.sentences())]
+    need_model = []
+    for review in fresh:
+        if any(s.pred for s in review.paper.sentences()):  # labelled by the file's model
+            review.model = "the input file"
+        else:
+            need_model.append(review.paper)
     if need_model:
         annotate(need_model)
     for review in fresh:
-        if review.paper not in need_model:  # labelled by the model that wrote the file
-            review.model = "the input file"
         review.suggestions = suggestions_of(review.paper)
     store = ReviewStore(folder, annotator, reviews)
     for review in reviews:  # the files as the states say (a crash may have left one behind)

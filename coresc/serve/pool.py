@@ -98,7 +98,7 @@ class WorkerPool:
         if message[0] != "ready":
             self.close()
             raise CorescError(message[1])
-        self.domains = list(message[2]) if len(message) > 2 else []
+        self.domains = list(message[2])
         worker.ready = True
 
     def _stop(self, worker: Worker) -> None:
@@ -132,12 +132,9 @@ class WorkerPool:
 
     # ------------------------------------------------------------ requests
 
-    async def submit(self, request: Request) -> bytes:
-        """The worker's answer; raises :class:`Failure` (:class:`Busy` when full)."""
-        return (await self.answer(request)).data
-
     async def answer(self, request: Request) -> Answer:
-        """The worker's answer with its warnings; raises as :meth:`submit`."""
+        """The worker's answer with its warnings; raises :class:`Failure` (:class:`Busy`
+        when full)."""
         if self.pending >= self.size + self.queue:
             self.counters.refused += 1
             raise Busy()
@@ -158,7 +155,7 @@ class WorkerPool:
             self.counters.failed += 1
             raise Failure(*message[1:])
         self.counters.answered += 1
-        return Answer(message[1], tuple(message[2]) if len(message) > 2 else ())
+        return Answer(message[1], tuple(message[2]))
 
     async def _run(self, worker: Worker, request: Request, deadline: float) -> tuple:
         loop = asyncio.get_running_loop()

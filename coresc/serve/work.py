@@ -68,15 +68,10 @@ class NotTei(UsageError):
     ``xml`` is TEI only for TEI input)."""
 
 
-def annotate_request(model, request: Request, grobid: Any = None) -> bytes:
-    """The bytes ``coresc annotate`` writes to stdout for this input; raises
-    :class:`~coresc.errors.CorescError` as the CLI would report it."""
-    return answer_request(model, request, grobid).data
-
-
 def answer_request(model, request: Request, grobid: Any = None) -> Answer:
-    """:func:`annotate_request`'s bytes, with the warnings the CLI prints on stderr (a
-    paper that does not look like English)."""
+    """The bytes ``coresc annotate`` writes to stdout for this input, with the warnings
+    the CLI prints on stderr (a paper that does not look like English); raises
+    :class:`~coresc.errors.CorescError` as the CLI would report it."""
     from ..batch.work import language_warnings
     from ..readers import STDIN_NAME
     from ..writers import get_writer

@@ -49,6 +49,8 @@ class Writer:
     function is ``render(paper: Paper) -> bytes``; otherwise it is
     ``write(papers: Sequence[Paper], fh: TextIO) -> None``, and a stream format also
     names its ``header(with_pred: bool) -> str`` and ``part(paper, with_pred) -> str``.
+    ``in_source``: the labels go back into the paper's source XML tree, and ``render``
+    takes ``in_place`` (label that tree itself, not a copy); the other formats need no tree.
     """
 
     target: str
@@ -56,6 +58,7 @@ class Writer:
     suffix: str
     header: str | None = None
     part: str | None = None
+    in_source: bool = False
 
     @property
     def module(self) -> str:
@@ -69,8 +72,10 @@ class Writer:
 
 #: Output format name -> :class:`Writer`.
 WRITERS: dict[str, Writer] = {
-    "xml": Writer("coresc.writers.xml:render_xml", per_paper=True, suffix=".xml"),
-    "mode2": Writer("coresc.writers.mode2:render_mode2", per_paper=True, suffix=".xml"),
+    "xml": Writer("coresc.writers.xml:render_xml", per_paper=True, suffix=".xml",
+                  in_source=True),
+    "mode2": Writer("coresc.writers.mode2:render_mode2", per_paper=True, suffix=".xml",
+                    in_source=True),
     "jsonl": Writer("coresc.writers.jsonl:write_jsonl", per_paper=False, suffix=".jsonl",
                     header="coresc.writers.jsonl:jsonl_header",
                     part="coresc.writers.jsonl:jsonl_part"),
@@ -309,7 +314,7 @@ def write_papers(papers: Iterable[Paper], fmt: str, out: str | Path | None = Non
     else:
         check_output_path(out)
     func = writer.load()
-    if consume and fmt in ("xml", "mode2"):
+    if consume and writer.in_source:
         func = functools.partial(func, in_place=True)
     if writer.per_paper:
         paths = output_paths(papers, fmt, out, as_directory)
