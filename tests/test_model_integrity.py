@@ -1,0 +1,153 @@
+"""A damaged model directory is one line naming the file, exit 2, never a native crash
+(issue 37): sizes and SHA-256 of each file are recorded in meta.json at save time and
+checked before crfsuite, onnxruntime or numpy's zip reader sees the bytes; a model saved
+before the records existed is checked against the crfsuite header's own size field."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from coresc.model import CoreSCClassifier
+from coresc.model.integrity import FILES_KEY, check_crf_header, read_checked, record
+from coresc.model.storage import BUNDLED_DIR, ModelError
+
+ROOT = Path(__file__).resolve().parent.parent
+FAST = BUNDLED_DIR / "fast"
+
+
+def _truncate(path: Path, fraction: float) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[:int(len(data) * fraction)])
+
+
+def _flip(path: Path, at: float = 0.5) -> None:
+    data = bytearray(path.read_bytes())
+    data[int(len(data) * at)] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+DAMAGES = {
+    "crf-truncated": ("crf.crfsuite", lambda p: _truncate(p, 1_000_000 / 6_188_892)),
+    "crf-header": ("crf.crfsuite", lambda p: _flip(p, 5 / p.stat().st_size)),
+    "crf-flipped": ("crf.crfsuite", _flip),
+    "ovr-truncated": ("ovr.npz", lambda p: _truncate(p, 0.1)),
+    "ovr-flipped": ("ovr.npz", _flip),
+    "calibration-flipped": ("calibration.json", _flip),
+    "config-flipped": ("config.json", lambda p: p.write_text(
+        p.read_text().replace('"max_iterations": 150', '"max_iterations": 15'))),
+}
+
+
+@pytest.fixture()
+def model_copy(tmp_path: Path) -> Path:
+    d = tmp_path / "m"
+    shutil.copytree(FAST, d)
+    return d
+
+
+@pytest.mark.parametrize("bundled", ["fast", "accurate"])
+def test_bundled_models_record_every_file_they_load(bundled: str) -> None:
+    d = BUNDLED_DIR / bundled
+    files = json.loads((d / "meta.json").read_text())[FILES_KEY]
+    assert {"crf.crfsuite", "config.json", "ovr.npz", "ovr_vocab.json",
+            "calibration.json"} <= set(files)
+    if bundled == "accurate":
+        assert {"encoder.onnx", "tokenizer.json", "encoder.json"} <= set(files)
+    for name, rec in files.items():
+        assert rec == record((d / name).read_bytes()), name
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_damaged_file_is_refused_naming_it(damage: str, model_copy: Path) -> None:
+    name, spoil = DAMAGES[damage]
+    spoil(model_copy / name)
+    with pytest.raises(ModelError) as info:
+        CoreSCClassifier.load(model_copy)
+    assert str(model_copy / name) in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_a_saved_model_records_its_files_and_loads(tmp_path: Path, fixtures: Path) -> None:
+    from coresc.readers import read_corpus
+
+    papers = read_corpus([fixtures / "io_art_small.xml"])
+    model = CoreSCClassifier(c1=0.1, c2=0.1, max_iterations=3, secondary=False)
+    model.fit(papers)
+    d = model.save(tmp_path / "m")
+    files = json.loads((d / "meta.json").read_text())[FILES_KEY]
+    assert set(files) >= {"crf.crfsuite", "config.json"}
+    for name, rec in files.items():
+        assert rec == record((d / name).read_bytes()), name
+    CoreSCClassifier.load(d)  # its own records pass
+    (d / "crf.crfsuite").write_bytes((d / "crf.crfsuite").read_bytes()[:-1])
+    with pytest.raises(ModelError, match="crf.crfsuite: damaged or truncated"):
+        CoreSCClassifier.load(d)
+
+
+def test_an_older_model_without_records_still_loads(model_copy: Path) -> None:
+    meta = json.loads((model_copy / "meta.json").read_text())
+    del meta[FILES_KEY]
+    (model_copy / "meta.json").write_text(json.dumps(meta))
+    CoreSCClassifier.load(model_copy)
+    _truncate(model_copy / "crf.crfsuite", 0.5)  # the header still says the full size
+    with pytest.raises(ModelError, match="header records"):
+        CoreSCClassifier.load(model_copy)
+
+
+def test_an_older_model_with_a_truncated_ovr_is_one_line(model_copy: Path) -> None:
+    meta = json.loads((model_copy / "meta.json").read_text())
+    del meta[FILES_KEY]
+    (model_copy / "meta.json").write_text(json.dumps(meta))
+    _truncate(model_copy / "ovr.npz", 0.3)
+    with pytest.raises(ModelError, match="ovr.npz"):
+        CoreSCClassifier.load(model_copy)
+
+
+def test_crf_header_checks(tmp_path: Path) -> None:
+    data = (FAST / "crf.crfsuite").read_bytes()
+    check_crf_header(tmp_path / "x", data)
+    for bad in (data[:20], b"XXXX" + data[4:], data[:48] + b"\0" * 10):
+        with pytest.raises(ModelError):
+            check_crf_header(tmp_path / "x", bad)
+
+
+def test_unrecorded_and_missing_files(model_copy: Path) -> None:
+    files = json.loads((model_copy / "meta.json").read_text())[FILES_KEY]
+    with pytest.raises(ModelError, match="not recorded"):
+        read_checked(model_copy, "MODEL_CARD.md", files)
+    with pytest.raises(ModelError, match="missing"):
+        read_checked(model_copy, "nothing.bin", files)
+
+
+def _coresc(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "CORESC_MODEL": "fast",
+           "HOME": str(cwd)}
+    return subprocess.run([sys.executable, "-m", "coresc", *argv], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("damage", ["crf-truncated", "crf-flipped", "ovr-truncated"])
+def test_no_verb_crashes_on_a_damaged_model(damage: str, model_copy: Path, tmp_path: Path,
+                                            fixtures: Path) -> None:
+    """The issue's reproduction (``truncate -s 1000000 m/crf.crfsuite``: a segfault),
+    in a child process, for every verb that loads a model."""
+    name, spoil = DAMAGES[damage]
+    spoil(model_copy / name)
+    text = tmp_path / "p.txt"
+    text.write_text("Introduction\n\nWe measured the weight of the rats. It rose.\n")
+    gold = str(fixtures / "agreement_a1")
+    m = str(model_copy)
+    for argv in (["annotate", str(text), "--model", m],
+                 ["select", str(text), "--budget", "1", "--model", m],
+                 ["compare", m, "fast", gold, "--resamples", "100"],
+                 ["train", gold, "--from", m, "-o", str(tmp_path / "adapted")]):
+        done = _coresc(argv, tmp_path)
+        assert done.returncode == 2, (argv, done.returncode, done.stderr[-500:])
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(model_copy / name) in lines[0], (argv, done.stderr)
