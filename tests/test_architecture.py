@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 import shutil
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import pytest
@@ -75,7 +75,7 @@ def imports_of(path: Path, root: Path = PACKAGE) -> set[str]:
     return found
 
 
-@lru_cache(maxsize=None)
+@cache
 def import_statements(text: str) -> tuple[tuple[int | None, str | None, tuple[str, ...]], ...]:
     """``(level, module, names)`` of every import statement anywhere in ``text``; level
     None for ``import x``. Cached on the text: a copy of the package parses only what

@@ -143,7 +143,7 @@ def set_domain(model, papers, name: str | None) -> None:
     """Mark ``papers`` as from training corpus ``name``; the model must know that corpus."""
     if name is None:
         return
-    from ..batch.work import check_domain
+    from ..pipeline import check_domain
 
     check_domain(model, name)
     for paper in papers:

@@ -41,15 +41,13 @@ from pathlib import Path
 
 from lxml import etree
 
-from ..document import Label, Paper, Prediction, clean_text
+from ..document import FORMULA_TEXT, Label, Paper, Prediction, clean_text
 from ..errors import InputError
 from ..tei import read_labels
 from ..xmlsafe import localname
 from . import paper_id_from_path
 from ._build import SplitState
 
-#: What a formula contributes to the text of the sentence it sits in.
-FORMULA_TEXT = "[formula]"
 #: Children of a paragraph that end its text run (never part of a new sentence).
 BLOCK_TAGS = frozenset({"p", "ab", "list", "figure", "table", "div", "s", "lg", "quote",
                         "floatingText", "listBibl"})
