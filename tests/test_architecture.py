@@ -34,8 +34,9 @@ LAYERS = (
     ("citations", "pos", "metrics"),
     # papers in, papers out, labels, scores with intervals
     ("readers", "writers", "model", "stats"),
-    # one input read, annotated and rendered; annotation science; runs and their records
-    ("pipeline", "agreement", "paired_runs", "reliability", "tracking"),
+    # one input read, annotated and rendered; papers scored with intervals; annotation
+    # science; runs and their records
+    ("pipeline", "evaluation", "agreement", "paired_runs", "reliability", "tracking"),
     ("batch", "serve", "consensus", "experiments"),
     ("review", "report"),
 )
