@@ -202,6 +202,36 @@ def import_circles(root: Path = PACKAGE) -> list[list[str]]:
     return sorted(circles)
 
 
+#: What every verb may share: the options module (and the package, which holds nothing).
+VERBS_SHARE = ("coresc.commands", "coresc.commands.options")
+
+
+def verbs_importing_verbs(root: Path = PACKAGE) -> list[tuple[str, str]]:
+    """Imports of a verb's module by another verb or by the options module: what two
+    verbs share belongs in ``coresc.commands.options``, which imports no verb."""
+    return sorted((m, t) for m, targets in graph(root).items()
+                  if within(m, ("coresc.commands",)) and m != "coresc.commands"
+                  for t in targets if within(t, ("coresc.commands",))
+                  and t not in VERBS_SHARE and t != m)
+
+
+#: Options several verbs take: each is declared once, in coresc/commands/options.py.
+SHARED_OPTIONS = ("--model", "--format", "--domain", "--grobid", "--grobid-timeout",
+                  "--max-input-mb", "--host", "--port")
+
+
+def option_declarations(root: Path = PACKAGE) -> dict[str, list[str]]:
+    """Each shared option -> the modules whose ``add_argument`` calls declare it."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument":
+                for arg in node.args:
+                    if isinstance(arg, ast.Constant) and arg.value in SHARED_OPTIONS:
+                        found.setdefault(arg.value, []).append(module_name(path, root))
+    return found
+
+
 #: ARCHITECTURE.md's rules for single packages: (who, what they must never import).
 LAYER_RULES = [
     # readers never label, never write
@@ -260,6 +290,16 @@ def test_only_the_face_imports_batch() -> None:
 @pytest.mark.parametrize("sources, forbidden", LAYER_RULES)
 def test_layer_rules(sources, forbidden) -> None:
     assert not offenders(sources, forbidden)
+
+
+def test_no_verb_imports_another() -> None:
+    assert not verbs_importing_verbs()
+
+
+def test_each_shared_option_is_declared_once() -> None:
+    found = option_declarations()
+    assert sorted(found) == sorted(SHARED_OPTIONS)
+    assert all(where == ["coresc.commands.options"] for where in found.values()), found
 
 
 def test_every_module_has_a_layer() -> None:
@@ -325,6 +365,21 @@ def test_a_reader_importing_the_model_is_found(copy) -> None:
     plant(copy, "coresc.readers.jats", "def f():\n    from ..model import CoreSCClassifier")
     assert ("coresc.readers.jats", "coresc.model") in offenders(
         ("coresc.readers",), ("coresc.model",), copy)
+
+
+def test_a_planted_import_of_a_verb_by_a_verb_is_found(copy) -> None:
+    plant(copy, "coresc.commands.annotate", "def f():\n    from .convert import read_papers")
+    plant(copy, "coresc.commands.options", "from . import serve")
+    assert verbs_importing_verbs(copy) == [
+        ("coresc.commands.annotate", "coresc.commands.convert"),
+        ("coresc.commands.options", "coresc.commands.serve")]
+
+
+def test_a_planted_second_declaration_is_found(copy) -> None:
+    plant(copy, "coresc.commands.select", "def f(parser):\n"
+                                          "    parser.add_argument('--format', default='x')")
+    assert option_declarations(copy)["--format"] == ["coresc.commands.options",
+                                                     "coresc.commands.select"]
 
 
 def test_a_planted_module_without_a_layer_is_found(copy) -> None:
