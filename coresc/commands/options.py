@@ -19,10 +19,10 @@ from ..errors import UsageError
 if TYPE_CHECKING:  # the HTTP client is imported only when a PDF is read
     from ..readers.grobid import GrobidClient
 
-#: ``--model``: the help of the verbs that label papers with it.
+#: ``--model``: the help of ``annotate`` and ``evaluate``.
 MODEL_HELP = ("model directory, or a bundled model: 'accurate' (the default, with a "
               "sentence encoder) or 'fast' (hand-built features only, 20x faster)")
-#: ``--model``: the shorter help of the verbs for which speed is beside the point.
+#: ``--model``: the shorter help of ``select`` and ``serve`` (``review`` says more: its own).
 MODEL_HELP_SHORT = "model directory, or a bundled model ('accurate', the default, or 'fast')"
 #: ``--format`` without a list of choices (the readers check the name).
 FORMAT_HELP = "input format (default: auto)"
