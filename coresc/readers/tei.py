@@ -46,7 +46,7 @@ from ..errors import InputError
 from ..tei import read_labels
 from ..xmlsafe import localname
 from . import paper_id_from_path
-from ._build import SplitState
+from ._build import SplitState, finish
 
 #: What a formula contributes to the text of the sentence it sits in.
 FORMULA_TEXT = "[formula]"
@@ -320,7 +320,4 @@ def read_tei(path: str | Path, tree: etree._ElementTree) -> Paper:
     body = _child(_child(root, "text"), "body")
     if body is not None:
         reader.body(body)
-    paper.sections = reader.state.sections()
-    paper.title = " ".join(s.text for sec in paper.sections if sec.type == "title"
-                           for s in sec.sentences())
-    return paper
+    return finish(paper, reader.state)
