@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     loopback = _check(args, token)
     folder = Path(args.output) / args.annotator
     _check_writable(Path(args.output))
-    from ..review.store import Lock
+    from ..review.lock import Lock
 
     lock = Lock(folder)
     lock.acquire()

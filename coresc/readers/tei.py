@@ -46,7 +46,7 @@ from ..errors import InputError
 from ..tei import read_labels
 from ..xmlsafe import localname
 from . import paper_id_from_path
-from ._build import SplitState
+from ._build import SplitState, finish
 
 #: Children of a paragraph that end its text run (never part of a new sentence).
 BLOCK_TAGS = frozenset({"p", "ab", "list", "figure", "table", "div", "s", "lg", "quote",
@@ -318,7 +318,4 @@ def read_tei(path: str | Path, tree: etree._ElementTree) -> Paper:
     body = _child(_child(root, "text"), "body")
     if body is not None:
         reader.body(body)
-    paper.sections = reader.state.sections()
-    paper.title = " ".join(s.text for sec in paper.sections if sec.type == "title"
-                           for s in sec.sentences())
-    return paper
+    return finish(paper, reader.state)
