@@ -14,7 +14,7 @@ import pytest
 from coresc.agreement import load_set
 from coresc.document import Paper, Paragraph, Prediction, Section, Sentence
 from coresc.errors import OutputError, UsageError
-from coresc.metrics import evaluate_papers
+from coresc.evaluation import evaluate_papers
 from coresc.readers import read_file
 from coresc.review.adapt import Adapter
 from coresc.review.lock import Lock

@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..metrics import evaluate_papers, format_report
+    from ..evaluation import evaluate_papers, format_report
     from ..model.provenance import seen_in_training
     from ..pipeline import open_model
     from ..readers import read_corpus
