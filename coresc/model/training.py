@@ -195,9 +195,9 @@ def inner_cv(model, X, labels, folds, grid):
         for f in range(k):
             tr = [i for i in range(len(X)) if folds[i] != f]
             te = [i for i in range(len(X)) if folds[i] == f]
-            model, label_set = train_crf([X[i] for i in tr], [labels[i] for i in tr],
-                                         c1, c2, model.max_iterations, model.min_freq)
-            tagger = open_tagger(model)
+            crf_bytes, label_set = train_crf([X[i] for i in tr], [labels[i] for i in tr],
+                                             c1, c2, model.max_iterations, model.min_freq)
+            tagger = open_tagger(crf_bytes)
             for i in te:
                 pred, marg = crf_tag(tagger, X[i], label_set)
                 oof[i] = (pred, marg)
