@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
         cmd = sub.add_parser(name, help=doc.splitlines()[0] if doc else None,
                              description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(cmd)
-        cmd.set_defaults(_run=module.run)
+        cmd.set_defaults(_run=module.run, _parser=cmd)
     return parser
 
 
@@ -43,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     args._argv = list(sys.argv[1:] if argv is None else argv)  # to say how to run it again
     try:
+        from .commands.options import check_arguments
+
+        check_arguments(args._parser, args)  # outputs and numbers, before any work
         return int(args._run(args) or 0)
     except CorescError as exc:
         print(f"coresc {args.command}: error: {exc}", file=sys.stderr)

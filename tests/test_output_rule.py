@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from coresc import cli
-from coresc.commands.checks import BoundedInt, Output
+from coresc.commands.options import BoundedInt, Output
 
 
 def _verb_parsers() -> dict[str, argparse.ArgumentParser]:
@@ -31,7 +31,8 @@ def _looks_like_output(action: argparse.Action) -> bool:
     names = action.option_strings
     return ("-o" in names or any(n.startswith("--out") or n in ("--json", "--pages")
                                  for n in names)
-            or bool(re.search(r"\bwrit", action.help or "", re.I)))
+            or bool(re.search(r"\bwrit", action.help or "", re.I)
+                    and re.search(r"FILE|DIR|OUT|PATH", action.metavar or "")))
 
 
 def _output_options() -> list[tuple[str, str, str]]:
@@ -54,7 +55,7 @@ def test_every_output_option_is_declared_as_one() -> None:
             if action.option_strings and _looks_like_output(action) and not isinstance(
                     action.type, Output) and action.nargs != 0:
                 pytest.fail(f"coresc {verb} {action.option_strings[0]}: names an output but "
-                            "is not declared with an Output type (coresc.commands.checks)")
+                            "is not declared with an Output type (coresc.commands.options)")
     verbs = {v for v, _, _ in OUTPUTS}
     # the verbs that write files; a new one joins by declaring its option
     assert {"select", "compare", "train", "review", "evaluate", "annotate", "convert",

@@ -39,12 +39,12 @@ import signal
 import sys
 
 from .options import (
+    OUTPUT_ANY,
     add_domain_argument,
     add_format_argument,
     add_grobid_arguments,
     add_limit_arguments,
     add_model_argument,
-    output_path,
 )
 
 WRITE_FORMATS = ("xml", "mode2", "jsonl", "tsv", "html")
@@ -52,7 +52,7 @@ WRITE_FORMATS = ("xml", "mode2", "jsonl", "tsv", "html")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="+", metavar="INPUT", help="paper files or directories")
-    parser.add_argument("-o", "--output", type=output_path, metavar="OUT",
+    parser.add_argument("-o", "--output", type=OUTPUT_ANY, metavar="OUT",
                         help="output file, or directory for several papers as xml "
                              "(default: stdout); with --scheduler also an fsspec URL")
     parser.add_argument("--to", default="xml", choices=WRITE_FORMATS,

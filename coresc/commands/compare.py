@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, UsageError
-from .options import add_format_argument
+from .options import OUTPUT_FILE, RESAMPLES, SEED, add_format_argument
 
 #: Ways to read each side, for the messages.
 _KINDS = "a model directory, a bundled model name or an annotated output"
@@ -38,11 +38,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("corpora", nargs="+", metavar="CORPUS",
                         help="gold-labelled paper files or directories")
     add_format_argument(parser, "input format of CORPUS (default: auto)")
-    parser.add_argument("--json", metavar="FILE", help="also write the comparison as JSON")
-    parser.add_argument("--seed", type=int, default=0,
-                        help="seed of the bootstrap and the randomization (default 0)")
-    parser.add_argument("--resamples", type=int, default=2000, metavar="N",
-                        help="bootstrap resamples and randomizations (default 2000)")
+    parser.add_argument("--json", type=OUTPUT_FILE, metavar="FILE",
+                        help="also write the comparison as JSON")
+    parser.add_argument("--seed", type=SEED, default=0,
+                        help="seed of the bootstrap and the randomization (default 0; any "
+                             "integer from 0)")
+    parser.add_argument("--resamples", type=RESAMPLES, default=2000, metavar="N",
+                        help="bootstrap resamples and randomizations (default 2000; "
+                             f"{RESAMPLES.low} to {RESAMPLES.high})")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,8 +53,6 @@ def run(args: argparse.Namespace) -> int:
     from ..readers import read_corpus
     from .options import corpus_groups
 
-    if args.resamples < 100:
-        raise UsageError(f"--resamples {args.resamples}: use at least 100")
     papers = read_corpus(args.corpora, args.format)
     gold, paper_of = _gold_sentences(papers, args.corpora)
     sides = [_side(spec, name, papers, gold) for spec, name in ((args.a, "A"), (args.b, "B"))]

@@ -27,7 +27,7 @@ from ..agreement import LABEL_SOURCES, load_sets
 from ..consensus import RULES, ConsensusResult, build_consensus, warn_left_out
 from ..errors import UsageError
 from ..writers import atomic_output, refuse_overwriting_inputs, write_papers
-from .options import output_path
+from .options import OUTPUT_DIR
 
 SUMMARY_FILE = "consensus.json"
 DECISIONS_FILE = "consensus-decisions.tsv"
@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("sets", nargs="+", metavar="ANNOTATION_SET",
                         help="one file or directory per annotator (two or more; three in "
                              "the paper)")
-    parser.add_argument("-o", "--output", type=output_path, required=True, metavar="GOLD_DIR",
+    parser.add_argument("-o", "--output", type=OUTPUT_DIR, required=True, metavar="GOLD_DIR",
                         help="directory for the consensus papers and reports")
     parser.add_argument("--reliable", metavar="ANNOTATION_SET",
                         help="the annotator to follow where disagreement remains, as named "

@@ -32,12 +32,12 @@ from ..errors import InputError, UsageError
 from ..readers import INPUT_SUFFIXES, find_inputs, read_file
 from ..writers import available_formats, write_papers
 from .options import (
+    OUTPUT_ANY,
     add_format_argument,
     add_grobid_arguments,
     add_limit_arguments,
     grobid_of,
     limits_of,
-    output_path,
     skipped_line,
 )
 
@@ -49,7 +49,7 @@ PROGRESS_EVERY_S = 5.0
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="+", metavar="INPUT", help="paper files or directories")
-    parser.add_argument("-o", "--output", type=output_path, metavar="OUT",
+    parser.add_argument("-o", "--output", type=OUTPUT_ANY, metavar="OUT",
                         help="output file, or directory for several papers as xml "
                              "(default: stdout)")
     parser.add_argument("--to", default="xml", choices=available_formats(),

@@ -26,7 +26,13 @@ import json
 import sys
 
 from ..errors import UsageError
-from .options import add_domain_argument, add_format_argument, add_model_argument
+from .options import (
+    OUTPUT_FILE,
+    SEED,
+    add_domain_argument,
+    add_format_argument,
+    add_model_argument,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,10 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="gold-labelled paper files or directories")
     add_model_argument(parser)
     add_format_argument(parser)
-    parser.add_argument("--json", metavar="FILE",
+    parser.add_argument("--json", type=OUTPUT_FILE, metavar="FILE",
                         help="also write the scores as JSON (each interval beside its score: "
                              "'accuracy', 'accuracy_ci': [low, high])")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=SEED, default=0,
                         help="seed of the bootstrap over papers (default 0)")
     add_domain_argument(parser)
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .options import output_path
+from .options import OUTPUT_FILE
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("runs", nargs="+", metavar="RUN_OR_EXPERIMENT",
                         help="MLflow run id or experiment config name")
-    parser.add_argument("-o", "--output", type=output_path, default="coresc-report.md",
+    parser.add_argument("-o", "--output", type=OUTPUT_FILE, default="coresc-report.md",
                         help="Markdown file to write; PNGs go beside it "
                              "(default: coresc-report.md)")
     parser.add_argument("--tracking-uri", default=None,

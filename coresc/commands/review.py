@@ -29,6 +29,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from .options import (
+    OUTPUT_DIR,
     TOKEN_ENV,
     add_format_argument,
     add_listen_arguments,
@@ -46,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--annotator", required=True, metavar="NAME",
                         help="who reviews (letters, digits, '.', '_', '-'): the files go "
                              "to DIR/NAME/")
-    parser.add_argument("-o", "--output", required=True, metavar="DIR",
+    parser.add_argument("-o", "--output", type=OUTPUT_DIR, required=True, metavar="DIR",
                         help="folder of the reviewed files (one subfolder per annotator)")
     add_model_argument(parser, "model for papers without labels, and the source of an "
                                "adapted model: a directory or a bundled model ('accurate', "

@@ -23,7 +23,13 @@ import sys
 from pathlib import Path
 
 from ..errors import UsageError
-from .options import MODEL_HELP_SHORT, add_format_argument, add_model_argument
+from .options import (
+    BUDGET,
+    MODEL_HELP_SHORT,
+    OUTPUT_FILE,
+    add_format_argument,
+    add_model_argument,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,9 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("papers", nargs="+", metavar="PAPERS",
                         help="paper files or directories to choose from")
     add_model_argument(parser, MODEL_HELP_SHORT)
-    parser.add_argument("--budget", type=int, required=True, metavar="N",
+    parser.add_argument("--budget", type=BUDGET, required=True, metavar="N",
                         help="how many papers to choose")
-    parser.add_argument("-o", "--output", metavar="FILE",
+    parser.add_argument("-o", "--output", type=OUTPUT_FILE, metavar="FILE",
                         help="also write the chosen paths to FILE, one per line")
     parser.add_argument("--exclude", action="append", default=[], metavar="PATH",
                         help="papers already reviewed (files or folders; repeatable): "
@@ -56,8 +62,6 @@ def run(args: argparse.Namespace) -> int:
     from ..readers import read_corpus
     from ..selection import select_papers, unreviewed
 
-    if args.budget < 1:
-        raise UsageError(f"--budget must be at least 1, not {args.budget}")
     if not 0.0 <= args.diversity <= 1.0:  # also refuses nan
         raise UsageError(f"--diversity must be between 0 and 1, not {args.diversity}")
     papers = read_corpus(args.papers, args.format)

@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 
 from ..errors import UsageError
-from .options import add_format_argument, output_path
+from .options import OUTPUT_DIR, add_format_argument
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("corpora", nargs="+", metavar="CORPUS",
                         help="gold-labelled paper files or directories")
-    parser.add_argument("-o", "--output", type=output_path, required=True, metavar="MODEL_DIR",
+    parser.add_argument("-o", "--output", type=OUTPUT_DIR, required=True, metavar="MODEL_DIR",
                         help="directory to write the model to")
     parser.add_argument("--from", dest="source", metavar="MODEL",
                         help="adapt MODEL (a model directory, or 'accurate' / 'fast') to the "

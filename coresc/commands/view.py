@@ -22,18 +22,18 @@ from pathlib import Path
 from ..errors import UsageError
 from ..readers import iter_input_files, read_corpus
 from ..writers.html import render_paper, write_corpus_html, write_html, write_pages
-from .options import add_format_argument, output_path
+from .options import OUTPUT_DIR, OUTPUT_FILE, add_format_argument
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="+", metavar="INPUT",
                         help="annotated file(s) or directories (XML, JSONL, ...)")
-    parser.add_argument("-o", "--output", type=output_path, required=True, metavar="OUT",
+    parser.add_argument("-o", "--output", type=OUTPUT_FILE, required=True, metavar="OUT",
                         help="HTML file to write ('-' for stdout)")
     add_format_argument(parser, "input format (default: detect)", checked=True)
     parser.add_argument("--corpus", action="store_true",
                         help="write the corpus view even for a single paper")
-    parser.add_argument("--pages", metavar="DIR",
+    parser.add_argument("--pages", type=OUTPUT_DIR, metavar="DIR",
                         help="corpus view: also write one page per paper into DIR and "
                              "link them from the summary")
 

@@ -115,13 +115,38 @@ def refuse_overwriting_inputs(out: str | Path | Iterable[str | Path],
                               inputs: Iterable[str | Path]) -> None:
     """Raise :class:`UsageError` when ``out`` (one path or several) is one of the inputs.
 
-    Symbolic and hard links to an input count as the input.
+    Symbolic and hard links to an input count as the input, and so does an existing file
+    inside an input folder or linked from one (a verb reads all a folder holds).
     """
     targets = [out] if isinstance(out, (str, Path)) else list(out)
+    inputs = [Path(p) for p in inputs]
     keys = _file_keys(inputs)
+    folders = [p for p in inputs if p.is_dir()]
     for target in targets:
-        if _file_keys([target]) & keys:
+        if _file_keys([target]) & keys or _in_folders(Path(target), folders):
             raise UsageError(f"{target}: output would overwrite an input file")
+
+
+def _in_folders(target: Path, folders: Sequence[Path]) -> bool:
+    """Whether the existing file ``target`` lies in one of ``folders`` or is linked from
+    one (only a file that exists can be overwritten, so no folder is walked otherwise)."""
+    try:
+        if not folders or not target.is_file():
+            return False
+        st, real = target.stat(), target.resolve()
+    except (OSError, RuntimeError):
+        return False
+    for folder in folders:
+        root = folder.resolve()
+        if root in real.parents:
+            return True
+        for dirpath, _, names in os.walk(root):
+            for name in names:
+                with contextlib.suppress(OSError):
+                    other = os.stat(os.path.join(dirpath, name))
+                    if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+                        return True
+    return False
 
 
 def _umask() -> int:
