@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0.0 <= args.diversity <= 1.0:  # also refuses nan
         raise UsageError(f"--diversity must be between 0 and 1, not {args.diversity}")
-    papers = read_corpus(args.papers, args.format)
+    papers = _once(read_corpus(args.papers, args.format))
     reviewed = _reviewed_ids(args.exclude)
     pool = unreviewed(papers, reviewed)
     if not pool:
@@ -102,10 +102,40 @@ def _reviewed_ids(paths: list[str]) -> set[str]:
     return {p.id for p in result.papers} if result else set()
 
 
+def _source(paper) -> str:
+    """Where a paper was read from, as given (``-``: standard input)."""
+    return str(paper.source_path) if paper.source_path else "-"
+
+
+def _once(papers: list) -> list:
+    """Each paper once: the same file given twice (or through a link), or a paper id
+    repeated within a file, is kept at its first place, with a note."""
+    seen: set[tuple[str, str]] = set()
+    kept, repeated = [], []
+    for paper in papers:
+        try:
+            where = str(Path(paper.source_path).resolve()) if paper.source_path else "-"
+        except (OSError, RuntimeError):
+            where = _source(paper)
+        # a link names the same file with another id (the file name): its text tells
+        text = "\n".join(s.text for s in paper.sentences())
+        keys = {(where, "id:" + paper.id), (where, "text:" + text)}
+        if keys & seen:
+            repeated.append(paper)
+            continue
+        seen |= keys
+        kept.append(paper)
+    if repeated:
+        print(f"coresc select: note: {len(repeated)} paper(s) given more than once are "
+              f"listed once (the first: {_source(repeated[0])}#{repeated[0].id})",
+              file=sys.stderr)
+    return kept
+
+
 def _names(chosen, pool) -> list[str]:
     """Each chosen paper's path; ``path#id`` when its file holds more than one paper."""
     from collections import Counter
 
-    per_file = Counter(str(p.source_path) for p in pool)
-    return [str(p.source_path) if per_file[str(p.source_path)] == 1
-            else f"{p.source_path}#{p.id}" for p in chosen]
+    per_file = Counter(_source(p) for p in pool)
+    return [_source(p) if per_file[_source(p)] == 1 else f"{_source(p)}#{p.id}"
+            for p in chosen]

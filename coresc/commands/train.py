@@ -135,9 +135,40 @@ def read_papers(args: argparse.Namespace) -> list:
         for paper in read_corpus([corpus], args.format):
             paper.meta["corpus"] = corpus_name(corpus)
             papers.append(paper)
+    check_scheme(papers)
     print(f"[coresc] read {len(papers)} papers in {time.monotonic() - t0:.1f}s",
           file=sys.stderr)
     return papers
+
+
+def check_scheme(papers: list) -> None:
+    """Gold labels must be CoreSC's: a code in another case (``res``) becomes the
+    scheme's (one note per code); any other label is refused, naming the file, the
+    sentence and the label (a model would otherwise learn it as a 12th label)."""
+    import dataclasses
+
+    from ..errors import InputError
+    from ..labels import LABELS
+
+    canonical = {code.lower(): code for code in LABELS}
+    renamed: dict[str, list] = {}
+    for paper in papers:
+        for sentence in paper.sentences():
+            for i, label in enumerate(sentence.gold):
+                if label.code in LABELS:
+                    continue
+                code = canonical.get(label.code.strip().lower())
+                if code is None:
+                    raise InputError(paper.source_path or paper.id,
+                                     f"sentence {sentence.sid}: label {label.code!r} is not "
+                                     f"a CoreSC label ({', '.join(LABELS)})")
+                renamed.setdefault(label.code, []).append((paper, sentence))
+                sentence.gold[i] = dataclasses.replace(label, code=code)
+    for old, where in renamed.items():
+        paper, sentence = where[0]
+        print(f"coresc train: note: label {old!r} read as {canonical[old.strip().lower()]!r} "
+              f"in {len(where)} sentence(s), the first {paper.source_path or paper.id} "
+              f"sentence {sentence.sid}", file=sys.stderr)
 
 
 def save(model, args: argparse.Namespace, t0: float) -> int:

@@ -16,8 +16,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .storage import ModelError
+from ..errors import CorescError
 
+
+class ModelError(CorescError):
+    """A model directory that is missing, incomplete or corrupt."""
+
+    def __init__(self, path: str | Path, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+
+
+#: File name -> ``{"size": int, "sha256": hex}``.
+Records = Mapping[str, Mapping[str, Any]]
 #: The key of ``meta.json`` holding ``{file name: {"size": int, "sha256": hex}}``.
 FILES_KEY = "files"
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -31,7 +41,7 @@ def record(data: bytes) -> dict[str, Any]:
     return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def records_of(meta: Mapping[str, Any], d: Path) -> dict[str, dict[str, Any]] | None:
+def records_of(meta: Mapping[str, Any], d: Path) -> Records | None:
     """The file records of a loaded ``meta.json`` (None: a model saved without them)."""
     files = meta.get(FILES_KEY)
     if files is None:
@@ -46,7 +56,7 @@ def records_of(meta: Mapping[str, Any], d: Path) -> dict[str, dict[str, Any]] | 
     return files
 
 
-def read_checked(d: Path, name: str, records: Mapping[str, Any] | None) -> bytes:
+def read_checked(d: Path, name: str, records: Records | None) -> bytes:
     """A model file's bytes, checked against its record (or, unrecorded, its own
     header); :class:`ModelError` naming the file when it is missing, unreadable or
     damaged."""

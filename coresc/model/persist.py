@@ -6,12 +6,14 @@ formats themselves are in :mod:`~coresc.model.storage`.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
 
 from .calibration import Calibration
 from .card import write_card
+from .integrity import FILES_KEY, record, records_of
 from .storage import (
     CALIBRATION_FILE,
     MODEL_FILES,
@@ -30,40 +32,50 @@ from .storage import (
 
 
 def save_model(model, directory: str | Path) -> Path:
-    """Write a fitted model's directory (created if needed; files replaced atomically)."""
+    """Write a fitted model's directory (created if needed; files replaced atomically).
+
+    ``meta.json`` is written last and records each file's size and SHA-256, so a load
+    refuses a damaged file, or a directory a failed save left half-replaced.
+    """
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
-    write_atomic(d / "crf.crfsuite", model._crf_bytes)
+    files: dict[str, dict] = {}
+
+    def put(name: str, data: bytes) -> None:
+        write_atomic(d / name, data)
+        files[name] = record(data)
+
+    put("crf.crfsuite", model._crf_bytes)
     if model._stack_bytes is not None:
-        write_atomic(d / "crf_stack.crfsuite", model._stack_bytes)
+        put("crf_stack.crfsuite", model._stack_bytes)
     else:
         (d / "crf_stack.crfsuite").unlink(missing_ok=True)
     config = model.get_params()
     config["features"] = list(model.features)
-    write_atomic(d / "config.json", to_json(config))
-    write_atomic(d / "meta.json", to_json(model.meta_))
+    put("config.json", to_json(config))
     if model._ovr is not None:
-        tmp = d / ".ovr.npz.part"
-        with open(tmp, "wb") as fh:
-            np.savez_compressed(fh, coef=model._ovr["coef"],
-                                intercept=model._ovr["intercept"])
-        tmp.replace(d / "ovr.npz")
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, coef=model._ovr["coef"], intercept=model._ovr["intercept"])
+        put("ovr.npz", buffer.getvalue())
         vocab = sorted(model._ovr["vocab"], key=model._ovr["vocab"].get)
-        write_atomic(d / "ovr_vocab.json", to_json(
-            {"labels": model._ovr["labels"], "features": vocab,
-             "meta": model._ovr["meta"]}, indent=None))
+        put("ovr_vocab.json", to_json({"labels": model._ovr["labels"], "features": vocab,
+                                       "meta": model._ovr["meta"]}, indent=None))
     else:
         for name in ("ovr.npz", "ovr_vocab.json"):
             (d / name).unlink(missing_ok=True)
-    save_encoder(d, model._encoder_files())
+    encoder_files = model._encoder_files()
+    save_encoder(d, encoder_files)
+    files.update({name: record(data) for name, data in (encoder_files or {}).items()})
     if model.calibration_ is not None:
-        write_atomic(d / CALIBRATION_FILE, to_json(model.calibration_.to_json(), None))
+        put(CALIBRATION_FILE, to_json(model.calibration_.to_json(), None))
     else:
         (d / CALIBRATION_FILE).unlink(missing_ok=True)
     if model._source is not None:
         save_model(model._source, d / SOURCE_DIR)
     elif (d / SOURCE_DIR).is_dir():
         _remove_model_dir(d / SOURCE_DIR)
+    meta = {k: v for k, v in model.meta_.items() if k != FILES_KEY}
+    write_atomic(d / "meta.json", to_json({**meta, FILES_KEY: files}))
     write_card(d)
     return d
 
@@ -91,10 +103,13 @@ def load_model(cls, directory: str | Path, threads: int = 0):
     for name in MODEL_FILES:
         if not (d / name).is_file():
             raise ModelError(d, f"not a coresc model directory (missing {name})")
-    config = read_json(d / "config.json")
     meta = read_json(d / "meta.json")
-    if not isinstance(config, dict) or not isinstance(meta, dict):
-        raise ModelError(d, "config.json and meta.json must hold JSON objects")
+    if not isinstance(meta, dict):
+        raise ModelError(d / "meta.json", "must hold a JSON object")
+    records = records_of(meta, d)  # every file below is checked before it is parsed
+    config = read_json(d / "config.json", records)
+    if not isinstance(config, dict):
+        raise ModelError(d / "config.json", "must hold a JSON object")
     if meta.get("format") != MODEL_FORMAT:
         raise ModelError(d, f"unsupported model format {meta.get('format')!r} "
                             f"(this coresc reads format {MODEL_FORMAT})")
@@ -127,19 +142,19 @@ def load_model(cls, directory: str | Path, threads: int = 0):
             raise ModelError(d / "meta.json", f"bad domain_bias for {tag!r}")
         model.domain_bias_[tag] = {k: float(v) for k, v in tag_bias.items()}
     model.meta_ = meta
-    model._crf_bytes, model._tagger = read_crf(d, "crf.crfsuite", labels)
+    model._crf_bytes, model._tagger = read_crf(d, "crf.crfsuite", labels, records)
     if model.stack:
         if not (d / "crf_stack.crfsuite").is_file():
             raise ModelError(d, "config says stack but crf_stack.crfsuite is missing")
         model._stack_bytes, model._stack_tagger = read_crf(d, "crf_stack.crfsuite",
-                                                            labels)
+                                                            labels, records)
     if (d / "ovr.npz").is_file():
-        model._ovr = load_ovr(d, labels)
+        model._ovr = load_ovr(d, labels, records)
         # the layer scores with scipy.sparse: import it with the model (a one-time
         # ~0.2 s), not inside the first paper's annotation
         import scipy.sparse  # noqa: F401
     if model.encoder is not None:
-        model._encoder_loaded_files = load_encoder_files(d)
+        model._encoder_loaded_files = load_encoder_files(d, records)
         model._encoder = open_encoder(d, model._encoder_loaded_files, threads)
     if model.source is not None:
         if not (d / SOURCE_DIR).is_dir():
@@ -149,7 +164,7 @@ def load_model(cls, directory: str | Path, threads: int = 0):
     model.calibration_ = None
     if (d / CALIBRATION_FILE).is_file():
         try:
-            model.calibration_ = Calibration.from_json(read_json(d / CALIBRATION_FILE))
+            model.calibration_ = Calibration.from_json(read_json(d / CALIBRATION_FILE, records))
         except ValueError as exc:
             raise ModelError(d / CALIBRATION_FILE, f"bad calibration ({exc})") from None
     return model

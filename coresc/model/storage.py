@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import zipfile
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -12,6 +15,7 @@ import numpy as np
 
 from ..errors import CorescError
 from .crf import open_tagger
+from .integrity import ModelError, Records, read_checked
 
 MODEL_FORMAT = 1
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -59,17 +63,14 @@ SOURCE_DIR = "source"
 CALIBRATION_FILE = "calibration.json"
 
 
-class ModelError(CorescError):
-    """A model directory that is missing, incomplete or corrupt."""
-
-    def __init__(self, path: str | Path, problem: str) -> None:
-        super().__init__(f"{path}: {problem}")
 
 
 
-def read_crf(d: Path, name: str, labels: Sequence[str]) -> tuple[bytes, Any]:
-    """A model directory's crfsuite file: its bytes and an open tagger, labels checked."""
-    data = (d / name).read_bytes()
+def read_crf(d: Path, name: str, labels: Sequence[str],
+             records: Records | None = None) -> tuple[bytes, Any]:
+    """A model directory's crfsuite file: its bytes (checked against ``records``, see
+    :mod:`~coresc.model.integrity`) and an open tagger, labels checked."""
+    data = read_checked(d, name, records)
     try:
         tagger = open_tagger(data)
     except Exception as exc:  # crfsuite raises ValueError/OSError on bad files
@@ -80,13 +81,14 @@ def read_crf(d: Path, name: str, labels: Sequence[str]) -> tuple[bytes, Any]:
 
 
 
-def load_ovr(d: Path, labels: list[str]) -> dict[str, Any]:
-    vocab_doc = read_json(d / "ovr_vocab.json")
+def load_ovr(d: Path, labels: list[str], records: Records | None = None) -> dict[str, Any]:
+    vocab_doc = read_json(d / "ovr_vocab.json", records)
+    data = read_checked(d, "ovr.npz", records)
     try:
-        with np.load(d / "ovr.npz", allow_pickle=False) as z:
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
             coef = np.asarray(z["coef"], dtype=np.float32)
             intercept = np.asarray(z["intercept"], dtype=np.float32)
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
         raise ModelError(d / "ovr.npz", f"cannot read one-vs-rest weights ({exc})") from None
     try:
         names = list(vocab_doc["features"])
@@ -109,9 +111,12 @@ def to_json(obj: Any, indent: int | None = 1) -> bytes:
         .encode("utf-8")
 
 
-def read_json(path: Path) -> Any:
+def read_json(path: Path, records: Records | None = None) -> Any:
+    """A model directory's JSON file; with ``records`` its bytes are checked first."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = read_checked(path.parent, path.name, records) if records is not None \
+            else path.read_bytes()
+        return json.loads(data.decode("utf-8"))
     except FileNotFoundError:
         raise ModelError(path, "missing") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -135,15 +140,16 @@ def save_encoder(d: Path, files: dict[str, bytes] | None) -> None:
             write_atomic(d / name, files[name])
 
 
-def load_encoder_files(d: Path) -> dict[str, bytes]:
-    """The encoder files of a model directory whose config names an encoder."""
+def load_encoder_files(d: Path, records: Records | None = None) -> dict[str, bytes]:
+    """The encoder files of a model directory whose config names an encoder (checked
+    against ``records`` before onnxruntime sees them)."""
     from .encoder import ENCODER_FILES
 
     missing = [n for n in ENCODER_FILES if not (d / n).is_file()]
     if missing:
         raise ModelError(d, f"config names a sentence encoder but {', '.join(missing)} "
                             f"is missing")
-    return {n: (d / n).read_bytes() for n in ENCODER_FILES}
+    return {n: read_checked(d, n, records) for n in ENCODER_FILES}
 
 
 def open_encoder(d: Path, files: dict[str, bytes], threads: int = 0):
