@@ -136,6 +136,49 @@ def make_corpus(folder: str | Path, seed: int = 0, n_mutants: int = 2,
     return written
 
 
+#: Output targets every verb must refuse before any work (issue 37), as (name, why);
+#: ``{in}`` is an input file, ``{dir}`` the input's folder, ``{file}`` another existing
+#: file, ``{tmp}`` a scratch folder (see tests/test_output_rule.py).
+HOSTILE_OUTPUTS = (("", "empty"), (" ", "blank"), ("\t", "blank"),
+                   ("/proc/x", "inside /proc"), ("/proc/self/fd/1", "inside /proc"),
+                   ("/sys/kernel/x", "inside /sys"), ("{file}/sub", "under a file"),
+                   ("{tmp}/loop/x", "a loop of links"), ("{in}", "an input"),
+                   ("{tmp}/link", "a symbolic link to an input"),
+                   ("{tmp}/hard", "a hard link to an input"),
+                   ("{dir}/q.txt", "a file inside an input folder"))
+
+
+def damaged_models(source: str | Path, folder: str | Path, seed: int = 0) -> dict[str, Path]:
+    """Copies of the model directory ``source`` in ``folder``, each with one file damaged
+    (issue 37: ``truncate -s 1000000 crf.crfsuite`` crashed crfsuite): name -> copy."""
+    import shutil
+
+    source, folder = Path(source), Path(folder)
+    rng = random.Random(seed)
+    damages = {"crf_cut": ("crf.crfsuite", lambda b: b[:1_000_000]),
+               "crf_header": ("crf.crfsuite", lambda b: b[:4] + b"\xff\xff" + b[6:]),
+               "crf_flip": ("crf.crfsuite", lambda b: _flip(b, rng)),
+               "ovr_cut": ("ovr.npz", lambda b: b[:len(b) // 10]),
+               "ovr_flip": ("ovr.npz", lambda b: _flip(b, rng)),
+               "config_flip": ("config.json", lambda b: _flip(b, rng))}
+    out = {}
+    for name, (file, spoil) in damages.items():
+        if not (source / file).is_file():
+            continue
+        copy = folder / name
+        shutil.copytree(source, copy)
+        (copy / file).write_bytes(spoil((copy / file).read_bytes()))
+        out[name] = copy
+    return out
+
+
+def _flip(data: bytes, rng: random.Random) -> bytes:
+    flipped = bytearray(data)
+    for _ in range(rng.randint(1, 8)):
+        flipped[rng.randrange(len(flipped))] ^= 1 << rng.randrange(8)
+    return bytes(flipped)
+
+
 @lru_cache(maxsize=1)
 def accurate_encoder():
     """The bundled accurate model's sentence encoder (one thread), or a skipped test."""

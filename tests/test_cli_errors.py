@@ -34,7 +34,19 @@ def files(tmp_path: Path, fixtures: Path) -> dict[str, str]:
             "missing": str(tmp_path / "no-such-file.xml"), "out": str(tmp_path / "out"),
             "a1": str(fixtures / "agreement_a1"), "a2": str(fixtures / "agreement_a2"),
             "bad": str(fixtures / "io_malformed.xml"),
-            "store": f"sqlite:///{tmp_path / 'store' / 'mlflow.db'}"}
+            "store": f"sqlite:///{tmp_path / 'store' / 'mlflow.db'}",
+            "copy": str(_copy(fixtures / "agreement_a1", tmp_path / "gold")),
+            "zzz": str(_copy(fixtures / "agreement_a1", tmp_path / "zzz", "Bac", "Zzz"))}
+
+
+def _copy(src: Path, dst: Path, old: str = "", new: str = "") -> Path:
+    """A copy of a fixture folder (tests that could overwrite it use the copy), with
+    ``type="old"`` labels made ``new``."""
+    dst.mkdir()
+    for f in src.iterdir():
+        (dst / f.name).write_text(f.read_text().replace(f'type="{old}"', f'type="{new}"')
+                                  if old else f.read_text())
+    return dst / "p1_mode2.xml"
 
 
 #: Per verb, argument lists that must fail with a one-line error (exit code 1 or 2).
@@ -45,14 +57,24 @@ BAD = {
               ["{gold}", "-o", "{out}", "--features", "telepathy"], ["{gold}", "-o", ""],
               ["{gold}", "-o", "{out}", "--from", "{missing}"],
               ["{text}", "-o", "{out}", "--from", "fast"],
-              ["{gold}", "-o", "{out}", "--from", "fast", "--encoder"]],
+              ["{gold}", "-o", "{out}", "--from", "fast", "--encoder"],
+              # issue 37: a bad target refused before the corpus is read; labels
+              ["{gold}", "-o", "{text}"], ["{gold}", "-o", "/proc/x"],
+              ["{gold}", "-o", "{text}/sub"], ["{gold}", "--from", "fast", "-o", "{text}"],
+              ["{zzz}", "-o", "{out}", "--c1", "0.1", "--c2", "0.1"]],
     "annotate": [["{missing}"], ["{text}", "--min-score", "2"],
                  ["{text}", "--min-score", "nan"], ["{text}", "--model", "{missing}"],
                  ["{text}", "--domain", "art"], ["{text}", "-o", ""]],
-    "evaluate": [["{missing}"], ["{text}"], ["{gold}", "--model", "{missing}"]],
+    "evaluate": [["{missing}"], ["{text}"], ["{gold}", "--model", "{missing}"],
+                 ["{gold}", "--seed=-1"], ["{gold}", "--json", " "]],
     "compare": [["fast", "{missing}", "{a1}"], ["fast", "fast", "{text}"],
                 ["fast", "fast", "{gold}"], ["{a2}", "fast", "{a1}"],
-                ["fast", "fast", "{a1}", "--resamples", "5"], ["fast"]],
+                ["fast", "fast", "{a1}", "--resamples", "5"], ["fast"],
+                # issue 37: an input overwritten; -o ""; tracebacks on numbers
+                ["fast", "fast", "{copy}", "--json", "{copy}"],
+                ["fast", "fast", "{a1}", "--json", ""],
+                ["fast", "fast", "{a1}", "--seed=-1"],
+                ["fast", "fast", "{a1}", "--resamples", "10000000"]],
     "experiment": [["no-such-experiment"], ["cra-3fold", "--jobs", "0"],
                    ["cra-3fold", "--max-papers", "0"], ["{gold}"]],
     "report": [["never-ran", "--tracking-uri", "{store}"], ["never-ran", "-o", ""]],
@@ -63,7 +85,10 @@ BAD = {
     "model-info": [["{missing}"], ["{a1}"]],
     "select": [["{missing}", "--budget", "2"], ["{text}", "--budget", "0"],
                ["{gold}", "--budget", "2"], ["{text}", "--budget", "2", "--diversity", "nan"],
-               ["{text}", "--budget", "2", "--model", "{missing}"]],
+               ["{text}", "--budget", "2", "--model", "{missing}"],
+               # issue 37: the pool's own paper as -o; empty and blank names
+               ["{text}", "--budget", "1", "-o", "{text}"], ["{text}", "--budget", "1", "-o", ""],
+               ["{text}", "--budget", "1", "-o", " "], ["{text}", "--budget=-3"]],
     "serve": [["--workers", "0"], ["--port", "70000"], ["--max-size", "-1"],
               ["--model", "{missing}", "--port", "0"]],
     "review": [["{text}", "-o", "{out}"], ["{text}", "--annotator", "a b", "-o", "{out}"],
@@ -74,7 +99,8 @@ BAD = {
                ["{text}", "--annotator", "a", "-o", "{gold}", "--port", "0"],
                ["{text}", "--annotator", "a", "-o", "/proc", "--port", "0"],
                ["{text}", "--annotator", "a", "-o", "{out}", "--model", "{missing}",
-                "--port", "0"]],
+                "--port", "0"],
+               ["{text}", "--annotator", "a", "-o", "", "--port", "0"]],
 }
 
 

@@ -226,3 +226,61 @@ def test_nested_sentences_read_alike_in_mode2_and_tei(body):
     assert texts == [s.text for s in tei.sentences()]
     flat = etree.fromstring(f"<r>{body}</r>".encode())
     assert "".join("".join(texts).split()) == "".join("".join(flat.itertext()).split())
+
+
+# issue 37: a damaged model is one line naming the file; any -o value is checked cleanly
+
+
+@lru_cache(maxsize=1)
+def _model_copy():
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from coresc.model.storage import BUNDLED_DIR
+
+    d = Path(tempfile.mkdtemp(prefix="coresc-fuzz-model-")) / "m"
+    shutil.copytree(BUNDLED_DIR / "fast", d)
+    return d
+
+
+@FUZZ
+@given(name=st.sampled_from(["crf.crfsuite", "ovr.npz", "ovr_vocab.json", "config.json",
+                             "calibration.json"]),
+       cut=st.floats(0, 1), flips=st.lists(st.tuples(st.floats(0, 1), st.integers(1, 255)),
+                                           max_size=4))
+def test_a_damaged_model_file_is_one_line(name, cut, flips):
+    from coresc.model import CoreSCClassifier
+    from coresc.model.storage import ModelError
+
+    d = _model_copy()
+    original = (d / name).read_bytes()
+    data = bytearray(original[:int(len(original) * cut)] if cut < 1 else original)
+    for at, mask in flips:
+        if data:
+            data[min(int(at * len(data)), len(data) - 1)] ^= mask
+    try:
+        (d / name).write_bytes(bytes(data))
+        if bytes(data) == original:
+            return
+        try:
+            CoreSCClassifier.load(d)
+        except ModelError as exc:
+            assert name in str(exc) and "\n" not in str(exc), str(exc)
+        else:
+            raise AssertionError(f"a damaged {name} loaded")
+    finally:
+        (d / name).write_bytes(original)
+
+
+@FUZZ
+@given(value=ANY_TEXT | st.sampled_from(["", " ", "/proc/1/x", "/sys", "-", "/dev/null",
+                                         "a\x00b", "x" * 300, "/" * 5]),
+       kind=st.sampled_from(["file", "folder", "file or folder"]))
+def test_any_output_name_is_checked_cleanly(value, kind):
+    from coresc.commands.options import check_output
+
+    try:
+        check_output("-o", value, kind, [])
+    except CorescError as exc:
+        assert "\n" not in str(exc).strip("\n") or "\n" in value, str(exc)

@@ -125,6 +125,15 @@ def test_unrecorded_and_missing_files(model_copy: Path) -> None:
         read_checked(model_copy, "nothing.bin", files)
 
 
+def test_every_hostile_model_copy_is_one_line(tmp_path: Path) -> None:
+    from hostile import damaged_models
+
+    for name, d in damaged_models(FAST, tmp_path).items():
+        with pytest.raises(ModelError) as info:
+            CoreSCClassifier.load(d)
+        assert str(d) in str(info.value) and "\n" not in str(info.value), name
+
+
 def _coresc(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "CORESC_MODEL": "fast",
            "HOME": str(cwd)}

@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
+from hostile import HOSTILE_OUTPUTS
 
 from coresc import cli
 from coresc.commands.options import BoundedInt, Output
@@ -104,11 +105,9 @@ def place(tmp_path: Path) -> dict[str, Path]:
 def _hostile(kind: str, place: dict[str, Path]) -> list[tuple[str, str]]:
     """(output value, what the verb reads) pairs that must be refused."""
     root, paper, inputs = place["root"], str(place["paper"]), str(place["in"])
-    cases = [("", paper), (" ", paper), ("\t", paper), ("/proc/x", paper),
-             ("/proc/self/fd/1", paper), ("/sys/kernel/x", paper),
-             (str(root / "afile" / "sub"), paper), (str(root / "loop" / "x"), paper),
-             (paper, paper), (str(root / "link"), paper), (str(root / "hard"), paper),
-             (str(place["in"] / "q.txt"), inputs)]
+    names = {"in": paper, "dir": inputs, "file": str(root / "afile"), "tmp": str(root)}
+    cases = [(value.format(**names), inputs if "{dir}" in value else paper)
+             for value, _ in HOSTILE_OUTPUTS]
     if kind == "file":
         cases.append((str(root / "adir"), paper))
     if kind == "folder":

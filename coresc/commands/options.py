@@ -258,6 +258,12 @@ def check_output(flag: str, out: str, kind: str, inputs: Iterable[str | Path]) -
         return
     if not out.strip():
         raise UsageError(f"{flag} {out!r}: an empty or blank name names no {kind}")
+    try:
+        if "\0" in out:
+            raise ValueError("a NUL character")
+        os.fsencode(out)
+    except (ValueError, UnicodeError) as exc:
+        raise UsageError(f"{flag} {out!r}: not a file name ({exc})") from None
     path = Path(out)
     try:
         resolved = path.resolve()
