@@ -278,7 +278,8 @@ def check_output(flag: str, out: str, kind: str, inputs: Iterable[str | Path]) -
     _check_writable(out, resolved if path.is_dir() else resolved.parent)
     if path.is_dir():  # a verb writing into a folder checks the names it plans there
         if kind == "folder" and _is_input_folder(path, inputs):
-            raise UsageError(f"{out}: is an input folder; give another folder to write to")
+            raise UsageError(f"{out}: output would overwrite an input folder; give another "
+                              "folder to write to")
         return
     refuse_overwriting_inputs(out, inputs)
 
