@@ -7,7 +7,7 @@ import random
 
 import numpy as np
 import pytest
-from test_model import GROUPS, make_paper
+from test_model import GROUPS, forget_file_records, make_paper
 
 from coresc.cli import main
 from coresc.document import Label, Paper, Paragraph, Prediction, Section, Sentence
@@ -177,6 +177,9 @@ def test_model_scores_are_calibrated_and_ordered(model, papers, tmp_path) -> Non
     loaded = CoreSCClassifier.load(d)
     assert loaded.calibration_.to_json() == model.calibration_.to_json()
     (d / "calibration.json").write_text('{"method": "isotonic", "maps": [{"x": [1, 0]}]}')
+    with pytest.raises(ModelError, match="calibration.json: damaged"):
+        CoreSCClassifier.load(d)  # meta.json records it (issue 37)
+    forget_file_records(d)  # the parser's own check, as for a model saved without them
     with pytest.raises(ModelError, match="bad calibration"):
         CoreSCClassifier.load(d)
     uncalibrated = CoreSCClassifier(features=GROUPS, c1=0.5, c2=0.5, max_iterations=5,

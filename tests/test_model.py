@@ -121,14 +121,26 @@ def test_load_errors(model, tmp_path):
         CoreSCClassifier.load(d)
     model.save(d)
     (d / "crf.crfsuite").write_bytes(b"garbage")
-    with pytest.raises(ModelError, match="cannot open CRF model"):
+    with pytest.raises(ModelError, match="crf.crfsuite: damaged or truncated"):
+        CoreSCClassifier.load(d)  # meta.json records its size and SHA-256 (issue 37)
+    forget_file_records(d)  # as a model saved before the records: crfsuite's own check
+    (d / "crf.crfsuite").write_bytes(model._crf_bytes[:48] + b"garbage")
+    with pytest.raises(ModelError, match="crf.crfsuite: damaged or truncated"):
         CoreSCClassifier.load(d)
     model.save(d)
     cfg = json.loads((d / "config.json").read_text())
     cfg["features"] = ["sid"]
     (d / "config.json").write_text(json.dumps(cfg))
+    forget_file_records(d)  # a hand-edited config.json of an older model
     with pytest.raises(ModelError, match="unknown feature group"):
         CoreSCClassifier.load(d)
+
+
+def forget_file_records(d):
+    """Drop the file records from a model's meta.json: a model saved before them."""
+    meta = json.loads((d / "meta.json").read_text())
+    del meta["files"]
+    (d / "meta.json").write_text(json.dumps(meta))
 
 
 def test_validation_and_unfitted(papers):
@@ -168,6 +180,7 @@ def test_decode_modes(papers, tmp_path):
     del cfg["decode"]
     cfg["balance"] = False
     (d / "config.json").write_text(json.dumps(cfg))
+    forget_file_records(d)  # such a model had no file records either
     assert CoreSCClassifier.load(d).decode == "viterbi"
 
 

@@ -549,11 +549,10 @@ def test_empty_output_path_is_a_usage_error(verb, empty, tmp_path, capsys, monke
     cwd.mkdir()
     monkeypatch.chdir(cwd)
     argv = [a.format(src=src, gold=fixtures / "io_art_small.xml") for a in _VERBS_WITH_O[verb]]
-    with pytest.raises(SystemExit) as exc:
-        main([verb, *argv, "-o", empty])
+    rc = main([verb, *argv, "-o", empty])
     err = capsys.readouterr().err.strip().splitlines()
-    assert exc.value.code == 2 and err[-1] == (f"coresc {verb}: error: argument -o/--output: "
-                                               f"empty path: give a file or folder name")
+    assert rc == 2 and len(err) == 1 and err[0].startswith(
+        f"coresc {verb}: error: --output {empty!r}: an empty or blank name names no "), err
     assert list(cwd.iterdir()) == []
 
 
@@ -575,8 +574,7 @@ def _manifest_cases(tmp_path, monkeypatch):
     a = tmp_path / "a"
     (a / "out.tsv.manifest.ndjson").mkdir(parents=True)
     yield a / "out.tsv", "cannot write the manifest (Is a directory)"
-    if os.path.isdir("/proc"):
-        yield Path("/proc/coresc-x.tsv"), "cannot write the manifest (/proc takes no new files)"
+    # /proc/x.tsv is refused before any work by the output rule (tests/test_output_rule.py)
     b = tmp_path / "b"
     b.mkdir()
     (b / "out.tsv.manifest.ndjson").write_text("")

@@ -277,9 +277,6 @@ def check_output(flag: str, out: str, kind: str, inputs: Iterable[str | Path]) -
     _check_kind(out, path, kind)
     _check_writable(out, resolved if path.is_dir() else resolved.parent)
     if path.is_dir():  # a verb writing into a folder checks the names it plans there
-        if kind == "folder" and _is_input_folder(path, inputs):
-            raise UsageError(f"{out}: output would overwrite an input folder; give another "
-                              "folder to write to")
         return
     refuse_overwriting_inputs(out, inputs)
 
@@ -300,16 +297,6 @@ def _check_writable(out: str, folder: Path) -> None:
         folder = folder.parent
     if not os.access(folder, os.W_OK | os.X_OK):
         raise UsageError(f"{out}: cannot write ({folder} is not writable)")
-
-
-def _is_input_folder(path: Path, inputs: Iterable[str | Path]) -> bool:
-    for p in map(Path, inputs):
-        try:
-            if p.is_dir() and p.samefile(path):
-                return True
-        except OSError:
-            continue
-    return False
 
 
 def _exists(value: str) -> bool:
