@@ -123,30 +123,34 @@ def refuse_overwriting_inputs(out: str | Path | Iterable[str | Path],
     keys = _file_keys(inputs)
     folders = [p for p in inputs if p.is_dir()]
     for target in targets:
-        if _file_keys([target]) & keys or _in_folders(Path(target), folders):
+        if _file_keys([target]) & keys:
             raise UsageError(f"{target}: output would overwrite an input file")
+        folder = _in_folders(Path(target), folders)
+        if folder is not None:
+            raise UsageError(f"{target}: output would overwrite a file of the input folder "
+                             f"{folder}")
 
 
-def _in_folders(target: Path, folders: Sequence[Path]) -> bool:
-    """Whether the existing file ``target`` lies in one of ``folders`` or is linked from
-    one (only a file that exists can be overwritten, so no folder is walked otherwise)."""
+def _in_folders(target: Path, folders: Sequence[Path]) -> Path | None:
+    """The folder of ``folders`` that the existing file ``target`` lies in or is linked
+    from (only a file that exists can be overwritten: no folder is walked otherwise)."""
     try:
         if not folders or not target.is_file():
-            return False
+            return None
         st, real = target.stat(), target.resolve()
     except (OSError, RuntimeError):
-        return False
+        return None
     for folder in folders:
         root = folder.resolve()
         if root in real.parents:
-            return True
+            return folder
         for dirpath, _, names in os.walk(root):
             for name in names:
                 with contextlib.suppress(OSError):
                     other = os.stat(os.path.join(dirpath, name))
                     if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
-                        return True
-    return False
+                        return folder
+    return None
 
 
 def _umask() -> int:
