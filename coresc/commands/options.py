@@ -213,7 +213,7 @@ class BoundedInt:
 #: ``--seed``: numpy's generators take no negative seed.
 SEED = BoundedInt(0, 2**32 - 1)
 #: ``--resamples``: fewer than 100 give no usable interval; the resampling tables grow
-#: with it (10^7 needed 5.6 GB), so 100,000 (about 6 s and 60 MB) is the most.
+#: with it (10^7 failed allocating 5.6 GB, issue 37), so 100,000 is the most.
 RESAMPLES = BoundedInt(100, 100_000)
 #: ``--budget``: papers to choose.
 BUDGET = BoundedInt(1)
