@@ -252,12 +252,15 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
 
 def check_output(flag: str, out: str, kind: str, inputs: Iterable[str | Path]) -> None:
     """One output target against the rule; :class:`UsageError` naming it when it breaks."""
+    from ..batch.outputs import is_url
     from ..writers import STDOUT_NAMES, refuse_overwriting_inputs
 
     if kind != "folder" and out in STDOUT_NAMES:
         return
     if not out.strip():
         raise UsageError(f"{flag} {out!r}: an empty or blank name names no {kind}")
+    if kind == "file or folder" and is_url(out):
+        return  # a cluster's shared store (annotate --scheduler): checked where it is opened
     try:
         if "\0" in out:
             raise ValueError("a NUL character")
