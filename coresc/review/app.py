@@ -13,9 +13,9 @@ command line: nothing a request sends names a file. A server with a token wants 
 same-site cookie for the pages, named after the server's port (browsers share cookies
 between the ports of one host: two servers on one machine must not log each other
 out). ``/health`` answers only that the server is alive unless the token comes with it.
-A POST must be JSON and carry ``X-Coresc-Review: 1``,
-which a page of another site cannot send without the server's consent (it never gives
-it), and on the loopback address the ``Host`` must be a loopback name (no DNS rebinding).
+A POST must be JSON and carry ``X-Coresc-Review: 1``, which a page of another site
+cannot send without the server's consent (it never gives it), and on the loopback
+address the ``Host`` must be a loopback name (no DNS rebinding).
 """
 
 from __future__ import annotations
