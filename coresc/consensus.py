@@ -23,6 +23,15 @@ reached, the median label count for three annotators):
                 ``k >= 2``) (Table 7, example 6);
 ``unlabelled``  nobody labelled the sentence.
 
+With **two** annotators a disagreement has no majority, and their agreement with each
+other is one number, the same for both: nobody is more reliable. A label both chose
+is kept (``majority``, ``multi-label`` as above); a sentence where they share no label is
+
+``unresolved``  left without gold, unless ``prefer`` names whose labels win:
+``preferred``   the preferred annotator's labels.
+
+``coresc review --adjudicate`` settles the unresolved ones by hand.
+
 This reproduces all six worked examples of the paper's Table 7 (tests/test_consensus.py);
 ``docs/agreement.md`` explains the choices the paper leaves open.
 """
@@ -43,7 +52,8 @@ from .labels import MAX_LABELS, sort_key
 
 #: Rule names, in the order reports list them.
 RULES: tuple[str, ...] = (
-    "unanimous", "majority", "priority", "multi-label", "reliable", "unlabelled",
+    "unanimous", "majority", "priority", "multi-label", "reliable", "preferred",
+    "unresolved", "unlabelled",
 )
 
 
@@ -55,13 +65,15 @@ def _clean(labels: Sequence[str]) -> tuple[str, ...]:
     return tuple(out[:MAX_LABELS])
 
 
-def decide(annotations: Sequence[Sequence[str]],
-           reliable: int | None = None) -> tuple[list[str], str]:
+def decide(annotations: Sequence[Sequence[str]], reliable: int | None = None,
+           prefer: int | None = None) -> tuple[list[str], str]:
     """The consensus label list for one sentence and the rule that gave it.
 
     ``annotations``: one ranked label list per annotator (empty when that annotator
     left the sentence unlabelled or lacks it). ``reliable``: index of the most reliable
-    annotator, or ``None``. Returns ``(labels, rule)``, ``rule`` one of :data:`RULES`.
+    annotator, or ``None`` (three or more annotators). ``prefer``: with two annotators,
+    whose labels settle a disagreement (``None``: it stays unresolved). Returns
+    ``(labels, rule)``, ``rule`` one of :data:`RULES`.
     """
     ranked = [_clean(a) for a in annotations]
     present = [r for r in ranked if r]
@@ -73,6 +85,10 @@ def decide(annotations: Sequence[Sequence[str]],
     votes = Counter(lab for r in present for lab in r)
     majority = sorted((lab for lab, v in votes.items() if 2 * v > n),
                       key=lambda lab: (-votes[lab], sort_key(lab)))
+    if len(ranked) == 2 and not majority:  # two people, no shared label: no majority
+        if prefer is not None and ranked[prefer]:
+            return list(ranked[prefer]), "preferred"
+        return [], "unresolved"
     if all(len(r) == 1 for r in present):
         if majority:
             return [majority[0]], "majority"
@@ -95,15 +111,17 @@ class ConsensusResult:
     papers: list[Paper]
     counts: Counter[str]
     decisions: list[dict[str, Any]]
-    reliable: str
+    reliable: str | None  # None with two annotators: see the module
     reliability: dict[str, float]
     pairwise: list[dict[str, Any]]
     left_out: list[str] = field(default_factory=list)
+    prefer: str | None = None
 
     def summary(self) -> dict[str, Any]:
         return {
             "annotators": list(self.reliability),
             "reliable": self.reliable,
+            "prefer": self.prefer,
             "reliability": self.reliability,
             "rules": {rule: self.counts.get(rule, 0) for rule in RULES},
             "n_sentences": sum(self.counts.values()),
@@ -124,32 +142,39 @@ def _label_objects(codes: list[str], sources: Sequence[Sentence | None]) -> list
     return out
 
 
-def build_consensus(sets: Sequence[AnnotationSet],
-                    reliable: str | None = None) -> ConsensusResult:
+def build_consensus(sets: Sequence[AnnotationSet], reliable: str | None = None,
+                    prefer: str | None = None) -> ConsensusResult:
     """Consensus of two or more annotation sets, on the papers they all have.
 
     The first set's papers are the skeleton (their sentences, their XML): each of its
     sentences is matched in the other sets with :func:`coresc.agreement.align_sentences`
     (a sentence another set lacks counts as unlabelled there); its ``gold`` becomes the
-    consensus and ``pred`` is cleared. ``reliable`` names the set to follow where
-    disagreement remains; by default the one with the highest mean agreement with the
-    others over the five measures. Raises AlignmentError / UsageError on bad sets.
+    consensus and ``pred`` is cleared. Three or more sets: ``reliable`` names the set to
+    follow where disagreement remains; by default the one with the highest mean
+    agreement with the others over the five measures. Two sets: a disagreement without
+    a shared label stays unresolved unless ``prefer`` names the set whose labels win.
+    Raises AlignmentError / UsageError on bad sets.
     """
     if len(sets) < 2:
         raise UsageError("a consensus needs at least two annotation sets")
     names = [s.name for s in sets]
     pairs = pairwise(sets)  # also checks that every pair has papers and sentences in common
     scores = reliability(names, pairs)
-    if reliable is None:
+    two = len(sets) == 2
+    if two and reliable is not None:
+        raise UsageError(f"--reliable {reliable}: two annotators agree with each other "
+                         "equally; use --prefer to say whose labels settle a disagreement")
+    if not two and prefer is not None:
+        raise UsageError(f"--prefer {prefer}: for two annotation sets; with three or more "
+                         "the majority decides, then --reliable")
+    p_index = None if prefer is None else names.index(_set_name(prefer, names, "--prefer"))
+    if two:
+        reliable = None
+    elif reliable is None:
         reliable = max(names, key=lambda n: scores[n])  # first listed wins ties
-    elif reliable not in names:
-        # "ann1" names the set given as "ann1/" or "./ann1" too
-        same = [n for n in names if Path(n).resolve() == Path(reliable).resolve()]
-        if not same:
-            raise UsageError(f"--reliable {reliable}: not one of the annotation sets "
-                             f"({', '.join(names)})")
-        reliable = same[0]
-    r_index = names.index(reliable)
+    else:
+        reliable = _set_name(reliable, names, "--reliable")
+    r_index = None if reliable is None else names.index(reliable)
     common = common_papers(sets)
     left_out = [pid for s in sets for pid in s.papers if pid not in common]
     counts: Counter[str] = Counter()
@@ -165,10 +190,12 @@ def build_consensus(sets: Sequence[AnnotationSet],
             matched = [p.get(id(sent)) for p in partner]
             lists = [st.labels(m) if m is not None else [] for st, m in zip(sets, matched,
                                                                             strict=True)]
-            codes, rule = decide(lists, r_index)
+            codes, rule = decide(lists, r_index, p_index)
             counts[rule] += 1
-            # Attributes come from the reliable annotator first, then in argument order.
-            order = [r_index, *range(len(sets))]
+            # Attributes come from the reliable (preferred) annotator first, then in
+            # argument order.
+            first = r_index if r_index is not None else p_index
+            order = [*([first] if first is not None else []), *range(len(sets))]
             gold.append(_label_objects(codes, [matched[i] for i in order
                                                if sets[i].source == "gold"]))
             decisions.append({"paper": pid, "sid": sent.sid, "rule": rule, "gold": codes,
@@ -177,7 +204,20 @@ def build_consensus(sets: Sequence[AnnotationSet],
             sent.gold, sent.pred = labels, []
         papers.append(base)
     return ConsensusResult(papers, counts, decisions, reliable, scores, pairs,
-                           sorted(set(left_out)))
+                           sorted(set(left_out)),
+                           None if p_index is None else names[p_index])
+
+
+def _set_name(given: str, names: Sequence[str], option: str) -> str:
+    """The set ``given`` names: "ann1" names the set given as "ann1/" or "./ann1" too."""
+    if given in names:
+        return given
+    same = [n for n in names if Path(n).resolve() == Path(given).resolve()] or \
+        [n for n in names if Path(n).name == given]  # "alice" for reviews/alice
+    if len(same) != 1:
+        raise UsageError(f"{option} {given}: not one of the annotation sets "
+                         f"({', '.join(names)})")
+    return same[0]
 
 
 def warn_left_out(result: ConsensusResult) -> None:

@@ -232,6 +232,25 @@ def kappas(a: Sequence[Sequence[str]], b: Sequence[Sequence[str]]) -> dict[str, 
     }
 
 
+def observed(a: Sequence[Sequence[str]], b: Sequence[Sequence[str]]) -> dict[str, float]:
+    """The observed agreement ``Po`` of each of the five measures (see :func:`kappas`):
+    the share of sentences on which the two sides agree (``weighted``: the mean overlap
+    of the rank weights), before chance is taken out. Same arguments and errors."""
+    ra, rb = ranked_pairs(a, b)
+    if not ra:
+        raise ValueError("no sentence is labelled on both sides")
+    pairs = list(zip(ra, rb, strict=True))
+    share = lambda agree: sum(agree(x, y) for x, y in pairs) / len(pairs)  # noqa: E731
+    return {
+        "weighted": share(lambda x, y: sum(min(wx, _weights(y).get(lab, 0.0))
+                                           for lab, wx in _weights(x).items())),
+        "loose": share(lambda x, y: loose_agree(frozenset(x), frozenset(y))),
+        "abo": share(lambda x, y: abo_agree(frozenset(x), frozenset(y))),
+        "coresc1": share(lambda x, y: x[0] == y[0]),
+        "strict": share(lambda x, y: x == y),
+    }
+
+
 def agreement(a: Mapping[str, Sequence[Sequence[str]]],
               b: Mapping[str, Sequence[Sequence[str]]]) -> dict[str, Any]:
     """The five measures micro (sentences pooled) and macro (per paper, then averaged).
@@ -241,13 +260,15 @@ def agreement(a: Mapping[str, Sequence[Sequence[str]]],
     Papers present in only one mapping, and sentences unlabelled on either side, are
     left out; a paper with no sentence left is not averaged.
 
-    Returns ``{"micro": {measure: kappa}, "macro": {measure: kappa}, "n_sentences",
-    "n_papers"}``. Raises ValueError when no sentence is left to compare or a paper's
+    Returns ``{"micro": {measure: kappa}, "macro": {measure: kappa}, "observed":
+    {"micro": {measure: Po}, "macro": {measure: Po}}, "n_sentences", "n_papers"}``
+    (``Po``: :func:`observed`). Raises ValueError when no sentence is left to compare or a paper's
     two lists differ in length.
     """
     pooled_a: list[Ranked] = []
     pooled_b: list[Ranked] = []
     per_paper: list[dict[str, float]] = []
+    po_paper: list[dict[str, float]] = []
     for pid in a:
         if pid not in b:
             continue
@@ -260,11 +281,15 @@ def agreement(a: Mapping[str, Sequence[Sequence[str]]],
         pooled_a.extend(ra)
         pooled_b.extend(rb)
         per_paper.append(kappas(ra, rb))
+        po_paper.append(observed(ra, rb))
     if not pooled_a:
         raise ValueError("no sentence is labelled on both sides of any common paper")
     return {
         "micro": kappas(pooled_a, pooled_b),
         "macro": {m: sum(k[m] for k in per_paper) / len(per_paper) for m in MEASURES},
+        "observed": {"micro": observed(pooled_a, pooled_b),
+                     "macro": {m: sum(k[m] for k in po_paper) / len(po_paper)
+                               for m in MEASURES}},
         "n_sentences": len(pooled_a),
         "n_papers": len(per_paper),
     }

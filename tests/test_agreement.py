@@ -19,7 +19,7 @@ from coresc.agreement import (
 from coresc.cli import main
 from coresc.document import Label, Paper, Paragraph, Prediction, Section, Sentence
 from coresc.errors import InputError
-from coresc.metrics import MEASURES, kappas
+from coresc.metrics import MEASURES, kappas, observed
 
 approx = pytest.approx
 
@@ -100,12 +100,26 @@ def test_cli_json(fixtures, capsys):
     assert set(out["mean_agreement"]) == set(sets)
 
 
+def test_observed_agreement_beside_the_kappas(fixtures, capsys):
+    a = [["Res"], ["Met", "Exp"], ["Bac"], []]
+    b = [["Res"], ["Exp"], ["Obj"], ["Con"]]  # the last is unlabelled on one side: out
+    assert observed(a, b) == approx({"weighted": (1 + 0.4 + 0) / 3, "loose": 2 / 3,
+                                     "abo": 2 / 3, "coresc1": 1 / 3, "strict": 1 / 3})
+    sets = [str(fixtures / "agreement_a1"), str(fixtures / "agreement_a3")]
+    assert main(["agreement", *sets, "--to", "json"]) == 0
+    pair = json.loads(capsys.readouterr().out)["pairs"][0]
+    po = pair["observed"]["micro"]["coresc1"]
+    assert main(["agreement", *sets]) == 0
+    row = capsys.readouterr().out.splitlines()[1]
+    assert f"{pair['micro']['coresc1']:.3f} ({100 * po:.1f}%)" in row
+
+
 @pytest.mark.parametrize("to", ["table", "markdown"])
 def test_cli_table(fixtures, capsys, to):
     sets = [str(fixtures / "agreement_a1"), str(fixtures / "agreement_a3")]
     assert main(["agreement", *sets, "--to", to]) == 0
     out = capsys.readouterr().out
-    assert "coresc1" in out and "macro" in out
+    assert "coresc1" in out and "macro" in out and "%)" in out
     assert ("| set A |" in out) == (to == "markdown")
 
 

@@ -74,6 +74,41 @@ def test_reliable_fallbacks():
         ["Met", "Bac"], "reliable")
 
 
+def test_two_annotators_have_no_majority():
+    # a shared label is kept; no shared label: unresolved (no gold), never by priority
+    assert decide([["Mot"], ["Bac", "Mot"]]) == (["Mot"], "majority")
+    assert decide([["Mot", "Bac"], ["Bac", "Mot"]]) == (["Mot", "Bac"], "multi-label")
+    assert decide([["Res"], ["Hyp"]]) == ([], "unresolved")
+    assert decide([["Res"], ["Hyp", "Goa"]]) == ([], "unresolved")
+    assert decide([["Res"], ["Hyp"]], prefer=0) == (["Res"], "preferred")
+    assert decide([["Res"], ["Hyp", "Goa"]], prefer=1) == (["Hyp", "Goa"], "preferred")
+    assert decide([["Res"], []]) == (["Res"], "unanimous")
+
+
+def test_cli_two_annotators(fixtures, tmp_path, capsys):
+    a1, a2 = (str(fixtures / f"agreement_a{i}") for i in (1, 2))
+    assert main(["consensus", a1, a2, "-o", str(tmp_path / "g")]) == 0
+    printed = capsys.readouterr().out
+    assert "reliable annotator" not in printed and "unresolved" in printed
+    summary = json.loads((tmp_path / "g" / "consensus.json").read_text())
+    assert summary["reliable"] is None and summary["rules"]["priority"] == 0
+    unresolved = summary["rules"]["unresolved"]
+    assert unresolved > 0 and summary["rules"]["preferred"] == 0
+    rows = [r.split("\t") for r in
+            (tmp_path / "g" / "consensus-decisions.tsv").read_text().splitlines()[1:]]
+    assert all(r[3] == "" for r in rows if r[2] == "unresolved")
+    assert main(["consensus", a1, a2, "-o", str(tmp_path / "p"), "--prefer",
+                 "agreement_a2"]) == 0
+    summary = json.loads((tmp_path / "p" / "consensus.json").read_text())
+    assert summary["rules"]["preferred"] == unresolved and summary["prefer"] == a2
+    assert "settled by " + a2 in capsys.readouterr().out
+    assert main(["consensus", a1, a2, "-o", str(tmp_path / "r"), "--reliable", a1]) == 2
+    assert "--prefer" in capsys.readouterr().err
+    a3 = str(fixtures / "agreement_a3")
+    assert main(["consensus", a1, a2, a3, "-o", str(tmp_path / "t"), "--prefer", a1]) == 2
+    assert "two annotation sets" in capsys.readouterr().err
+
+
 def test_majority_tie_broken_by_priority():
     # one multi-label annotator (k 1); Res and Met both have 2 votes -> Res by priority
     assert decide([["Met", "Res"], ["Res"], ["Met"]]) == (["Res"], "majority")
@@ -89,7 +124,8 @@ def test_cli_on_fixtures(fixtures, tmp_path, capsys):
     # p1 = Table 7 (rules as above) + sentence 7: Con vs Res, A3 lacks it -> priority;
     # p2: unanimous Bac, majority Bac (Bac Bac Met), unanimous Met, unanimous Res (A3 empty)
     assert summary["rules"] == {"unanimous": 3, "majority": 4, "priority": 2,
-                                "multi-label": 1, "reliable": 1, "unlabelled": 0}
+                                "multi-label": 1, "reliable": 1, "preferred": 0,
+                                "unresolved": 0, "unlabelled": 0}
     papers = {p.id: p for p in read_corpus([out])}
     assert sorted(papers) == ["p1", "p2"]
     assert [s.gold_codes for s in papers["p1"].sentences()] == [

@@ -91,16 +91,34 @@ def test_posts_only_from_the_page_itself(tmp_path: Path) -> None:
 def test_the_token(tmp_path: Path) -> None:
     c = client(tmp_path, token="s3cret", loopback=False)
     assert c.get("/api/papers").status_code == 401
-    assert c.get("/paper/0").status_code == 401
+    page = c.get("/paper/0")  # a person gets a page saying what to do, not JSON
+    assert page.status_code == 401 and page.headers["content-type"].startswith("text/html")
+    assert "?token=" in page.text
+    assert c.get("/paper/999").status_code == 401  # the token before anything else
     assert c.get("/api/papers", headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert c.get("/api/papers",
                  headers={"Authorization": "Bearer s3cret"}).status_code == 200
     assert c.get("/paper/0?token=wrong").status_code == 401
-    assert c.get("/health").json()["token_required"] is True
+    alive = c.get("/health").json()  # alive, and nothing about the review without the token
+    assert alive == {"status": "ok", "token_required": True}
+    assert c.get("/health", headers={"Authorization": "Bearer s3cret"}).json()["papers"] == 1
     r = c.get("/paper/0?token=s3cret", follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/paper/0"
-    assert COOKIE in r.cookies
+    assert f"{COOKIE}_8000" in r.cookies  # one cookie per port: servers do not share it
     page = c.get("/paper/0")  # the cookie now
     assert page.status_code == 200 and "s3cret" not in page.text
+    missing = c.get("/paper/999")
+    assert missing.status_code == 404 and "papers 0 to 0" in missing.text
     r = c.post("/api/papers/0/sentences/1", json={"labels": ["Bac"]}, headers=POST)
     assert r.status_code == 200
+
+
+def test_long_titles_are_cut_at_a_word() -> None:
+    from coresc.review.page import short_title
+
+    title = "Soap films template the growth of Escherichia coli colonies " * 3
+    cut = short_title(title)
+    assert cut.endswith("…") and len(cut) <= 91
+    assert title.startswith(cut[:-1]) and title[len(cut) - 1] == " "  # a whole word
+    assert short_title("Short title") == "Short title"
+    assert short_title("x" * 200) == "x" * 90 + "…"  # one long word: cut where it must

@@ -73,6 +73,21 @@ def test_decisions_are_saved_as_gold_and_the_rest_withheld(tmp_path: Path) -> No
     assert evaluate_papers([paper])["n_sentences"] == 3
 
 
+def test_accepting_confirms_the_primary_only(tmp_path: Path) -> None:
+    """The model's secondary labels are suggestions: gold only when the person takes them."""
+    store = store_for(tmp_path)
+    review = store.paper(0)
+    accepted = store.decide(0, 1, None)  # the model says Met, Exp: Enter keeps Met
+    assert accepted.labels == ["Met"] and accepted.action == "confirmed"
+    taken = store.decide(0, 4, ["Obs", "Res"])  # the model's secondary, taken: confirmed
+    assert taken.action == "confirmed"
+    other = store.decide(0, 7, ["Res", "Obs"])  # a secondary the model did not give
+    assert other.action == "changed"
+    again = store.decide(0, 4, None)  # accepting a decided sentence keeps the decision
+    assert again.labels == ["Obs", "Res"]
+    assert gold_of(review.out)[1] == ["Met"] and gold_of(review.out)[4] == ["Obs", "Res"]
+
+
 def test_bad_decisions_are_refused_and_change_nothing(tmp_path: Path) -> None:
     store = store_for(tmp_path)
     before = store.paper(0).out.read_bytes()

@@ -6,14 +6,17 @@ all different: the highest-priority label (Hyp > Goa > Mot > Obj > Con > Res > M
 Obs > Exp > Met > Bac); when at least two annotators gave several labels, a multi-label
 gold ranked by votes, ties by priority; where disagreement remains, the most reliable
 annotator (highest mean agreement with the others, or --reliable) is followed.
-Rules in detail: docs/agreement.md.
+With two annotators there is no majority: a sentence where they share no label is left
+unresolved (no gold) unless --prefer names whose labels win; `coresc review
+--adjudicate A1 A2` settles them by hand. Rules in detail: docs/agreement.md.
 
 GOLD_DIR receives one mode2 XML per paper (CoreSc1..CoreSc3 in each <s>, on the first
 set's documents), consensus.json (rule counts, reliability, pairwise agreement) and
 consensus-decisions.tsv (per sentence: paper, sid, rule, gold, each annotator).
 
-example:
+examples:
   coresc consensus ann1/ ann2/ ann3/ -o gold/ --reliable ann1/
+  coresc consensus reviews/alice reviews/bob -o gold/ --prefer alice
 """
 
 from __future__ import annotations
@@ -40,8 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", type=OUTPUT_DIR, required=True, metavar="GOLD_DIR",
                         help="directory for the consensus papers and reports")
     parser.add_argument("--reliable", metavar="ANNOTATION_SET",
-                        help="the annotator to follow where disagreement remains, as named "
-                             "on the command line (default: highest mean agreement)")
+                        help="three or more sets: the annotator to follow where "
+                             "disagreement remains, as named on the command line (default: "
+                             "highest mean agreement)")
+    parser.add_argument("--prefer", metavar="ANNOTATION_SET",
+                        help="two sets: whose labels settle a sentence where the two share "
+                             "no label (default: none, the sentence stays unresolved)")
     parser.add_argument("--labels", default="auto", choices=LABEL_SOURCES,
                         help="labels to use: gold, pred, or auto (default)")
 
@@ -52,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
     _check_output_dir(out, args.sets)
     sets = load_sets(args.sets, args.labels)
-    result = build_consensus(sets, args.reliable)
+    result = build_consensus(sets, args.reliable, args.prefer)
     warn_left_out(result)
     inputs = [f for s in sets for f in s.paths]
     for name in (SUMMARY_FILE, DECISIONS_FILE):
@@ -90,10 +97,18 @@ def _write_decisions(result: ConsensusResult, fh) -> None:
 def format_counts(result: ConsensusResult) -> str:
     """How many sentences each rule decided, as a small table."""
     total = sum(result.counts.values()) or 1
-    lines = [f"reliable annotator: {result.reliable}",
-             "mean agreement: " + ", ".join(f"{n} {v:.3f}"
-                                            for n, v in result.reliability.items()),
-             "", f"{'rule':<12}{'sentences':>10}{'%':>8}"]
+    if result.reliable is None:  # two annotators: one agreement, nobody more reliable
+        a, b = result.reliability
+        settle = f"{result.prefer}'s labels" if result.prefer else \
+            "nobody (unresolved: no gold; --prefer NAME, or coresc review --adjudicate)"
+        lines = [f"two annotators, {a} and {b}: agreement "
+                 f"{result.reliability[a]:.3f} (mean of the five kappas)",
+                 f"a sentence where they share no label is settled by {settle}"]
+    else:
+        lines = [f"reliable annotator: {result.reliable}",
+                 "mean agreement: " + ", ".join(f"{n} {v:.3f}"
+                                                for n, v in result.reliability.items())]
+    lines += ["", f"{'rule':<12}{'sentences':>10}{'%':>8}"]
     for rule in RULES:
         n = result.counts.get(rule, 0)
         lines.append(f"{rule:<12}{n:>10}{100 * n / total:>8.1f}")

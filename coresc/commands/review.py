@@ -12,9 +12,15 @@ starting again resumes where it was. One `coresc review` per folder and annotato
 time. The page can switch to a model adapted to the reviewed papers (`coresc train
 --from`, written to DIR/ANNOTATOR-adapted-model). See docs/review.md.
 
+--adjudicate A B: a third person settles where two annotators disagree. The page shows
+only the sentences A and B labelled differently, with both choices (1 takes A's, 2 takes
+B's, a letter sets another label); DIR/ANNOTATOR/ gets the agreed labels and the
+settled ones as gold.
+
 examples:
   coresc review paper1.nxml paper2.nxml paper3.nxml --annotator alice -o reviews/
   coresc agreement reviews/alice reviews/bob
+  coresc review --adjudicate reviews/alice reviews/bob --annotator carol -o reviews/
   coresc train reviews/alice --from accurate -o my-field-model/
 """
 
@@ -42,8 +48,11 @@ _ANNOTATOR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("papers", nargs="+", metavar="PAPER",
+    parser.add_argument("papers", nargs="*", metavar="PAPER",
                         help="paper files or folders (any format coresc reads)")
+    parser.add_argument("--adjudicate", nargs=2, metavar=("A", "B"),
+                        help="settle the disagreements of two annotators' folders (instead "
+                             "of PAPERs)")
     parser.add_argument("--annotator", required=True, metavar="NAME",
                         help="who reviews (letters, digits, '.', '_', '-'): the files go "
                              "to DIR/NAME/")
@@ -84,9 +93,15 @@ def _serve(args: argparse.Namespace, folder: Path, token: str | None, loopback: 
     from ..review.app import Settings, create_app
     from ..review.store import open_store
 
-    papers = _read(args.papers, args.format)
     spec = args.model or os.environ.get("CORESC_MODEL") or "accurate"
-    store = open_store(folder, args.annotator, papers, spec, _annotator(spec), _say)
+    if args.adjudicate:
+        from ..review.adjudicate import open_adjudication
+
+        store = open_adjudication(folder, args.annotator, args.adjudicate, _say)
+        papers = store.papers
+    else:
+        papers = _read(args.papers, args.format)
+        store = open_store(folder, args.annotator, papers, spec, _annotator(spec), _say)
     adapter = Adapter(store, spec, Path(args.output) / f"{args.annotator}-adapted-model",
                       _annotator)
     sock = listen(args.host, args.port)
@@ -94,7 +109,8 @@ def _serve(args: argparse.Namespace, folder: Path, token: str | None, loopback: 
         app = create_app(store, adapter, Settings(token, loopback))
         host, port = sock.getsockname()[:2]
         url = f"http://{url_host(host)}:{port}/"
-        print(f"[coresc] review of {len(papers)} paper(s) by {args.annotator} on {url} "
+        what = "adjudication" if args.adjudicate else "review"
+        print(f"[coresc] {what} of {len(papers)} paper(s) by {args.annotator} on {url} "
               f"(saved in {folder}; Ctrl-C stops)", file=sys.stderr, flush=True)
         if token:
             print(f"[coresc] open {url}?token={token} (it sets a cookie for this browser)",
@@ -110,6 +126,9 @@ def _check(args: argparse.Namespace, token: str | None) -> bool:
     """Whether the server listens on loopback only; refuses bad options."""
     from ..readers.grobid import _is_loopback as is_loopback
 
+    if bool(args.adjudicate) == bool(args.papers):
+        raise UsageError("give the PAPERs to review, or --adjudicate A B (two annotators' "
+                         "folders), not both")
     if not _ANNOTATOR.match(args.annotator):
         raise UsageError(f"--annotator {args.annotator!r}: use 1 to 64 letters, digits, '.', "
                          "'_' or '-', starting with a letter or digit")

@@ -50,6 +50,9 @@ class Adapter:
         with self._lock:
             if self.state == "running":
                 return self.status()
+            if self.store.adjudicating:
+                raise UsageError("an adjudication has no model to adapt: the labels are "
+                                 "the annotators'")
             files = [str(r.out) for r in self.store.papers if r.decisions]
             if not files:
                 raise UsageError("nothing reviewed yet: review some sentences before "

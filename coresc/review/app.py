@@ -10,9 +10,12 @@ adapted model), ``GET /health``.
 Papers and sentences are addressed by their index among the papers given on the
 command line: nothing a request sends names a file. A server with a token wants it as
 ``Authorization: Bearer TOKEN``, or once in the address (``?token=``), which sets a
-same-site cookie for the pages. A POST must be JSON and carry ``X-Coresc-Review: 1``,
-which a page of another site cannot send without the server's consent (it never gives
-it), and on the loopback address the ``Host`` must be a loopback name (no DNS rebinding).
+same-site cookie for the pages, named after the server's port (browsers share cookies
+between the ports of one host: two servers on one machine must not log each other
+out). ``/health`` answers only that the server is alive unless the token comes with it.
+A POST must be JSON and carry ``X-Coresc-Review: 1``, which a page of another site
+cannot send without the server's consent (it never gives it), and on the loopback
+address the ``Host`` must be a loopback name (no DNS rebinding).
 """
 
 from __future__ import annotations
@@ -33,11 +36,18 @@ from ..readers.grobid import _is_loopback as is_loopback
 from ..serve.app import add_error_handlers, bearer_matches
 from ..serve.work import Failure
 from .adapt import Adapter
-from .page import index_page, page_data, review_page
+from .page import index_page, message_page, page_data, review_page, token_page
 from .store import ReviewStore
 
 COOKIE = "coresc_review_token"
 MAX_BODY = 100_000
+
+
+def cookie_name(request: Request) -> str:
+    """The token cookie of the server that got ``request``: one per port."""
+    server = request.scope.get("server")
+    port = server[1] if server and len(server) > 1 and server[1] else request.url.port
+    return f"{COOKIE}_{port or 0}"
 
 
 @dataclass(frozen=True)
@@ -54,26 +64,34 @@ def create_app(store: ReviewStore, adapter: Adapter, settings: Settings) -> Fast
         return settings.token is not None and \
             hmac.compare_digest(given.encode(), settings.token.encode())
 
-    def authorise(request: Request) -> None:
+    def authorised(request: Request) -> bool:
+        """Whether the request may see the papers (the Host checked first: 403)."""
         host = _host_name(request.headers.get("host", ""))
         if settings.loopback and not is_loopback(host):
             raise Failure(403, f"Host {host!r}: this server answers only on its loopback "
                                "address")
-        if settings.token is None:
-            return
-        if bearer_matches(settings.token, request.headers.get("authorization", "")) or \
-                is_token(request.cookies.get(COOKIE, "")):
-            return
-        raise Failure(401, "this server needs a token: open the address it printed "
-                           "(with ?token=), or send 'Authorization: Bearer TOKEN'")
+        return settings.token is None or \
+            bearer_matches(settings.token, request.headers.get("authorization", "")) or \
+            is_token(request.cookies.get(cookie_name(request), ""))
+
+    def authorise(request: Request) -> None:
+        if not authorised(request):
+            raise Failure(401, "this server needs a token: open the address it printed "
+                               "(with ?token=), or send 'Authorization: Bearer TOKEN'")
 
     def page(request: Request, render: Callable[[], str]) -> Response:
+        """A page, after the token (a person gets a page saying what to do, not JSON)."""
         if is_token(request.query_params.get("token", "")):
             answer = RedirectResponse(request.url.remove_query_params("token").path, 303)
-            answer.set_cookie(COOKIE, settings.token, httponly=True, samesite="strict")
+            answer.set_cookie(cookie_name(request), settings.token, httponly=True,
+                              samesite="strict")
             return answer
-        authorise(request)
-        return HTMLResponse(render(), headers={"Cache-Control": "no-store"})
+        if not authorised(request):
+            return HTMLResponse(token_page(), 401, headers={"Cache-Control": "no-store"})
+        try:
+            return HTMLResponse(render(), headers={"Cache-Control": "no-store"})
+        except Failure as exc:
+            return HTMLResponse(message_page(exc.status, exc.message), exc.status)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index(request: Request) -> Response:
@@ -81,8 +99,7 @@ def create_app(store: ReviewStore, adapter: Adapter, settings: Settings) -> Fast
 
     @app.get("/paper/{i}", response_class=HTMLResponse, include_in_schema=False)
     def paper(request: Request, i: str) -> Response:
-        index = _paper_index(store, i)
-        return page(request, lambda: review_page(store, index))
+        return page(request, lambda: review_page(store, _paper_index(store, i)))
 
     @app.get("/api/papers")
     def papers(request: Request) -> JSONResponse:
@@ -140,10 +157,16 @@ def create_app(store: ReviewStore, adapter: Adapter, settings: Settings) -> Fast
             raise Failure(409, str(exc)) from None
 
     @app.get("/health")
-    def health() -> JSONResponse:
-        return JSONResponse({"status": "ok", "papers": len(store.papers),
-                             "annotator": store.annotator,
-                             "token_required": settings.token is not None})
+    def health(request: Request) -> JSONResponse:
+        """Alive; who reviews and how many papers only for whoever may see them."""
+        answer: dict[str, Any] = {"status": "ok", "token_required": settings.token is not None}
+        try:
+            allowed = authorised(request)
+        except Failure:  # a foreign Host: alive, and nothing more
+            allowed = False
+        if allowed:
+            answer.update({"papers": len(store.papers), "annotator": store.annotator})
+        return JSONResponse(answer)
 
     return app
 

@@ -34,7 +34,7 @@ class Decision:
     """What a person decided for one sentence."""
 
     labels: list[str]
-    action: str  # "confirmed" (the model's labels as they were) or "changed"
+    action: str  # "confirmed" (the model's primary accepted), "changed"; see store.py
     at: str
     novelty: str | None = None
     advantage: str | None = None
@@ -81,13 +81,18 @@ class PaperReview:
     suggestions: list[list[tuple[str, float]]]
     decisions: dict[int, Decision] = field(default_factory=dict)
     undo_stack: list[tuple[int, Decision | None]] = field(default_factory=list)
+    #: Adjudication (see :mod:`.adjudicate`): per disagreement, each annotator's labels.
+    choices: dict[int, list[list[str]]] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
         return len(self.suggestions)
 
     def uncertain(self) -> set[int]:
-        """The least certain sentences by the model's primary score (a quarter)."""
+        """The least certain sentences by the model's primary score (a quarter); in an
+        adjudication, the disagreements."""
+        if self.choices:
+            return set(self.choices)
         order = sorted(range(self.n), key=lambda j: self._score(j))
         return set(order[:round(self.n * UNCERTAIN_SHARE)])
 
@@ -95,35 +100,45 @@ class PaperReview:
         return self.suggestions[j][0][1] if self.suggestions[j] else 0.0
 
     def progress(self) -> dict[str, int]:
+        if self.choices:  # an adjudication: the disagreements, and those settled
+            done = [j for j in self.choices if j in self.decisions]
+            changed = sum(self.decisions[j].labels not in self.choices[j] for j in done)
+            return {"total": len(self.choices), "reviewed": len(done), "changed": changed}
         changed = sum(1 for d in self.decisions.values() if d.action == "changed")
         return {"total": self.n, "reviewed": len(self.decisions), "changed": changed}
 
     def expected_errors(self) -> float:
-        """Sum over unreviewed sentences of 1 - the primary's calibrated score."""
+        """Sum over unreviewed sentences of 1 - the primary's calibrated score (in an
+        adjudication, the disagreements left)."""
+        if self.choices:
+            return float(sum(j not in self.decisions for j in self.choices))
         return sum(1 - self._score(j) for j in range(self.n) if j not in self.decisions)
 
     # ------------------------------------------------------------ decisions
 
     def decide(self, j: int, labels: Sequence[str] | None, novelty: str | None = None,
                advantage: str | None = None, comment: str = "") -> Decision:
-        """Record a decision for sentence ``j``; ``labels`` None accepts what is shown
-        (the person's earlier decision, else the model's labels)."""
+        """Record a decision for sentence ``j``; ``labels`` None accepts what is shown:
+        the person's earlier decision, else the model's *primary* label only (its
+        secondary labels become gold only when the person takes them)."""
         self._check_index(j)
         before = self.decisions.get(j)
+        model = [lab for lab, _ in self.suggestions[j]]
         if labels is None:
             if before is not None:
                 labels, novelty, advantage = before.labels, before.novelty, before.advantage
                 comment = comment or before.comment
             else:
-                labels = [lab for lab, _ in self.suggestions[j]]
+                labels = model[:1]
         labels = check_labels(labels)
         novelty = _check_choice(novelty, NOVELTY, "novelty")
         advantage = _check_choice(advantage, ADVANTAGE, "advantage")
         if len(comment) > 2000:
             raise UsageError("a comment is at most 2000 characters")
-        same = labels == [lab for lab, _ in self.suggestions[j]] and not (novelty or advantage)
-        decision = Decision(labels, "confirmed" if same else "changed", now(), novelty,
-                            advantage, comment)
+        # confirmed: the model's primary, and any secondary taken in the model's order
+        same = labels == model[:len(labels)] and not (novelty or advantage)
+        action = "adjudicated" if j in self.choices else "confirmed" if same else "changed"
+        decision = Decision(labels, action, now(), novelty, advantage, comment)
         self.decisions[j] = decision
         self.undo_stack.append((j, before))
         return decision
@@ -150,7 +165,8 @@ class PaperReview:
                 "source": self.paper.source_path, "fingerprint": fingerprint(self.paper),
                 "model": self.model, "suggestions": self.suggestions,
                 "decisions": {str(j): asdict(d) for j, d in sorted(self.decisions.items())},
-                "undo": [[j, asdict(d) if d else None] for j, d in self.undo_stack]}
+                "undo": [[j, asdict(d) if d else None] for j, d in self.undo_stack],
+                "choices": {str(j): c for j, c in sorted(self.choices.items())}}
 
     def load_state(self, data: dict[str, Any]) -> None:
         self.model = data["model"]
@@ -158,6 +174,7 @@ class PaperReview:
                             for ranked in data["suggestions"]]
         self.decisions = {int(j): Decision(**d) for j, d in data["decisions"].items()}
         self.undo_stack = [(int(j), Decision(**d) if d else None) for j, d in data["undo"]]
+        self.choices = {int(j): c for j, c in data.get("choices", {}).items()}
 
     def attributes(self, annotator: str) -> list[list[dict]]:
         """Per sentence, its ``CoreSc``/``CoreScWithheld`` attribute dicts (see the module)."""

@@ -26,9 +26,10 @@ LABEL_KEYS: dict[str, str] = {
 }
 #: The other keys, as the key map shows them (review.js implements them).
 ACTION_KEYS: tuple[tuple[str, str], ...] = (
-    ("Enter / Space", "accept the shown labels, go to the next sentence"),
+    ("Enter / Space", "accept the primary label (and any secondary you took), go on"),
     ("letter", "set the primary label (then Enter to go on)"),
-    ("Shift + letter", "add (or remove) a secondary label, up to 3 in all"),
+    ("Shift + letter", "add (or remove) a secondary label, up to 3 in all; a "
+                       "suggested one (shown with '?') is gold only once taken"),
     ("Backspace", "drop the last secondary label"),
     ("e", "novelty: New, Old, Future, none"),
     ("a", "advantage: Advantage, Disadvantage, none"),
@@ -81,9 +82,11 @@ def page_data(store: ReviewStore, i: int) -> dict:
     for j in range(review.n):
         d = review.decisions.get(j)
         sentences.append({"m": review.suggestions[j], "u": j in uncertain,
-                          "d": None if d is None else d.__dict__})
+                          "d": None if d is None else d.__dict__,
+                          "c": review.choices.get(j)})
     return {"paper": i, "papers": len(store.papers), "id": review.paper.id,
-            "annotator": store.annotator, "sentences": sentences,
+            "annotator": store.annotator, "model": review.model,
+            "adjudicating": store.adjudicating, "sentences": sentences,
             "labels": list(LABELS), "names": LABEL_NAMES, "keys": LABEL_KEYS,
             "styles": label_styles(LABELS), "novelty": NOVELTY, "advantage": ADVANTAGE,
             "progress": store.progress()}
@@ -92,20 +95,33 @@ def page_data(store: ReviewStore, i: int) -> dict:
 def review_page(store: ReviewStore, i: int) -> str:
     review = store.paper(i)
     data = json.dumps(page_data(store, i)).replace("<", "\\u003c")
+    actions = ACTION_KEYS
+    if store.adjudicating:  # two annotators' choices, one key each
+        a, b = store.adjudicating
+        actions = (("1 / 2", f"take {a}'s / {b}'s labels, go to the next disagreement"),
+                   *actions[:-2], actions[-1])  # no model to adapt
     keys = "".join(f"<tr><td><kbd>{esc(k)}</kbd></td><td>{esc(what)}</td></tr>"
-                   for k, what in ACTION_KEYS)
+                   for k, what in actions)
     labels = "".join(f"<tr><td><kbd>{k}</kbd></td><td>{lab} {esc(LABEL_NAMES[lab])}</td></tr>"
                      for lab, k in LABEL_KEYS.items())
     bar = f"""<nav class="rv-bar ui" id="rv-bar">
 <a href="./">&#8592; all papers</a>
-<span>paper {i + 1} of {len(store.papers)} · annotator <b>{esc(store.annotator)}</b></span>
+<span>paper {i + 1} of {len(store.papers)} · annotator <b>{esc(store.annotator)}</b> \
+· labels by <b id="rv-model">{esc(review.model)}</b></span>
+<span id="rv-finished" hidden>&#10003; paper finished</span>
 <span id="rv-progress" aria-live="polite"></span>
 <span id="rv-saved" aria-live="polite"></span>
-<button type="button" id="rv-adapt" title="U">adapt the model</button>
+<button type="button" id="rv-adapt" title="U"{" hidden" if store.adjudicating else ""}>\
+adapt the model</button>
 <span id="rv-adapt-status" aria-live="polite"></span>
 </nav>
 <aside class="rv-panel ui" id="rv-panel">
+<div id="rv-alert" class="error" role="alert" hidden></div>
+<div class="rv-legend"><span class="rv-key-done">reviewed &#10003;</span> \
+<span class="rv-key-todo">not reviewed</span> \
+<span class="rv-key-unsaved">not saved !</span></div>
 <div id="rv-current" aria-live="polite"></div>
+<div id="rv-adapt-message" aria-live="polite"></div>
 <div id="rv-buttons"></div>
 <details id="rv-keymap" open><summary>keys</summary>
 <table>{keys}</table><table class="rv-labels">{labels}</table></details>
@@ -116,12 +132,29 @@ def review_page(store: ReviewStore, i: int) -> str:
     return render_paper(view_paper(review), addon)
 
 
+def short_title(title: str, limit: int = 90) -> str:
+    """``title`` cut at the last word boundary within ``limit`` characters, with an
+    ellipsis (one long word is cut where it must)."""
+    if len(title) <= limit:
+        return title
+    head = title[:limit]
+    if title[limit] != " " and " " in head:
+        head = head.rsplit(" ", 1)[0]
+    return head.rstrip(" ,;:.-") + "…"
+
+
+def _finished(p: dict) -> str:
+    return ' <b class="rv-finished">&#10003; finished</b>' \
+        if p["total"] and p["reviewed"] == p["total"] else ""
+
+
 def index_page(store: ReviewStore) -> str:
     """The papers with their progress, and the model in use."""
     progress = store.progress()
     rows = "".join(
         f'<tr><td><a href="paper/{p["index"]}">{esc(p["id"])}</a></td>'
-        f'<td>{esc(p["title"][:90])}</td><td class="n">{p["reviewed"]} / {p["total"]}</td>'
+        f'<td>{esc(short_title(p["title"]))}</td>'
+        f'<td class="n">{p["reviewed"]} / {p["total"]}{_finished(p)}</td>'
         f'<td class="n">{p["changed"]}</td><td class="n">{p["expected_errors"]}</td>'
         f'<td>{esc(p["model"])}</td></tr>' for p in progress["papers"])
     total = progress["all"]
@@ -134,3 +167,19 @@ sentences; changed {total["changed"]} of the reviewed</p>
 <th>changed</th><th>expected errors left</th><th>labels by</th></tr>{rows}</table>
 </main>"""
     return html_page("coresc review", body)
+
+
+def token_page() -> str:
+    """What a browser without this server's token sees (HTTP 401)."""
+    return message_page(401, "This review server needs its token. Open the address it "
+                             "printed when it started (the one ending in ?token=...) in "
+                             "this browser; it sets a cookie for this server only.")
+
+
+def message_page(status: int, message: str) -> str:
+    """A short page for a person: what went wrong and where to go."""
+    body = f"""<header class="top"><p class="meta">coresc review</p>
+<h1>{status}</h1></header>
+<main><p class="note" id="rv-message">{esc(message)}</p>
+<p><a href="/">the papers</a></p></main>"""
+    return html_page(f"coresc review: {status}", body)

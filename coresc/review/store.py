@@ -5,8 +5,10 @@ DIR/alice DIR/bob`` pairs the two people's files by paper id as they are):
 
 * ``<paper id>.xml``: the paper as mode2 XML, the file every coresc command reads. A
   sentence a person reviewed has ``CoreSc1``..``CoreSc3`` without a score, i.e. gold,
-  the first one carrying ``annotator``, ``review`` (``confirmed``: the model's labels
-  accepted as they were; ``changed``), ``reviewedAt`` (UTC) and any ``comment``. A
+  the first one carrying ``annotator``, ``review`` (``confirmed``: the model's primary
+  label accepted, with any secondary the person took in the model's order; ``changed``;
+  in an adjudication ``agreed``, ``one-annotator``, ``adjudicated``: see :mod:`.adjudicate`),
+  ``reviewedAt`` (UTC) and any ``comment``. A
   sentence nobody reviewed yet keeps the model's label in a ``CoreScWithheld`` element
   (``review="unreviewed"``, the ``model`` and its ``score``), which every reader takes
   for *no label*: only what a person reviewed counts as gold, in ``coresc evaluate``,
@@ -44,10 +46,13 @@ STATE_DIR = ".review"
 class ReviewStore:
     """Every paper one annotator reviews, and the folder their files go to."""
 
-    def __init__(self, folder: Path, annotator: str, papers: list[PaperReview]) -> None:
+    def __init__(self, folder: Path, annotator: str, papers: list[PaperReview],
+                 adjudicating: Sequence[str] = ()) -> None:
         self.folder = folder
         self.annotator = annotator
         self.papers = papers
+        #: The two annotators whose disagreements are settled (empty: a review).
+        self.adjudicating = list(adjudicating)
         self.lock = threading.Lock()
         self.journal = folder / STATE_DIR / "journal.jsonl"
 

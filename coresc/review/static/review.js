@@ -1,5 +1,8 @@
 // coresc review: keyboard-first correction of a paper's labels. Every decision is sent
 // to the server at once (in order, one at a time), which saves it before it answers.
+// A sentence shows as reviewed only once the server has said it saved the decision: a
+// decision the server did not answer stays queued, marked unsaved, and is sent again
+// until the server answers (a restarted `coresc review` takes it).
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -12,13 +15,26 @@
   const keyToLabel = {};
   Object.keys(data.keys).forEach((lab) => { keyToLabel[data.keys[lab]] = lab; });
   const base = "../api/papers/" + data.paper;
-  let cur = S.findIndex((s) => !s.d);
-  if (cur < 0) { cur = 0; }
-  let queue = Promise.resolve();
-  let pending = 0;
+  // an adjudication shows only the disagreements (sentences with two choices, c)
+  const adj = data.adjudicating.length === 2;
+  const listed = (j) => !adj || !!S[j].c;
+  let cur = S.findIndex((s, j) => !s.d && listed(j));
+  if (cur < 0) { cur = Math.max(0, S.findIndex((s, j) => listed(j))); }
+  S.forEach((s) => { s.ok = s.d; });  // s.d: what the page shows; s.ok: what is saved
+  const queue = [];  // requests not yet answered, in the order the keys were pressed
+  let sending = false, offline = false, retry = null;
+  const RETRY_MS = 2000;
 
+  // the labels a decision gives: the person's, else the model's primary only (its
+  // secondary labels are suggestions until the person takes them)
   function shown(j) {
-    return S[j].d ? S[j].d.labels.slice() : S[j].m.map((x) => x[0]);
+    return S[j].d ? S[j].d.labels.slice() : S[j].m.slice(0, 1).map((x) => x[0]);
+  }
+  function suggested(j) {
+    return S[j].d ? [] : S[j].m.slice(1).map((x) => x[0]);
+  }
+  function waiting(j) {
+    return queue.some((q) => q.j === j);
   }
   function styleOf(lab) {
     const st = data.styles[lab] || ["#ffffff", "none"];
@@ -30,38 +46,62 @@
     return hit ? " " + hit[1].toFixed(2) : "";
   }
 
+  function choiceText(j) {
+    return S[j].c.map((c, k) => (k + 1) + " " + data.adjudicating[k] + ": " +
+      c.join(" · ")).join(" | ");
+  }
+
+  function step(from, dir) {
+    for (let k = from + dir; k >= 0 && k < S.length; k += dir) {
+      if (listed(k)) { return k; }
+    }
+    return from;
+  }
+
+  function badge(cls, lab, text) {
+    const b = document.createElement("span");
+    b.className = cls;
+    b.setAttribute("data-label", lab);
+    b.setAttribute("style", styleOf(lab));
+    b.textContent = text;
+    return b;
+  }
+
   function render(j) {
     const el = spans[j];
     if (!el) { return; }
     const labels = shown(j);
     el.setAttribute("data-label", labels[0] || "");
     el.setAttribute("style", styleOf(labels[0]));
-    el.querySelector(".c").textContent = labels[0] || "–";
+    el.querySelector(".c").textContent = labels[0] || (S[j].c ? choiceText(j) : "–");
     el.querySelectorAll(".b, .g, .w").forEach((b) => b.remove());
-    labels.slice(1).forEach((lab) => {
-      const b = document.createElement("span");
-      b.className = "b";
-      b.setAttribute("data-label", lab);
-      b.setAttribute("style", styleOf(lab));
-      b.textContent = lab + (S[j].d ? "" : scoreOf(j, lab));
-      el.appendChild(b);
+    labels.slice(1).forEach((lab) => { el.appendChild(badge("b", lab, lab)); });
+    suggested(j).forEach((lab) => {
+      el.appendChild(badge("b rv-sugg", lab, lab + scoreOf(j, lab) + "?"));
     });
+    const d = S[j].d, wait = waiting(j);
     el.classList.toggle("rv-unc", S[j].u);
-    el.classList.toggle("rv-done", !!S[j].d);
-    el.classList.toggle("rv-changed", !!S[j].d && S[j].d.action === "changed");
-    const d = S[j].d;
+    el.classList.toggle("rv-done", !!d && !wait);
+    el.classList.toggle("rv-changed", !!d && !wait && d.action === "changed");
+    el.classList.toggle("rv-wait", wait && !offline);
+    el.classList.toggle("rv-unsaved", wait && offline);
     el.setAttribute("title", "model: " + S[j].m.map((x) => x[0] + " " + x[1].toFixed(3)).join(", ") +
-      (d ? " | " + d.action + " by " + data.annotator + " " + d.at : " | not reviewed") +
-      " | sentence " + j);
+      (wait ? " | NOT SAVED yet" : d ? " | " + d.action + " by " + data.annotator + " " + d.at :
+        " | not reviewed") + " | sentence " + j);
   }
 
   function panel() {
     const j = cur, d = S[j].d;
     const parts = ["<div>sentence " + (j + 1) + " of " + S.length +
-      (S[j].u ? " · <b>uncertain</b>" : "") + "</div>",
+      (S[j].u ? (adj ? " · <b>disagreement</b>" : " · <b>uncertain</b>") : "") + "</div>",
+      S[j].c ? S[j].c.map((c, k) => '<div class="rv-choice"><kbd>' + (k + 1) + "</kbd> " +
+        data.adjudicating[k] + ": <b>" + c.join(" · ") + "</b></div>").join("") : "",
       '<div class="rv-labels-now" id="rv-labels-now">' + shown(j).join(" · ") + "</div>",
       "<div>model: " + S[j].m.map((x) => x[0] + " " + x[1].toFixed(2)).join(", ") + "</div>",
-      "<div id=\"rv-state\">" + (d ? d.action + " " + d.at : "not reviewed") + "</div>",
+      suggested(j).length ? "<div>the model suggests " + suggested(j).join(", ") +
+        " as secondary: Shift + its letter takes it; Enter confirms the primary only</div>" : "",
+      "<div id=\"rv-state\">" + (waiting(j) ? "<b class=\"error\">not saved yet</b>" :
+        d ? d.action + " " + d.at : "not reviewed") + "</div>",
       "<div>novelty: <b>" + ((d && d.novelty) || "none") + "</b> · advantage: <b>" +
         ((d && d.advantage) || "none") + "</b></div>",
       '<div><input id="rv-comment" placeholder="comment (i, Enter saves)" value=""></div>'];
@@ -85,40 +125,88 @@
     $("rv-progress").textContent = "this paper: " + mine.reviewed + "/" + mine.total +
       " reviewed, " + mine.changed + " changed · all papers: " + all.reviewed + "/" +
       all.total + " reviewed, " + all.changed + " changed";
+    const finished = mine.total > 0 && mine.reviewed === mine.total;
+    $("rv-finished").hidden = !finished;
+    document.body.classList.toggle("rv-finished", finished);
   }
 
+  // the bar has one line; an error's whole text also goes to the panel's alert
   function saved(text, isError) {
     const el = $("rv-saved");
     el.textContent = text;
+    el.title = text;
     el.className = isError ? "error" : "";
+    $("rv-alert").textContent = isError ? text : "";
+    $("rv-alert").hidden = !isError;
+  }
+
+  function mark() {
+    document.body.setAttribute("data-pending", String(queue.length));
+    document.body.setAttribute("data-unsaved", offline ? String(queue.length) : "0");
+    const js = new Set(queue.map((q) => q.j));
+    document.querySelectorAll(".s.rv-wait, .s.rv-unsaved").forEach((el) => {
+      js.add(Number(el.getAttribute("data-sid")));
+    });
+    js.forEach((j) => { if (j !== null) { render(j); } });
+    panel();
   }
 
   // requests go one at a time, in the order the keys were pressed
-  function send(path, body, then) {
-    pending += 1;
-    document.body.setAttribute("data-pending", String(pending));
-    saved("saving…", false);
-    queue = queue.then(() => fetch(base + path, {
+  function send(path, body, j, then) {
+    queue.push({ path: path, body: body, j: j, then: then });
+    if (!offline) { saved("saving…", false); }
+    mark();
+    pump();
+  }
+
+  function pump() {
+    if (sending || !queue.length || retry !== null) { return; }
+    sending = true;
+    const q = queue[0];
+    fetch(base + q.path, {
       method: "POST", credentials: "same-origin",
       headers: { "Content-Type": "application/json", "X-Coresc-Review": "1" },
-      body: JSON.stringify(body),
-    }).then((r) => r.json().then((answer) => {
-      if (!r.ok) { throw new Error(answer.error || r.statusText); }
-      then(answer);
+      body: JSON.stringify(q.body),
+    }).then((r) => r.json().catch(() => ({})).then((answer) => {
+      if (r.status >= 500 || (r.status === 401 && offline)) {
+        throw new Error(answer.error || r.statusText);
+      }
+      queue.shift();
+      if (!r.ok) { refused(q, answer.error || r.statusText); return; }
+      offline = false;
+      q.then(answer);
       progress(answer.progress);
-      saved("saved " + new Date().toLocaleTimeString(), false);
+      if (!queue.length) {
+        saved("saved " + new Date().toLocaleTimeString(), false);
+        document.body.removeAttribute("data-error");
+      }
     })).catch((err) => {
-      saved("NOT SAVED: " + err.message, true);
+      // no answer (the server stopped): keep the request, show it unsaved, try again
+      offline = true;
+      saved("NOT SAVED: " + queue.length + " decision(s) wait (" + err.message + "). " +
+        "The server does not answer: keep this page open and start coresc review " +
+        "again (same papers, same -o and --annotator); they are sent as soon as it answers.",
+      true);
       document.body.setAttribute("data-error", err.message);
+      retry = setTimeout(() => { retry = null; pump(); }, RETRY_MS);
     }).finally(() => {
-      pending -= 1;
-      document.body.setAttribute("data-pending", String(pending));
-    }));
+      sending = false;
+      mark();
+      pump();
+    });
+  }
+
+  // the server answered and refused (a bad request): the sentence keeps what is saved
+  function refused(q, message) {
+    if (q.j !== null) { S[q.j].d = S[q.j].ok; }
+    saved("NOT SAVED: " + message + " (the sentence keeps its saved labels)", true);
+    document.body.setAttribute("data-error", message);
   }
 
   function decide(j, body) {
-    send("/sentences/" + j, body, (answer) => {
-      S[j].d = answer.decision;
+    send("/sentences/" + j, body, j, (answer) => {
+      S[j].ok = answer.decision;
+      if (!waiting(j)) { S[j].d = answer.decision; }
       render(j);
       if (j === cur) { panel(); }
     });
@@ -136,10 +224,20 @@
 
   function accept() {
     const j = cur;
+    if (!S[j].m.length && !S[j].d) {
+      saved(S[j].c ? "take a choice: 1 or 2, or set a label by its letter" :
+        "no label to accept: set one by its letter", false);
+      return;
+    }
     if (!S[j].d) { S[j].d = { labels: shown(j), action: "confirmed", at: "…" }; }
-    render(j);
     decide(j, { accept: true });
-    select(Math.min(j + 1, S.length - 1));
+    select(step(j, 1));
+  }
+
+  function take(k) {
+    if (!S[cur].c) { return; }
+    setLabels(S[cur].c[k].slice());
+    select(step(cur, 1));
   }
 
   function primary(lab) {
@@ -167,8 +265,9 @@
   }
 
   function undo() {
-    send("/undo", {}, (answer) => {
+    send("/undo", {}, null, (answer) => {
       if (answer.sentence === null) { saved("nothing to undo", false); return; }
+      S[answer.sentence].ok = answer.decision;
       S[answer.sentence].d = answer.decision;
       render(answer.sentence);
       select(answer.sentence);
@@ -183,25 +282,45 @@
     saved("no unreviewed uncertain sentence left in this paper", false);
   }
 
-  function adapt() {
+  function adaptStatus(text, isError) {
     const status = $("rv-adapt-status");
-    status.className = "";
-    status.textContent = "adapting the model…";
+    status.textContent = text;
+    status.title = text;  // the bar shows one line; the whole message is here and below
+    status.className = isError ? "error" : "";
+    $("rv-adapt-message").textContent = text;
+    $("rv-adapt-message").className = isError ? "error" : "";
+  }
+
+  function adapt() {
+    adaptStatus("adapting the model…", false);
     fetch("../api/adapt", { method: "POST", credentials: "same-origin",
       headers: { "Content-Type": "application/json", "X-Coresc-Review": "1" }, body: "{}" })
-      .then((r) => r.json()).then(poll);
+      .then((r) => r.json()).then(poll)
+      .catch((err) => adaptStatus("cannot adapt: " + err.message, true));
   }
   function poll(job) {
-    const status = $("rv-adapt-status");
-    if (job.error && !job.state) { status.textContent = job.error; status.className = "error"; return; }
-    status.textContent = job.state + (job.message ? ": " + job.message : "");
-    status.className = job.state === "failed" ? "error" : "";
+    if (job.error && !job.state) { adaptStatus(job.error, true); return; }
+    adaptStatus(job.state + (job.message ? ": " + job.message : ""), job.state === "failed");
     if (job.state === "running") {
       setTimeout(() => fetch("../api/adapt", { credentials: "same-origin" })
         .then((r) => r.json()).then(poll), 1000);
     } else if (job.state === "done") {
-      setTimeout(() => window.location.reload(), 1500);
+      relabel();
     }
+  }
+  // the adapted model's labels, in place: the result stays on the page
+  function relabel() {
+    fetch(base, { credentials: "same-origin" }).then((r) => r.json()).then((fresh) => {
+      fresh.sentences.forEach((s, j) => {
+        S[j].m = s.m;
+        S[j].u = s.u;
+        if (!waiting(j)) { S[j].d = s.d; S[j].ok = s.d; }
+        render(j);
+      });
+      $("rv-model").textContent = fresh.model;
+      progress(fresh.progress);
+      panel();
+    });
   }
 
   function goPaper(k) {
@@ -223,8 +342,9 @@
     let done = true;
     if (key === "Enter" || key === " ") { accept(); }
     else if (key === "z") { undo(); }
-    else if (key === "j" || key === "ArrowDown") { select(cur + 1); }
-    else if (key === "k" || key === "ArrowUp") { select(cur - 1); }
+    else if (key === "j" || key === "ArrowDown") { select(step(cur, 1)); }
+    else if (key === "k" || key === "ArrowUp") { select(step(cur, -1)); }
+    else if (adj && (key === "1" || key === "2")) { take(Number(key) - 1); }
     else if (key === "n") { nextUncertain(); }
     else if (key === "e") { cycle("novelty", data.novelty); }
     else if (key === "a") { cycle("advantage", data.advantage); }
@@ -264,11 +384,17 @@
   });
   $("rv-adapt").addEventListener("click", () => { $("rv-adapt").blur(); adapt(); });
 
-  S.forEach((_, j) => render(j));
+  S.forEach((_, j) => { render(j); if (spans[j]) { spans[j].classList.toggle("rv-hide", !listed(j)); } });
   progress(data.progress);
   select(cur, cur > 0);
   fetch("../api/adapt", { credentials: "same-origin" }).then((r) => r.json()).then((job) => {
     if (job.state === "running") { poll(job); }
+    else if (job.state === "done" || job.state === "failed") {
+      adaptStatus(job.state + ": " + job.message, job.state === "failed");
+    }
   }).catch(() => {});
+  window.addEventListener("beforeunload", (e) => {
+    if (queue.length) { e.preventDefault(); e.returnValue = ""; }  // decisions not saved
+  });
   document.body.setAttribute("data-ready", "1");
 }());

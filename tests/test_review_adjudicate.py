@@ -1,0 +1,52 @@
+"""coresc review --adjudicate: a third person settles where two annotators disagree; the
+agreed sentences are taken as they are, only the disagreements wait for a decision."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_review_store import gold_of, store_for
+
+from coresc.errors import UsageError
+from coresc.review.adjudicate import open_adjudication
+
+
+def two_reviews(out: Path) -> None:
+    """alice and bob review paper-1: they agree on 0 and 1, disagree on 2 and 4, only
+    alice labels 3, neither labels 5 to 7."""
+    alice, bob = store_for(out, "alice"), store_for(out, "bob")
+    for store, labels in ((alice, [["Bac"], ["Met"], ["Res"], ["Con"], ["Obs", "Res"]]),
+                          (bob, [["Bac"], ["Met"], ["Hyp"], None, ["Res"]])):
+        for j, chosen in enumerate(labels):
+            if chosen is not None:
+                store.decide(0, j, chosen)
+
+
+def test_only_disagreements_wait_and_the_rest_is_taken(tmp_path: Path) -> None:
+    two_reviews(tmp_path)
+    sets = [str(tmp_path / "alice"), str(tmp_path / "bob")]
+    store = open_adjudication(tmp_path / "carol", "carol", sets, print)
+    review = store.paper(0)
+    assert review.choices == {2: [["Res"], ["Hyp"]], 4: [["Obs", "Res"], ["Res"]]}
+    assert {j: d.action for j, d in review.decisions.items()} == {
+        0: "agreed", 1: "agreed", 3: "one-annotator"}
+    assert store.progress()["all"] == {"total": 2, "reviewed": 0, "changed": 0}
+    assert gold_of(review.out) == [["Bac"], ["Met"], [], ["Con"], [], [], [], []]
+    assert store.decide(0, 2, ["Hyp"]).action == "adjudicated"
+    store.decide(0, 4, ["Obs"])  # neither choice: counted as changed
+    assert store.progress()["all"] == {"total": 2, "reviewed": 2, "changed": 1}
+    assert gold_of(review.out) == [["Bac"], ["Met"], ["Hyp"], ["Con"], ["Obs"], [], [], []]
+    assert 'review="adjudicated"' in review.out.read_text(encoding="utf-8")
+    # started again: resumed, nothing settled twice
+    again = open_adjudication(tmp_path / "carol", "carol", sets, print).paper(0)
+    assert again.decisions[2].labels == ["Hyp"] and again.choices == review.choices
+
+
+def test_adjudication_refuses_bad_sets(tmp_path: Path) -> None:
+    two_reviews(tmp_path)
+    alice = str(tmp_path / "alice")
+    with pytest.raises(UsageError, match="same annotation set"):
+        open_adjudication(tmp_path / "carol", "carol", [alice, alice + "/"], print)
+    with pytest.raises(UsageError, match="one of the annotation sets"):
+        open_adjudication(tmp_path / "alice", "alice", [alice, str(tmp_path / "bob")], print)
