@@ -5,8 +5,8 @@ of the parsed tree is a C struct of 100-200 bytes, and every paragraph becomes P
 objects (a sentence, its paragraph). The files, made here (not kept), are JATS articles:
 
 * ``x``: 20 MB of empty ``<x/>`` elements in one paragraph (about 5.2 million elements);
-* ``paragraphs``: 52 MB of one-sentence paragraphs ``<p>We measured the rate N.</p>``
-  (about 1.5 million);
+* ``paragraphs``: 52 MB of one-sentence paragraphs, ART corpus sentences under 60
+  characters (as ``robustness_scaling.py --peak xml-paragraphs 52``: 947,608 of them);
 * ``at-limit``: as many paragraphs as coresc reads (one below
   :data:`coresc.xmlsafe.MAX_XML_NODES`, counting the article's other nodes): the
   worst shape of XML that is read rather than refused.
@@ -48,7 +48,7 @@ TAIL = b"</sec></body></article>\n"
 
 def write_x(path: Path, megabytes: float = 20) -> int:
     """``megabytes`` MB of ``<x/>`` in one paragraph; how many elements."""
-    n = int(megabytes * 2**20) // 4
+    n = int(megabytes * 1e6) // 4
     with open(path, "wb") as fh:
         fh.write(HEAD + b"<p>" + b"<x/>" * n + b"</p>" + TAIL)
     return n
@@ -56,12 +56,17 @@ def write_x(path: Path, megabytes: float = 20) -> int:
 
 def write_paragraphs(path: Path, megabytes: float | None = 52, count: int | None = None) -> int:
     """One-sentence paragraphs up to ``megabytes`` MB (or ``count`` of them); how many."""
+    from xml.sax.saxutils import escape
+
+    from robustness_scaling import corpus_sentences
+
+    sents = [escape(s).encode() for s in corpus_sentences() if len(s) < 60]
     n = 0
     size = len(HEAD)
     with open(path, "wb") as fh:
         fh.write(HEAD)
-        while (count is None and size < megabytes * 2**20) or (count is not None and n < count):
-            line = b"<p>We measured the rate %d.</p>\n" % n
+        while (count is None and size < megabytes * 1e6) or (count is not None and n < count):
+            line = b"<p>" + sents[n % len(sents)] + b"</p>\n"
             fh.write(line)
             size += len(line)
             n += 1
@@ -88,7 +93,7 @@ def peak(cmd: list[str]) -> tuple[int, float, float, str]:
 
 def run_case(name: str, path: Path, tmp: Path) -> bool:
     coresc = [sys.executable, "-m", "coresc"]
-    size = path.stat().st_size / 2**20
+    size = path.stat().st_size / 1e6
     ok = True
     for verb in (["convert"], ["annotate", "--model", "fast"]):
         out = tmp / f"{name}-{verb[0]}.xml"
