@@ -11,6 +11,7 @@ do) is fine: the DTD is never fetched or loaded.
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
@@ -48,15 +49,47 @@ _ENTITY_PROBLEM = ("XML declares entities in its DTD (refused: entity expansion 
                    "external entities are not allowed)")
 
 
+#: The parser's settings: no entities, no DTD, no network, libxml2's limits kept.
+_SAFE = {"resolve_entities": False, "load_dtd": False, "dtd_validation": False,
+         "no_network": True, "huge_tree": False, "remove_comments": False}
+
+#: The most nodes (elements, attributes, comments, processing instructions) one XML
+#: document may hold: 2.5 times the most of any paper in ../shared/data (81,298, an
+#: Elsevier file of 2.3 MB), low enough that annotating the most paragraphs it allows
+#: (one-sentence paragraphs) stays under 1 GB: 820 MB (docs/benchmarks.md, "Dense XML").
+MAX_XML_NODES = 200_000
+
+
 def _parser() -> etree.XMLParser:
-    return etree.XMLParser(
-        resolve_entities=False,
-        load_dtd=False,
-        dtd_validation=False,
-        no_network=True,
-        huge_tree=False,
-        remove_comments=False,
-    )
+    return etree.XMLParser(**_SAFE)
+
+
+def too_many_nodes(data: bytes, limit: int | None = None) -> bool:
+    """Whether ``data``'s XML holds more than ``limit`` (default :data:`MAX_XML_NODES`)
+    nodes: elements, attributes, comments and processing instructions.
+
+    Each node needs a ``<`` or an ``=``, so a document with no more of those than the
+    limit is not parsed here at all. Otherwise it is parsed streaming, each element
+    cleared and dropped once it ends, so memory stays bounded whatever the input.
+    Malformed XML counts what comes before the error (the parse proper reports it).
+    """
+    limit = MAX_XML_NODES if limit is None else limit
+    if data.count(b"<") + data.count(b"=") <= limit:
+        return False
+    n = 0
+    events = etree.iterparse(io.BytesIO(data), events=("end", "comment", "pi"), **_SAFE)
+    try:
+        for event, el in events:
+            n += 1 + len(el.attrib) if event == "end" else 1
+            if n > limit:
+                return True
+            if event == "end":
+                el.clear(keep_tail=True)
+                while el.getprevious() is not None:  # finished siblings, comments
+                    del el.getparent()[0]
+    except etree.XMLSyntaxError:
+        pass
+    return False
 
 
 def parse_xml(path: str | Path, data: bytes | None = None) -> etree._ElementTree:
@@ -69,6 +102,10 @@ def parse_xml(path: str | Path, data: bytes | None = None) -> etree._ElementTree
         data = Path(path).read_bytes()
     if not data.strip():
         raise InputError(path, "file is empty")
+    if too_many_nodes(data):
+        raise InputError(path, f"XML holds more than {MAX_XML_NODES:,} elements, attributes "
+                               f"and comments (coresc's limit for one document, which bounds "
+                               f"the memory it takes; refused)")
     try:
         tree = etree.ElementTree(etree.fromstring(data, _parser()))
     except etree.XMLSyntaxError as exc:

@@ -284,3 +284,52 @@ def test_any_output_name_is_checked_cleanly(value, kind):
         check_output("-o", value, kind, [])
     except CorescError as exc:
         assert "\n" not in str(exc).strip("\n") or "\n" in value, str(exc)
+
+# Dense XML (issue 37): a tree costs memory per node, so a document of more nodes than
+# xmlsafe.MAX_XML_NODES is refused before its tree is built. Small here, with the limit
+# lowered; the real sizes are measured by benchmarks/dense_xml_memory.py.
+DENSE = {
+    "elements": lambda n: "<p>" + "<x/>" * n + "</p>",
+    "attributes": lambda n: "<p><x " + " ".join(f"a{i}='1'" for i in range(n)) + "/></p>",
+    "comments": lambda n: "<p>" + "<!---->" * n + "</p>",
+    "paragraphs": lambda n: "".join(f"<p>We saw {i}.</p>\n" for i in range(n)),
+    "nested": lambda n: "<p>" + "<b>" * min(n, 200) + "<x/>" * n + "</b>" * min(n, 200) + "</p>",
+}
+DENSE_WRAP = {
+    "jats": "<article><body><sec><title>R</title>{}</sec></body></article>",
+    "mode2": "<PAPER><BODY><DIV>{}</DIV></BODY></PAPER>",
+    "tei": "<TEI xmlns='http://www.tei-c.org/ns/1.0'><text><body><div>{}</div></body></text></TEI>",
+}
+
+
+def _nodes(doc: bytes) -> int:
+    root = etree.fromstring(doc, etree.XMLParser(resolve_entities=False))
+    return sum(1 + (len(el.attrib) if isinstance(el.tag, str) else 0) for el in root.iter())
+
+
+@FUZZ
+@given(shape=st.sampled_from(sorted(DENSE)), n=st.integers(0, 400),
+       limit=st.integers(10, 300), dialect=st.sampled_from(sorted(DENSE_WRAP)))
+def test_dense_xml_is_read_or_refused_by_its_node_count(shape, n, limit, dialect):
+    from coresc import xmlsafe
+
+    doc = DENSE_WRAP[dialect].format(DENSE[shape](n)).encode()
+    saved, xmlsafe.MAX_XML_NODES = xmlsafe.MAX_XML_NODES, limit
+    try:
+        read_data(doc, "dense.xml")
+        refused = None
+    except CorescError as exc:
+        refused = str(exc)
+    finally:
+        xmlsafe.MAX_XML_NODES = saved
+    assert refused is None or (refused.startswith("dense.xml: ") and "\n" not in refused)
+    over = _nodes(doc) > limit
+    assert over == (refused is not None and f"more than {limit:,} elements" in refused), refused
+
+
+def test_dense_xml_over_the_real_limit_is_refused_before_its_tree_is_built():
+    from coresc.xmlsafe import MAX_XML_NODES
+
+    doc = b"<article><body><p>" + b"<x/>" * MAX_XML_NODES + b"</p></body></article>"
+    with pytest.raises(CorescError, match=f"more than {MAX_XML_NODES:,} elements"):
+        read_data(doc, "x.nxml")

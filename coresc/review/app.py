@@ -21,7 +21,6 @@ address the ``Host`` must be a loopback name (no DNS rebinding).
 from __future__ import annotations
 
 import hmac
-import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -38,9 +37,9 @@ from ..serve.work import Failure
 from .adapt import Adapter
 from .page import index_page, message_page, page_data, review_page, token_page
 from .store import ReviewStore
+from .validate import MAX_BODY, json_object, path_index, text_field
 
 COOKIE = "coresc_review_token"
-MAX_BODY = 100_000
 
 
 def cookie_name(request: Request) -> str:
@@ -115,15 +114,15 @@ def create_app(store: ReviewStore, adapter: Adapter, settings: Settings) -> Fast
     async def decide(request: Request, i: str, j: str) -> JSONResponse:
         authorise(request)
         body = await _json_body(request)
-        index, sentence = _paper_index(store, i), _int(j, "sentence")
+        index, sentence = _paper_index(store, i), path_index(j, "sentence")
         labels = None if body.get("accept") else body.get("labels")
         if labels is not None and not (isinstance(labels, list)
                                        and all(isinstance(x, str) for x in labels)):
             raise Failure(400, "labels: a list of label codes, primary first")
         try:
             decision = await run_in_threadpool(
-                store.decide, index, sentence, labels, _text(body, "novelty"),
-                _text(body, "advantage"), _text(body, "comment") or "")
+                store.decide, index, sentence, labels, text_field(body, "novelty"),
+                text_field(body, "advantage"), text_field(body, "comment") or "")
         except LookupError as exc:
             raise Failure(404, str(exc)) from None
         except CorescError as exc:
@@ -171,24 +170,11 @@ def create_app(store: ReviewStore, adapter: Adapter, settings: Settings) -> Fast
     return app
 
 
-def _int(value: str, what: str) -> int:
-    if not value.isdigit() or len(value) > 9:
-        raise Failure(404, f"{what} {value!r}: not a {what} number")
-    return int(value)
-
-
 def _paper_index(store: ReviewStore, value: str) -> int:
-    i = _int(value, "paper")
+    i = path_index(value, "paper")
     if i >= len(store.papers):
         raise Failure(404, f"paper {i}: there are papers 0 to {len(store.papers) - 1}")
     return i
-
-
-def _text(body: dict[str, Any], key: str) -> str | None:
-    value = body.get(key)
-    if value is not None and not isinstance(value, str):
-        raise Failure(400, f"{key}: a string")
-    return value
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
@@ -202,13 +188,7 @@ async def _json_body(request: Request) -> dict[str, Any]:
         raw += chunk
         if len(raw) > MAX_BODY:
             raise Failure(413, f"the body is larger than {MAX_BODY} bytes")
-    try:
-        body = json.loads(raw or b"{}")
-    except ValueError:
-        raise Failure(400, "the body is not JSON") from None
-    if not isinstance(body, dict):
-        raise Failure(400, "the body must be a JSON object")
-    return body
+    return json_object(raw)
 
 
 def _host_name(header: str) -> str:
