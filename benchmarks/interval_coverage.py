@@ -39,7 +39,7 @@ LABELS = ["Res", "Bac", "Met", "Obs", "Con", "Exp", "Hyp", "Obj", "Goa", "Mot", 
 SHARES = np.array([0.20, 0.16, 0.13, 0.12, 0.10, 0.08, 0.07, 0.06, 0.045, 0.02, 0.015])
 SHARES = SHARES / SHARES.sum()
 SIZES = (3, 5, 10, 20, 50)
-METHODS = ("percentile", "t-linear", "t-jackknife", "bootstrap-t", "bca")
+METHODS = ("percentile", "t-linear", "t-jackknife", "t-jackknife-welch", "bootstrap-t", "bca")
 LEVEL = 0.95
 
 
@@ -85,13 +85,19 @@ def draw(rng, d: int, g: int, stratified: bool = False, paired: bool = False):
     return (a, b), strata
 
 
-def truths(rng, stratified: bool) -> dict[str, float]:
-    """Population accuracy and macro-F1: 200,000 papers pooled."""
+def truths(rng, g: int, stratified: bool) -> dict[str, float]:
+    """Population accuracy and macro-F1 of ``g`` papers' design (stratum sizes as
+    :func:`draw` makes them): each stratum's mean paper statistics over 100,000 papers,
+    summed with the stratum's number of papers."""
+    strata = draw(rng, 1, g, stratified)[1]
     sums: dict[str, np.ndarray] = {}
-    for _ in range(20):
-        s, _strata = draw(rng, 1, 10_000, stratified)
+    for h in np.unique(strata):
+        big = 100_000
+        s, st_big = draw(rng, 1, big, stratified)
+        m = st_big == (h if stratified else 0)
         for k, v in s.items():
-            sums[k] = sums.get(k, 0) + v.sum(axis=(0, 1))
+            per_paper = v[0, m].mean(axis=0)
+            sums[k] = sums.get(k, 0) + (strata == h).sum() * per_paper
     f1 = 2 * sums["tp"] / (2 * sums["tp"] + sums["fp"] + sums["fn"])
     return {"accuracy": float(sums["correct"] / sums["n"]), "macro_f1": float(f1.mean())}
 
@@ -163,15 +169,32 @@ def strat_var(e: np.ndarray, w: np.ndarray, strata: np.ndarray) -> np.ndarray:
     return v
 
 
-def jack_var(theta_loo: np.ndarray, strata: np.ndarray) -> np.ndarray:
-    """Stratified delete-one jackknife variance: theta_loo (D, G)."""
-    v = 0.0
+def jack_var(theta_loo: np.ndarray, strata: np.ndarray, parts: bool = False):
+    """Stratified delete-one jackknife variance: theta_loo (D, G); ``parts``: also
+    Satterthwaite's degrees of freedom (each stratum's share with G_h - 1 df)."""
+    v, denom = 0.0, 0.0
     for h in np.unique(strata):
         m = strata == h
         gh = m.sum()
         t = theta_loo[:, m]
-        v = v + (gh - 1) / gh * ((t - t.mean(-1, keepdims=True)) ** 2).sum(-1)
+        vh = (gh - 1) / gh * ((t - t.mean(-1, keepdims=True)) ** 2).sum(-1)
+        v = v + vh
+        denom = denom + vh ** 2 / (gh - 1)
+    if parts:
+        return v, _div(v ** 2, denom)
     return v
+
+
+def jack_weights(strata: np.ndarray) -> np.ndarray:
+    """(G, G) delete-one weights: paper i left out, the rest of its stratum weighted up
+    by G_h / (G_h - 1) so that each stratum keeps its share."""
+    g = len(strata)
+    w = 1.0 - np.eye(g)
+    for i in range(g):
+        same = strata == strata[i]
+        gh = same.sum()
+        w[i, same] *= gh / (gh - 1)
+    return w
 
 
 def boot_weights(rng, strata: np.ndarray, r: int) -> np.ndarray:
@@ -194,9 +217,11 @@ def intervals(metric, s, strata, labels, r, rng, paired) -> dict[str, np.ndarray
     ones = np.ones((1, 1, g))
     est = stat(metric, s, ones, labels, paired)[:, 0]
     se_lin = np.sqrt(strat_var(infl(metric, s, ones, labels, paired), ones, strata))[:, 0]
-    loo = (1.0 - np.eye(g))[None]
+    loo = jack_weights(strata)[None]
     theta_loo = stat(metric, s, loo, labels, paired)
-    se_j = np.sqrt(jack_var(theta_loo, strata))
+    var_j, df_w = jack_var(theta_loo, strata, parts=True)
+    se_j = np.sqrt(var_j)
+    tw = st.t.ppf(0.5 + LEVEL / 2, np.where(df_w > 0, np.minimum(df_w, df), df))
     w = boot_weights(rng, strata, r)[None]
     boot = stat(metric, s, w, labels, paired)                         # (D, R)
     se_b = np.sqrt(strat_var(infl(metric, s, w, labels, paired), w, strata))
@@ -205,6 +230,7 @@ def intervals(metric, s, strata, labels, r, rng, paired) -> dict[str, np.ndarray
     out["percentile"] = np.quantile(boot, [tail, 1 - tail], axis=1).T
     out["t-linear"] = np.stack([est - tq * se_lin, est + tq * se_lin], 1)
     out["t-jackknife"] = np.stack([est - tq * se_j, est + tq * se_j], 1)
+    out["t-jackknife-welch"] = np.stack([est - tw * se_j, est + tw * se_j], 1)
     tstar = _div(boot - est[:, None], se_b)
     tstar = np.where(se_b > 0, tstar, 0.0)
     qlo, qhi = np.quantile(tstar, [tail, 1 - tail], axis=1)
@@ -299,14 +325,14 @@ def main() -> None:
           f"{args.resamples} resamples, seed {args.seed} -->")
     for design in args.designs:
         stratified, paired = design == "stratified", design == "paired"
-        truth = truths(rng, stratified) if not paired else {}
-        if truth:
-            print(f"\n{design}: truth accuracy {truth['accuracy']:.4f}, "
-                  f"macro-F1 {truth['macro_f1']:.4f}")
         what = "rejects a true 0 (%)" if paired else "coverage (%)"
         cells = {}
         for g in args.sizes:
             t0 = time.time()
+            truth = truths(rng, g, stratified) if not paired else {}
+            if truth:
+                print(f"<!-- {design} {g} papers: truth accuracy {truth['accuracy']:.4f}, "
+                      f"macro-F1 {truth['macro_f1']:.4f} -->")
             cells[g] = run_cell(np.random.default_rng([args.seed, g, len(design)]), g,
                                 args.draws, args.resamples, stratified, paired, truth)
             print(f"<!-- {design} {g} papers: {time.time() - t0:.0f} s -->", flush=True)
