@@ -312,18 +312,67 @@ def run_cell(rng, g, draws, r, stratified, paired, truth, chunk=50):
     return cov, more
 
 
+def _paired_accuracy(rng, d: int, g: int, delta: float):
+    """Per-paper correct counts of A and B and sentences (D, G): B better by ``delta``
+    on average (each paper's accuracy moved by delta + u / 2 and - u / 2)."""
+    n = rng.integers(15, 121, size=(d, g))
+    acc = rng.beta(3.0, 2.0, size=(d, g))
+    u = rng.normal(0.0, 0.05, size=(d, g))
+    a = rng.binomial(n, np.clip(acc - u / 2, 0, 1))
+    b = rng.binomial(n, np.clip(acc + delta + u / 2, 0, 1))
+    return a.astype(float), b.astype(float), n.astype(float)
+
+
+def _jackknife_diff(a, b, n):
+    """B - A accuracy, its delete-one-paper jackknife se and t df (D,)."""
+    g = n.shape[1]
+    est = (b.sum(1) - a.sum(1)) / n.sum(1)
+    loo = ((b.sum(1, keepdims=True) - b) - (a.sum(1, keepdims=True) - a)) / (
+        n.sum(1, keepdims=True) - n)
+    se = np.sqrt((g - 1) / g * ((loo - loo.mean(1, keepdims=True)) ** 2).sum(1))
+    return est, se, g - 1
+
+
+def power_check(seed: int, draws: int) -> None:
+    """The papers :func:`coresc.stats.papers_needed` asks for, from pilots of 20 papers,
+    and how often that many papers then detect the difference (target: 80%)."""
+    from coresc.stats import papers_needed
+
+    rng = np.random.default_rng([seed, 36])
+    print("\npaired accuracy, planning: papers needed from a pilot of 20 papers (median of "
+          f"{draws}), and the share of {draws} comparisons of that many papers with the "
+          "true difference that detect it (t interval excludes 0)\n")
+    print("| true difference (points) | papers needed (median, pilots' 10-90%) | "
+          "detected |\n| --- | --- | --- |")
+    for delta in (0.02, 0.05):
+        a, b, n = _paired_accuracy(rng, draws, 20, delta)
+        _, se, _ = _jackknife_diff(a, b, n)
+        need = np.array([papers_needed(s, 20, deltas=(delta,))[f"{100 * delta:g}"]
+                         for s in se])
+        n_star = int(np.median(need))
+        a, b, n = _paired_accuracy(rng, draws, n_star, delta)
+        est, se, df = _jackknife_diff(a, b, n)
+        detected = float((est - st.t.ppf(0.975, df) * se > 0).mean())
+        lo, hi = np.percentile(need, [10, 90])
+        print(f"| {100 * delta:g} | {n_star} ({lo:.0f}-{hi:.0f}) | {100 * detected:.1f}% |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--draws", type=int, default=1000)
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
-    ap.add_argument("--designs", nargs="+", default=["single", "stratified", "paired"])
+    ap.add_argument("--designs", nargs="+",
+                    default=["single", "stratified", "paired", "planning"])
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     print(f"<!-- {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, {args.draws} draws, "
           f"{args.resamples} resamples, seed {args.seed} -->")
     for design in args.designs:
+        if design == "planning":
+            power_check(args.seed, args.draws)
+            continue
         stratified, paired = design == "stratified", design == "paired"
         what = "rejects a true 0 (%)" if paired else "coverage (%)"
         cells = {}
