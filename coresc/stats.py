@@ -2,15 +2,16 @@
 ``evaluate``, ``compare``, the experiment runs and ``coresc report``.
 
 Sentences of one paper are not independent (one author, one topic, one annotator's
-habits), so the unit that was sampled, and the unit left out or swapped here, is the
+habits), so the unit that was sampled, and the unit left out here, is the
 **paper**; a run with several folds or test corpora is stratified by them.
 
 * Intervals: a **t interval over papers**: the estimate +/- t x its delete-one-paper
-  jackknife standard error, t with (papers - strata) degrees of freedom (the CV3
-  cluster-robust variance, which MacKinnon and Webb found to hold with few, unequal
-  clusters). On simulated clustered corpora (``benchmarks/interval_coverage.py``) it
-  covers the truth 93% of the time at 5 papers and 94-95% at 10 to 50, where the
-  percentile bootstrap over papers covered 83% at 5 and 90% at 10 (issue 36).
+  jackknife standard error, t with papers - strata degrees of freedom (fewer, by
+  Welch-Satterthwaite, when strata differ in spread): the CV3 cluster-robust variance,
+  which MacKinnon and Webb found to hold with few, unequal clusters. On simulated
+  clustered corpora (``benchmarks/interval_coverage.py``) it covers the true accuracy
+  93% of the time at 5 papers and 94-95% at 10 and 20, where the percentile bootstrap
+  over papers covered 84% at 5 and 90% at 10 (issue 36).
 * Differences between two labellings of the same sentences (``compare``, ``report``):
   the same interval of B - A, the same paper left out of both sides; the p-value is the
   two-sided t test of B - A = 0 with that standard error and those degrees of freedom,
@@ -42,7 +43,7 @@ __all__ = ["PaperTable", "paper_table", "paper_tables", "scores", "intervals", "
 LEVEL = 0.95
 #: Fewer papers than this and no interval is made: one paper has no spread to measure.
 #: From 2 papers up the interval's simulated coverage holds (94.9% at 2, 92.3% at 3,
-#: 93.3% at 5: benchmarks/interval_coverage.py, docs/benchmarks.md), though at 2 or 3 it
+#: 93.2% at 5: benchmarks/interval_coverage.py, docs/benchmarks.md), though at 2 or 3 it
 #: is wide enough to say little, which :func:`caution` says.
 MIN_PAPERS = 2
 #: Fewer papers than this and the interval comes with a line of caution.
