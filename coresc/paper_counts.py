@@ -178,32 +178,23 @@ def _kappa(po: np.ndarray, pe: np.ndarray) -> np.ndarray:
                     (po - pe) / np.where(degenerate, 1.0, safe))
 
 
-def scores(table: PaperTable, weights: np.ndarray,
-           swap: tuple[PaperTable, np.ndarray] | None = None,
+def scores(table: PaperTable, weights: Any,
            scored: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """Every score of ``table``'s papers weighted by each row of ``weights`` (R, P).
+    """Every score of ``table``'s papers weighted by each row of ``weights`` (R, P; a
+    scipy sparse matrix too, for many weightings of few papers each).
 
-    ``swap=(other, mask)``: each paper's statistics are taken from ``other`` where
-    ``mask`` (R, P) is 1 (approximate randomization). ``scored``: the labels macro-F1
-    averages over (default ``table.scored``). Keys: ``accuracy``, ``macro_f1``,
-    ``f1/LABEL``, ``kappa_micro/MEASURE``, ``kappa_macro/MEASURE``; values (R,) arrays.
+    ``scored``: the labels macro-F1 averages over, (L,) or one row per weighting (R, L)
+    (default ``table.scored``). Keys: ``accuracy``, ``macro_f1``, ``f1/LABEL``,
+    ``kappa_micro/MEASURE``, ``kappa_macro/MEASURE``; values (R,) arrays.
     """
-    if swap is None:
-        def wsum(get):  # weighted sum of one statistic over papers
-            return weights @ get(table)
-    else:  # ... each paper's from ``other`` where the mask says so
-        other, mask = swap
-        keep, take = weights * (1 - mask), weights * mask
-
-        def wsum(get):
-            return keep @ get(table) + take @ get(other)
+    def wsum(get):  # weighted sum of one statistic over papers
+        return weights @ get(table)
 
     out = {"accuracy": _div(wsum(lambda t: t.correct), wsum(lambda t: t.n))}
     tp, fp, fn = wsum(lambda t: t.tp), wsum(lambda t: t.fp), wsum(lambda t: t.fn)
     f1 = _div(2 * tp, 2 * tp + fp + fn)
-    fixed = table.scored if scored is None else scored
-    out["macro_f1"] = (f1[:, fixed].sum(axis=1) / fixed.sum() if fixed.any()
-                       else np.zeros(len(f1)))
+    fixed = np.broadcast_to(table.scored if scored is None else scored, f1.shape)
+    out["macro_f1"] = _div((f1 * fixed).sum(axis=1), fixed.sum(axis=1))
     for j, lab in enumerate(table.labels):
         out[f"f1/{lab}"] = f1[:, j]
     if not table.kappa_parts:  # a table of primary-label counts only

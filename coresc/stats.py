@@ -121,6 +121,18 @@ def _jackknife(left_out: np.ndarray, strata: np.ndarray) -> tuple[np.ndarray, np
     return np.sqrt(var), np.nan_to_num(df, nan=most)
 
 
+def t_interval_arrays(est: np.ndarray, left_out: np.ndarray, strata: np.ndarray,
+                      level: float = LEVEL, low: Any = -np.inf,
+                      high: Any = np.inf) -> tuple[np.ndarray, ...]:
+    """``(low, high, standard error, df)`` arrays of K estimates ``est`` from their
+    left-out estimates (K, P), each interval cut to ``[low, high]`` (scalars or (K,))."""
+    se, df = _jackknife(left_out, strata)
+    half = _t_quantile(0.5 + level / 2, df) * se
+    ok = np.isfinite(est) & np.isfinite(se)
+    return (np.where(ok, np.maximum(low, est - half), np.nan),
+            np.where(ok, np.minimum(high, est + half), np.nan), se, df)
+
+
 def t_intervals(point: Mapping[str, np.ndarray], left_out: Mapping[str, np.ndarray],
                 strata: np.ndarray, level: float = LEVEL,
                 difference: bool = False) -> tuple[dict, dict, dict]:
@@ -128,13 +140,10 @@ def t_intervals(point: Mapping[str, np.ndarray], left_out: Mapping[str, np.ndarr
     ``point`` (arrays of one) from their left-out estimates (arrays of P), cut to the
     values the score (or, ``difference``, a difference of two) can take."""
     keys = list(point)
-    est = np.array([float(point[k][0]) for k in keys])
-    se, df = _jackknife(np.stack([left_out[k] for k in keys]), strata)
-    half = _t_quantile(0.5 + level / 2, df) * se
     bounds = np.array([_range(k, difference) for k in keys])
-    ok = np.isfinite(est) & np.isfinite(se)
-    lo = np.where(ok, np.maximum(bounds[:, 0], est - half), np.nan)
-    hi = np.where(ok, np.minimum(bounds[:, 1], est + half), np.nan)
+    lo, hi, se, df = t_interval_arrays(
+        np.array([float(point[k][0]) for k in keys]),
+        np.stack([left_out[k] for k in keys]), strata, level, bounds[:, 0], bounds[:, 1])
     return ({k: [float(lo[i]), float(hi[i])] for i, k in enumerate(keys)},
             {k: float(se[i]) for i, k in enumerate(keys)},
             {k: float(df[i]) for i, k in enumerate(keys)})

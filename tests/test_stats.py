@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 import pytest
+from scipy import sparse
 
 from coresc import stats
 from coresc.evaluation import score_label_lists
@@ -212,98 +213,144 @@ SHARES = SHARES / SHARES.sum()   # Mod, the rare label: 1.5% of sentences
 MOVES = np.tile(SHARES, (len(SHARES), 1))
 np.fill_diagonal(MOVES, 0.0)
 MOVES /= MOVES.sum(axis=1, keepdims=True)   # where a wrong prediction of each label goes
+DRAWS = 500                                 # corpora per seed and size
 
 
 def side_counts(rng, gold: np.ndarray, acc: np.ndarray) -> dict[str, np.ndarray]:
-    """tp / fp / fn (P, L), correct and n (P,) of a labelling right with probability
-    ``acc`` (P,) in each paper of ``gold`` label counts (P, L)."""
-    tp = rng.binomial(gold, acc[:, None])
-    fp = rng.multinomial(gold - tp, MOVES).sum(axis=1)
-    return {"tp": tp, "fp": fp, "fn": gold - tp, "correct": tp.sum(1), "n": gold.sum(1)}
+    """tp / fp / fn (D, G, L), correct and n (D, G) of a labelling right with probability
+    ``acc`` (D, G) in each paper of ``gold`` label counts (D, G, L)."""
+    tp = rng.binomial(gold, acc[..., None])
+    fp = rng.multinomial(gold - tp, MOVES).sum(axis=-2)
+    return {"tp": tp, "fp": fp, "fn": gold - tp, "correct": tp.sum(-1), "n": gold.sum(-1)}
 
 
-def simulated(rng, n_papers: int, stratified: bool = False, paired: bool = False):
-    """Per-paper counts of a clustered corpus (benchmarks/interval_coverage.py's design):
-    15-120 sentences a paper, the paper's accuracy Beta(3, 2) (Beta(2, 2) in the second
-    stratum), its label mix around SHARES; paired: two exchangeable labellings (the
-    paper's accuracy moved by +/- u / 2, u ~ N(0, 0.05)), a true difference of 0."""
+def simulated(rng, draws: int, n_papers: int, stratified: bool = False,
+              paired: bool = False):
+    """``draws`` clustered corpora of ``n_papers`` (benchmarks/interval_coverage.py's
+    design): 15-120 sentences a paper, the paper's accuracy Beta(3, 2) (Beta(2, 2) in the
+    second stratum), its label mix around SHARES; paired: two exchangeable labellings
+    (the paper's accuracy moved by +/- u / 2, u ~ N(0, 0.05)), a true difference of 0.
+    Returns one count dict per labelling and the papers' strata (G,)."""
     strata = np.zeros(n_papers, dtype=int)
     if stratified:
         strata[n_papers // 2:] = 1
-    acc = rng.beta(np.where(strata == 1, 2.0, 3.0), 2.0)
-    gold = rng.multinomial(rng.integers(15, 121, n_papers),
-                           rng.dirichlet(20 * SHARES, n_papers))
+    acc = rng.beta(np.where(strata == 1, 2.0, 3.0), 2.0, size=(draws, n_papers))
+    gold = rng.multinomial(rng.integers(15, 121, (draws, n_papers)),
+                           rng.dirichlet(20 * SHARES, (draws, n_papers)))
     if not paired:
         return [side_counts(rng, gold, acc)], strata
-    u = rng.normal(0.0, 0.05, n_papers)
+    u = rng.normal(0.0, 0.05, (draws, n_papers))
     return [side_counts(rng, gold, np.clip(acc + s * u / 2, 0, 1)) for s in (-1, 1)], strata
 
 
-def count_tables(sides, strata) -> list[stats.PaperTable]:
-    """Primary-label tables of the counts, one per labelling, on one label set (the
-    labels with a gold or predicted sentence on either side: the point estimate's)."""
-    seen = sum((s["tp"] + s["fp"] + s["fn"]).sum(0) for s in sides) > 0
-    return [stats.PaperTable([f"p{i}" for i in range(len(strata))], strata, LABELS, seen,
-                             *(s[k].astype(float) for k in ("n", "correct", "tp", "fp",
-                                                             "fn")))
-            for s in sides]
+def count_table(side, strata) -> stats.PaperTable:
+    """The counts of all draws as one primary-label table, draw after draw."""
+    d, g = side["n"].shape
+    flat = [side[k].reshape(d * g, *side[k].shape[2:]).astype(float)
+            for k in ("n", "correct", "tp", "fp", "fn")]
+    return stats.PaperTable([f"p{i}" for i in range(d * g)], np.tile(strata, d), LABELS,
+                            np.ones(len(LABELS), bool), *flat)
+
+
+def batch_scores(sides, strata) -> tuple[list[dict], list[dict], np.ndarray]:
+    """Each draw's accuracy and macro-F1 (D,) and its left-out ones (D, G), per
+    labelling, as stats.intervals and stats.paired make them (usable strata, jackknife
+    weights, macro-F1 over the draw's labels with a gold or predicted sentence), but
+    every draw in one weighted sum (sparse weights, one block of papers a draw)."""
+    d, g = sides[0]["n"].shape
+    used = stats.usable_strata(strata)
+    scored = sum((s["tp"] + s["fp"] + s["fn"]).sum(1) for s in sides) > 0   # (D, L)
+    point_w = sparse.kron(sparse.eye(d), np.ones((1, g)), format="csr")
+    jack_w = sparse.kron(sparse.eye(d), stats.jackknife_weights(used), format="csr")
+    points, lefts = [], []
+    for side in sides:
+        table = count_table(side, strata)
+        point = stats.scores(table, point_w, scored)
+        left = stats.scores(table, jack_w, np.repeat(scored, g, axis=0))
+        points.append({k: point[k] for k in ("accuracy", "macro_f1")})
+        lefts.append({k: left[k].reshape(d, g) for k in ("accuracy", "macro_f1")})
+    return points, lefts, used
 
 
 @functools.cache
 def truth(stratified: bool) -> dict[str, float]:
     """The population's accuracy and macro-F1: 40,000 papers pooled (equal strata)."""
-    (side,), _ = simulated(np.random.default_rng(99), 40_000, stratified)
-    tp, fp, fn = (side[k].sum(0) for k in ("tp", "fp", "fn"))
+    (side,), _ = simulated(np.random.default_rng(99), 1, 40_000, stratified)
+    tp, fp, fn = (side[k].sum((0, 1)) for k in ("tp", "fp", "fn"))
     return {"accuracy": side["correct"].sum() / side["n"].sum(),
             "macro_f1": float(np.mean(2 * tp / (2 * tp + fp + fn)))}
 
 
-def coverage(n_papers: int, stratified: bool, seeds=(1, 2, 3), draws: int = 250):
-    """Share of simulated corpora whose 95% interval (stats.intervals) holds the truth,
-    accuracy and macro-F1, pooled over ``seeds`` (one rate per seed too)."""
+def coverage(n_papers: int, stratified: bool, seeds=(1, 2, 3)) -> dict[str, list[float]]:
+    """Per seed, the share of DRAWS simulated corpora whose 95% interval holds the
+    truth, accuracy and macro-F1."""
     want = truth(stratified)
-    rates = {k: [] for k in want}
+    rates: dict[str, list[float]] = {k: [] for k in want}
     for seed in seeds:
         rng = np.random.default_rng([seed, n_papers, stratified])
-        hits = {k: 0 for k in want}
-        for _ in range(draws):
-            (table,) = count_tables(*simulated(rng, n_papers, stratified))
-            ci = stats.intervals(table)["ci"]
-            for k in want:
-                hits[k] += ci[k][0] <= want[k] <= ci[k][1]
+        (point,), (left,), used = batch_scores(*simulated(rng, DRAWS, n_papers, stratified))
         for k in want:
-            rates[k].append(hits[k] / draws)
+            lo, hi, _, _ = stats.t_interval_arrays(point[k], left[k], used, low=0, high=1)
+            rates[k].append(float(np.mean((lo <= want[k]) & (want[k] <= hi))))
     return rates
+
+
+def test_the_batch_is_what_intervals_and_paired_give_each_corpus() -> None:
+    """The simulation below scores all draws at once; draw by draw, stats.intervals and
+    stats.paired give the same intervals and p."""
+    rng = np.random.default_rng(5)
+    sides, strata = simulated(rng, 3, 6, stratified=True, paired=True)
+    points, lefts, used = batch_scores(sides, strata)
+    for k in ("accuracy", "macro_f1"):
+        lo, hi, se, df = stats.t_interval_arrays(points[1][k] - points[0][k],
+                                                 lefts[1][k] - lefts[0][k], used,
+                                                 low=-1, high=1)
+        p = stats.t_test(points[1][k] - points[0][k], se, df)
+        for d in range(3):
+            one = [{key: v[d:d + 1] for key, v in side.items()} for side in sides]
+            seen = sum((s["tp"] + s["fp"] + s["fn"]).sum(1)[0] for s in one) > 0
+            tables = [count_table(s, strata) for s in one]
+            for t in tables:
+                t.scored = seen
+            result = stats.paired(*tables)
+            assert result["difference_ci"][k] == pytest.approx([lo[d], hi[d]])
+            assert result["p"][k] == pytest.approx(p[d])
+            single = stats.intervals(tables[0])["ci"][k]
+            a_lo, a_hi, _, _ = stats.t_interval_arrays(points[0][k], lefts[0][k], used,
+                                                       low=0, high=1)
+            assert single == pytest.approx([a_lo[d], a_hi[d]])
 
 
 @pytest.mark.parametrize("stratified", [False, True], ids=["one stratum", "two strata"])
 def test_the_95_percent_interval_holds_the_truth_at_3_to_50_papers(stratified) -> None:
     """Issue 36's targets: coverage >= 90 / 93 / 93% at 5 / 10 / 20 papers, accuracy and
-    macro-F1 (with a rare label). Here over 3 seeds x 250 corpora (binomial sd about 0.9
-    point pooled, 1.5 a seed), so the pooled rate may fall 1.5 points under the target
-    and each seed 4.5; at most 98%: not an interval so wide it holds everything. At 3
-    papers (none at 2 in one stratum of a two-stratum design) the pooled floor is 88.5."""
-    for n_papers, low in ((3, 0.885), (5, 0.885), (10, 0.915), (20, 0.915), (50, 0.915)):
+    macro-F1 (with a rare label), one stratum and two (at 3 papers, a stratum of one
+    paper: pooled). 3 seeds x 500 corpora a size: binomial sd about 0.6 point pooled, 1
+    a seed. The band: pooled at least 90% at 3 and 5 papers, 91% from 10 (the targets
+    less 2 points, over 3 sd: benchmarks/interval_coverage.py measured 92.3-95.8% at
+    1,000 corpora), each seed 2 points less, at most 98% (not an interval so wide it
+    holds everything)."""
+    for n_papers, low in ((3, 0.90), (5, 0.90), (10, 0.91), (20, 0.91), (50, 0.91)):
         for key, rates in coverage(n_papers, stratified).items():
-            pooled = float(np.mean(rates))
-            assert low <= pooled <= 0.98, (n_papers, key, rates)
-            assert min(rates) >= low - 0.03, (n_papers, key, rates)
+            assert low <= float(np.mean(rates)) <= 0.98, (n_papers, key, rates)
+            assert min(rates) >= low - 0.02, (n_papers, key, rates)
 
 
 def test_a_true_null_is_rejected_about_5_percent_of_the_time_and_interval_agrees_with_p():
-    """Paired, true difference 0: the interval excludes 0 (and p < 0.05: the same event)
-    in at most 6% (+1.5 points of band) of 750 comparisons at 5, 10 and 20 papers, and
-    at least 1% (a test that never rejects is no test)."""
+    """Paired, true difference 0: the interval excludes 0, exactly when p < 0.05, in at
+    most 6% (+1.5 points: 2.5 sd) of 1,500 comparisons at 5, 10 and 20 papers, and at
+    least 2% (a test that never rejects is no test)."""
     for n_papers in (5, 10, 20):
         rejected = {"accuracy": 0, "macro_f1": 0}
         for seed in (1, 2, 3):
             rng = np.random.default_rng([seed, n_papers, 7])
-            for _ in range(250):
-                result = stats.paired(*count_tables(*simulated(rng, n_papers, paired=True)))
-                for k in rejected:
-                    lo, hi = result["difference_ci"][k]
-                    excludes = lo > 0 or hi < 0
-                    assert excludes == (result["p"][k] < 0.05), (n_papers, k, result)
-                    rejected[k] += excludes
+            points, lefts, used = batch_scores(*simulated(rng, DRAWS, n_papers, paired=True))
+            for k in rejected:
+                diff = points[1][k] - points[0][k]
+                lo, hi, se, df = stats.t_interval_arrays(diff, lefts[1][k] - lefts[0][k],
+                                                         used, low=-1, high=1)
+                excludes = (lo > 0) | (hi < 0)
+                assert (excludes == (stats.t_test(diff, se, df) < 0.05)).all()
+                rejected[k] += int(excludes.sum())
         for k, hits in rejected.items():
-            assert 0.01 <= hits / 750 <= 0.075, (n_papers, k, hits)
+            assert 0.02 <= hits / (3 * DRAWS) <= 0.075, (n_papers, k, hits)
