@@ -91,7 +91,7 @@ def test_other_predictions_give_a_difference(outputs, tmp_path, capsys) -> None:
     assert "papers needed to detect a difference (80% power, p < 0.05)" in out
     labels = doc["difference"]["per_label_f1"]
     assert all(x["p_holm"] >= x["p"] for x in labels.values())
-    assert "per-label F1 (p Holm-adjusted over the labels)" in out
+    assert "per-label F1 (p Holm-adjusted over the labels; the intervals are not)" in out
 
 
 def test_a_mismatched_output_names_the_first_mismatch(outputs, tmp_path, capsys) -> None:

@@ -253,7 +253,7 @@ def render(out: dict[str, Any]) -> str:
             ("macro-F1", "macro_f1", "macro_f1_ci", "p_macro_f1")]
     for title, key, ci, p in rows:
         lines.append(_row(title, a[key], a[ci], b[key], b[ci], d[key], d[ci], d[p]))
-    lines += ["", "per-label F1 (p Holm-adjusted over the labels)"]
+    lines += ["", "per-label F1 (p Holm-adjusted over the labels; the intervals are not)"]
     for lab, x in d["per_label_f1"].items():
         sa, sb = a["per_label_f1"][lab], b["per_label_f1"][lab]
         lines.append(_row(lab, sa["f1"], sa["f1_ci"], sb["f1"], sb["f1_ci"], x["f1"],
