@@ -2,7 +2,7 @@
 
 Every interval and test of :mod:`coresc.stats` reduces each paper once to sufficient
 statistics (sentences, correct ones, per-label tp / fp / fn, the counts the five kappas
-need); a resample or a left-out paper is then a weighted sum of those (``W @ stats``,
+need); a left-out paper (or any weighting) is then a weighted sum of those (``W @ stats``,
 ``W`` one row of paper weights each). :func:`paper_table` builds them; the scores they
 give with unit weights are those of :func:`coresc.evaluation.score_label_lists`
 (``tests/test_stats.py`` checks it).
@@ -11,7 +11,7 @@ A sentence without a prediction (:data:`coresc.metrics.NO_PREDICTION`) is wrong 
 accuracy and a false negative of its gold label, but no class of its own: it has no F1
 and is in no macro-F1. Macro-F1 averages over one fixed label set, the labels with a
 gold or predicted sentence among all the papers (the point estimate's), in every
-weighting; a label absent from a resample counts F1 0 there rather than being dropped.
+weighting; a label absent from one counts F1 0 there rather than being dropped.
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ def _weighted_parts(pairs, codes):
 
 
 # ---------------------------------------------------------------------------
-# Scores of weighted papers (one row of weights per resample)
+# Scores of weighted papers (one row of weights per weighting)
 # ---------------------------------------------------------------------------
 
 def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:

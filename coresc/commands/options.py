@@ -122,7 +122,7 @@ def skipped_line(skipped: Sequence[Path]) -> str:
 
 
 def corpus_groups(papers, corpora) -> list[str | None]:
-    """Which corpus each paper is from, to resample papers within each: the folder
+    """Which corpus each paper is from, to stratify the intervals by: the folder
     argument it was read from when two or more folders are given (``coresc evaluate
     art-corpus/ cra-corpus/``), else its ``meta["corpus"]``."""
     folders = [Path(c).resolve() for c in corpora if Path(c).is_dir()]
