@@ -1,13 +1,13 @@
 """Intervals for docs/benchmarks.md's summary table, recomputed from saved predictions.
 
-    python benchmarks/headline_intervals.py CONFIG... [--pair A:B ...] [--seed 0]
+    python benchmarks/headline_intervals.py CONFIG... [--pair A:B ...]
 
 For each CONFIG, the latest finished run of it in the MLflow store (mlflow.yaml; override
 with MLFLOW_TRACKING_URI) is found and its held-out predictions (the parent run's
 ``predictions.jsonl`` artefact: every fold's test papers) are re-scored: accuracy and
-macro-F1 with 95% intervals by a bootstrap over papers, stratified by fold
-(coresc/stats.py). Each ``--pair A:B`` adds B - A on the sentences both runs predicted,
-with the paired interval and an approximate-randomization p over papers. Prints Markdown
+macro-F1 with 95% intervals over papers, stratified by fold (coresc/stats.py: a t
+interval on the delete-one-paper jackknife). Each ``--pair A:B`` adds B - A on the
+sentences both runs predicted, with the paired interval and its t test's p. Prints Markdown
 tables; nothing is typed in by hand. A config without a finished run, or whose run saved
 no predictions, is printed as such.
 """
@@ -50,8 +50,8 @@ def latest_runs(configs: list[str]) -> dict[str, object]:
     return out
 
 
-def interval_row(name: str, run: dict, seed: int) -> str:
-    found = run_intervals(run["predictions"], run["folds"], seed=seed)
+def interval_row(name: str, run: dict) -> str:
+    found = run_intervals(run["predictions"], run["folds"])
     point, info = found["point"], run["info"]
     acc, f1 = found["ci"]["accuracy"], found["ci"]["macro_f1"]
     return (f"| {name} | {info.train} | {info.test} | {100 * point['accuracy']:.1f} "
@@ -60,11 +60,12 @@ def interval_row(name: str, run: dict, seed: int) -> str:
             f"{found['strata']} | {run['date']:%Y-%m-%d} `{info.run_id[:8]}` |")
 
 
-def pair_row(a: str, b: str, runs: dict, seed: int) -> str:
+def pair_row(a: str, b: str, runs: dict) -> str:
     if not all(isinstance(runs.get(x), dict) for x in (a, b)):
         return f"| {a} | {b} | not paired: a run or its predictions are missing | | | | |"
     try:
-        r = paired_runs(runs[a]["predictions"], runs[b]["predictions"], seed=seed)
+        r = paired_runs(runs[a]["predictions"], runs[b]["predictions"], runs[a]["folds"],
+                        runs[b]["folds"])
     except ValueError as exc:
         return f"| {a} | {b} | not paired: {exc} | | | | |"
     cells = []
@@ -81,7 +82,6 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("configs", nargs="+")
     ap.add_argument("--pair", action="append", default=[], metavar="A:B")
-    ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     names = list(dict.fromkeys([*args.configs, *(x for p in args.pair
                                                   for x in p.split(":"))]))
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name in args.configs:
         run = runs[name]
-        print(interval_row(name, run, args.seed) if isinstance(run, dict)
+        print(interval_row(name, run) if isinstance(run, dict)
               else f"| {name} | {run} | | | | | | | |")
     if args.pair:
         print("\n| A | B | B - A accuracy, points [95% CI] | p | B - A macro-F1 [95% CI] | "
@@ -99,9 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         print("| --- | --- | --- | --- | --- | --- | --- |")
         for pair in args.pair:
             a, _, b = pair.partition(":")
-            print(pair_row(a, b, runs, args.seed))
-    print(f"\n{stats.METHOD} (stratified by fold), {stats.N_RESAMPLES} resamples, seed "
-          f"{args.seed}; p: {stats.TEST_METHOD}", file=sys.stderr)
+            print(pair_row(a, b, runs))
+    print(f"\n{stats.METHOD} (stratified by fold); p: {stats.TEST_METHOD}", file=sys.stderr)
     return 0
 
 

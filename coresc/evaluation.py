@@ -1,8 +1,8 @@
 """Score annotated papers: the measures of :mod:`coresc.metrics`, with intervals.
 
 "Score these papers" is one step above the measures: it gathers each paper's gold and
-predicted label lists, calls the measures, and, given a seed, puts 95% intervals by a
-bootstrap over papers beside the scores (:func:`coresc.stats.attach_intervals`). It
+predicted label lists, calls the measures, and, asked to, puts 95% intervals over
+papers beside the scores (:func:`coresc.stats.attach_intervals`). It
 imports :mod:`coresc.metrics` and :mod:`coresc.stats`; neither imports it.
 """
 
@@ -11,26 +11,30 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .metrics import MEASURES, agreement, classification_scores, secondary_scores
+from .metrics import (
+    MEASURES,
+    NO_PREDICTION,
+    agreement,
+    classification_scores,
+    secondary_scores,
+)
 
-#: Stands for a missing prediction of a gold-labelled sentence in :func:`evaluate_papers`.
-NO_PREDICTION = "-"
 
-
-def evaluate_papers(papers: Sequence[Any], seed: int | None = None,
+def evaluate_papers(papers: Sequence[Any], intervals: bool = False,
                     groups: Sequence[str | None] | None = None) -> dict[str, Any]:
     """Score ``Sentence.pred`` against ``Sentence.gold`` on annotated papers.
 
     Sentences without gold labels are left out. A gold sentence without a prediction is
-    scored as predicted :data:`NO_PREDICTION` (``"-"``), wrong on every measure, so
-    nothing is dropped silently (the experiment runner does the same).
+    scored as predicted :data:`~coresc.metrics.NO_PREDICTION` (``"-"``): wrong on every
+    measure but no class of its own, so nothing is dropped silently (the experiment
+    runner does the same).
 
     Returns ``{"n_sentences", "n_papers", "primary": classification_scores(first gold,
     first pred), "agreement": agreement(gold lists, pred lists) by paper (keys micro,
     macro, n_sentences, n_papers), "secondary": secondary_scores(gold, pred)}``.
-    ``seed`` given: 95% intervals by a bootstrap over papers (stratified by ``groups``,
-    one corpus name per paper, default ``meta["corpus"]``, when there are several) beside
-    the scores, see :func:`coresc.stats.attach_intervals`.
+    ``intervals``: 95% intervals over papers (stratified by ``groups``, one corpus name
+    per paper, default ``meta["corpus"]``, when there are several) beside the scores,
+    see :func:`coresc.stats.attach_intervals`.
     """
     gold_by: dict[str, list[list[str]]] = {}
     pred_by: dict[str, list[list[str]]] = {}
@@ -45,23 +49,24 @@ def evaluate_papers(papers: Sequence[Any], seed: int | None = None,
             gold_by[key].append(s.gold_codes)
             pred_by[key].append(s.pred_codes or [NO_PREDICTION])
     strata = None
-    if seed is not None:
+    if intervals:
         from .stats import strata_of  # numpy: only when intervals are asked for
 
         strata = strata_of(list(gold_by), corpus)
-    return score_label_lists(gold_by, pred_by, seed=seed, strata=strata)
+    return score_label_lists(gold_by, pred_by, intervals=intervals, strata=strata)
 
 
 def score_label_lists(gold_by: Mapping[str, Sequence[Sequence[str]]],
                       pred_by: Mapping[str, Sequence[Sequence[str]]],
-                      seed: int | None = None,
+                      intervals: bool = False,
                       strata: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The scores of :func:`evaluate_papers` for aligned ranked label lists by paper.
 
     ``gold_by[paper][i]`` and ``pred_by[paper][i]`` are sentence ``i``'s gold and predicted
     labels; every gold list must be non-empty (callers leave unlabelled sentences out).
-    ``seed`` given: intervals by a bootstrap over papers within ``strata`` (paper ->
-    fold or corpus), :func:`coresc.stats.attach_intervals`.
+    ``intervals``: intervals over papers within ``strata`` (paper -> fold or corpus),
+    :func:`coresc.stats.attach_intervals`. A prediction :data:`NO_PREDICTION` is wrong
+    and no class (:func:`coresc.metrics.classification_scores`).
     Raises ``ValueError`` when there is no sentence at all.
     """
     gold = [g for lists in gold_by.values() for g in lists]
@@ -75,11 +80,11 @@ def score_label_lists(gold_by: Mapping[str, Sequence[Sequence[str]]],
         "agreement": agreement(gold_by, pred_by),
         "secondary": secondary_scores(gold, pred),
     }
-    if seed is None:
+    if not intervals:
         return result
     from .stats import attach_intervals  # numpy: only when intervals are asked for
 
-    return attach_intervals(result, gold_by, pred_by, strata, seed=seed)
+    return attach_intervals(result, gold_by, pred_by, strata)
 
 
 def _num(x: float | None, digits: int = 3) -> str:
@@ -97,10 +102,12 @@ def interval_line(result: Mapping[str, Any]) -> str:
         return ""
     if "reason" in about:
         return f"no intervals: {about['reason']}\n"
-    strata = f", within {about['strata']} folds or corpora" if about["strata"] > 1 else ""
+    strata = (f", stratified by {about['strata']} folds or corpora" if about["strata"] > 1
+              else f"; {about['not_stratified']}" if "not_stratified" in about else "")
+    caution = f"{about['caution']}\n" if about.get("caution") else ""
     return (f"[low, high]: {100 * about['level']:.0f}% intervals, {about['method']} "
-            f"({about['n_papers']} papers, {about['n_sentences']} sentences{strata}; "
-            f"{about['n_resamples']} resamples, seed {about['seed']})\n")
+            f"({about['n_papers']} papers, {about['n_sentences']} sentences{strata})\n"
+            + caution)
 
 
 def format_report(result: Mapping[str, Any]) -> str:

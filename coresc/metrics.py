@@ -30,6 +30,10 @@ from .labels import rank_weights, sort_key
 #: The five agreement measures, in the order reports show them.
 MEASURES: tuple[str, ...] = ("weighted", "loose", "abo", "coresc1", "strict")
 
+#: Stands for a missing prediction of a gold-labelled sentence: wrong for accuracy, a
+#: false negative of the gold label, but no class (no F1, not in macro-F1).
+NO_PREDICTION = "-"
+
 # Pe within this distance of 1 counts as degenerate (float sums of weights).
 _EPS = 1e-12
 
@@ -55,7 +59,8 @@ def classification_scores(gold: Sequence[str], pred: Sequence[str],
     ----------
     gold, pred : sequences of label codes, same length ``n`` (> 0).
     labels : the labels to report, in this order; default: every label seen in gold
-        or pred, in priority order. Labels outside ``labels`` still count for
+        or pred, in priority order, but :data:`NO_PREDICTION` (a sentence without a
+        prediction is wrong, and no class). Labels outside ``labels`` still count for
         ``accuracy`` but are left out of the per-label scores, F1 and confusion matrix
         (as scikit-learn does).
 
@@ -74,7 +79,8 @@ def classification_scores(gold: Sequence[str], pred: Sequence[str],
     if not gold:
         raise ValueError("no sentences to score")
     present = set(gold) | set(pred)
-    labels = list(labels) if labels is not None else sorted(present, key=sort_key)
+    labels = (list(labels) if labels is not None
+              else sorted(present - {NO_PREDICTION}, key=sort_key))
     index = {lab: i for i, lab in enumerate(labels)}
     matrix = [[0] * len(labels) for _ in labels]
     for g, p in zip(gold, pred, strict=True):

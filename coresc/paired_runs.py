@@ -4,9 +4,9 @@
 against ``cra-3fold``, the CRA paper's Table 8). Side by side is not enough to say
 which is better: this module reads each run's held-out predictions (its
 ``predictions.jsonl`` artefact), pairs them sentence by sentence (paper id and sid) and
-gives B - A with a paired bootstrap interval and an approximate-randomization p-value over
-papers (:func:`coresc.stats.paired`), overall and per label. Runs whose predictions do not
-cover the same sentences are said to be unpaired, never compared.
+gives B - A with a paired interval over papers and its p-value (:func:`coresc.stats.paired`),
+stratified by fold as each run's own intervals are, overall and per label. Runs whose
+predictions do not cover the same sentences are said to be unpaired, never compared.
 """
 
 from __future__ import annotations
@@ -50,14 +50,13 @@ def read_folds(path: str | Path) -> dict[str, str]:
     return read_run(path)[1]
 
 
-def run_intervals(predictions: Labelled, folds: dict[str, str], seed: int = 0,
-                  n_resamples: int = stats.N_RESAMPLES) -> dict[str, Any]:
-    """Scores and 95% intervals of one run's held-out predictions, resampling papers
-    within folds: ``{"point": {score: value}, "ci": {score: [low, high]}, ...about}``."""
+def run_intervals(predictions: Labelled, folds: dict[str, str]) -> dict[str, Any]:
+    """Scores and 95% intervals of one run's held-out predictions over papers, stratified
+    by fold: ``{"point": {score: value}, "ci": {score: [low, high]}, ...about}``."""
     papers = sorted(predictions)
     table = stats.paper_table(_lists(predictions, 0), _lists(predictions, 1),
                               stats.strata_of(papers, folds))
-    found = stats.intervals(table, n_resamples=n_resamples, seed=seed)
+    found = stats.intervals(table)
     ones = np.ones((1, len(papers)))
     found["point"] = {k: float(v[0]) for k, v in stats.scores(table, ones).items()}
     return found
@@ -83,15 +82,19 @@ def first_mismatch(a: Labelled, b: Labelled) -> str | None:
     return None
 
 
-def paired_runs(a: Labelled, b: Labelled, seed: int = 0,
-                n_resamples: int = stats.N_RESAMPLES) -> dict[str, Any]:
-    """:func:`coresc.stats.paired` of two runs' predictions (B - A); ValueError naming the
-    first mismatch when they do not cover the same gold sentences."""
+def paired_runs(a: Labelled, b: Labelled, folds_a: dict[str, str] | None = None,
+                folds_b: dict[str, str] | None = None) -> dict[str, Any]:
+    """:func:`coresc.stats.paired` of two runs' predictions (B - A), stratified by the
+    runs' folds (each paper's pair of folds, A's and B's); ValueError naming the first
+    mismatch when they do not cover the same gold sentences."""
     where = first_mismatch(a, b)
     if where:
         raise ValueError(where)
-    table_a, table_b = stats.paper_tables(_lists(a, 0), [_lists(a, 1), _lists(b, 1)])
-    return stats.paired(table_a, table_b, n_resamples=n_resamples, seed=seed)
+    papers = sorted(a)
+    both = {k: f"{(folds_a or {}).get(k)}|{(folds_b or {}).get(k)}" for k in papers}
+    table_a, table_b = stats.paper_tables(_lists(a, 0), [_lists(a, 1), _lists(b, 1)],
+                                          stats.strata_of(papers, both))
+    return stats.paired(table_a, table_b)
 
 
 def _pct(x: float) -> str:
@@ -100,8 +103,9 @@ def _pct(x: float) -> str:
 
 def _diff(result: dict[str, Any], key: str) -> str:
     lo, hi = result["difference_ci"][key]
-    return (f"{100 * result['difference'][key]:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] | "
-            f"{stats.format_p(result['p'][key])}")
+    p = result["p_holm"].get(key, result["p"][key])  # per label: Holm-adjusted
+    return (f"{stats.signed(result['difference'][key])} [{stats.signed(lo)}, "
+            f"{stats.signed(hi)}] | {stats.format_p(p)}")
 
 
 def paired_table(name_a: str, name_b: str, result: dict[str, Any]) -> list[str]:
@@ -117,9 +121,10 @@ def paired_table(name_a: str, name_b: str, result: dict[str, Any]) -> list[str]:
 
 
 def paired_section(runs: Sequence[Any], predictions: dict[str, Labelled | None],
-                   seed: int = 0) -> list[str]:
+                   folds: dict[str, dict[str, str]] | None = None) -> list[str]:
     """Markdown: for each test corpus with two or more runs, each later run against the
-    first (``predictions``: run id -> its predictions, None when it has none)."""
+    first (``predictions``: run id -> its predictions, None when it has none; ``folds``:
+    run id -> paper -> fold, to stratify as the runs' intervals are)."""
     by_test: dict[str, list[Any]] = {}
     for r in runs:
         by_test.setdefault(r.test, []).append(r)
@@ -130,20 +135,26 @@ def paired_section(runs: Sequence[Any], predictions: dict[str, Labelled | None],
         base = group[0]
         md += ["", f"## Paired differences on {test}: against {base.label}", "",
                f"B - A with A = {base.label}, on the sentences both predicted (held out in "
-               f"both runs): 95% interval by a {stats.METHOD} (paired), p by "
-               f"{stats.TEST_METHOD}; {stats.N_RESAMPLES} resamples, seed {seed}. Percent."]
+               f"both runs): 95% interval by a {stats.METHOD} (paired, stratified by the "
+               f"runs' folds), p by {stats.TEST_METHOD}; per-label p Holm-adjusted over "
+               "the labels. Percent."]
         for other in group[1:]:
             md += ["", f"### {other.label} (B) against {base.label} (A)", ""]
-            pa, pb = predictions.get(base.run_id), predictions.get(other.run_id)
-            if pa is None or pb is None:
-                md.append("Not paired: a run has no `predictions.jsonl` artefact.")
-                continue
-            try:
-                result = paired_runs(pa, pb, seed=seed)
-            except (ValueError, stats.TooFewPapers) as exc:
-                md.append(f"Not paired: {exc}.")
-                continue
-            md += [f"{result['n_papers']} papers, {result['n_sentences']} sentences. "
-                   + stats.verdict(result) + ".", ""]
-            md += paired_table(base.label, other.label, result)
+            md += _pair(base, other, predictions, folds or {})
     return md
+
+
+def _pair(base, other, predictions, folds) -> list[str]:
+    pa, pb = predictions.get(base.run_id), predictions.get(other.run_id)
+    if pa is None or pb is None:
+        return ["Not paired: a run has no `predictions.jsonl` artefact."]
+    try:
+        result = paired_runs(pa, pb, folds.get(base.run_id), folds.get(other.run_id))
+    except (ValueError, stats.TooFewPapers) as exc:
+        return [f"Not paired: {exc}."]
+    how = (f", stratified by {result['strata']} folds" if result["strata"] > 1
+           else f" ({result['not_stratified']})" if "not_stratified" in result else "")
+    caution = f" {result['caution'].capitalize()}." if result["caution"] else ""
+    return [f"{result['n_papers']} papers, {result['n_sentences']} sentences{how}. "
+            + stats.verdict(result) + "." + caution, "",
+            *paired_table(base.label, other.label, result)]

@@ -1,333 +1,269 @@
-"""Confidence intervals and paired tests, resampling papers: one implementation for
+"""Confidence intervals and paired tests over papers: one implementation for
 ``evaluate``, ``compare``, the experiment runs and ``coresc report``.
 
 Sentences of one paper are not independent (one author, one topic, one annotator's
-habits), so the unit that was sampled, and the unit resampled here, is the **paper**; a
-run with several folds or test corpora resamples within each (a stratified bootstrap).
+habits), so the unit that was sampled, and the unit left out here, is the
+**paper**; a run with several folds or test corpora is stratified by them.
 
-* Intervals: the percentile bootstrap over papers (2,000 resamples by default, 95%).
+* Intervals: a **t interval over papers**: the estimate +/- t x its delete-one-paper
+  jackknife standard error, t with papers - strata degrees of freedom (fewer, by
+  Welch-Satterthwaite, when strata differ in spread): the CV3 cluster-robust variance,
+  which MacKinnon and Webb found to hold with few, unequal clusters. On simulated
+  clustered corpora (``benchmarks/interval_coverage.py``) it covers the true accuracy
+  93% of the time at 5 papers and 94-95% at 10 and 20, where the percentile bootstrap
+  over papers covered 84% at 5 and 90% at 10 (issue 36).
 * Differences between two labellings of the same sentences (``compare``, ``report``):
-  the interval is the paired bootstrap (both sides resampled with the same papers), the
-  p-value is two-sided **approximate randomization** over papers (each paper's two
-  labellings swapped with probability 1/2; ``p = (1 + #{|d*| >= |d|}) / (1 + R)``).
+  the same interval of B - A, the same paper left out of both sides; the p-value is the
+  two-sided t test of B - A = 0 with that standard error and those degrees of freedom,
+  so the interval excludes 0 exactly when p < 0.05. (Approximate randomization over
+  papers, used before, cannot reach p < 0.05 with 5 papers, 2^5 swaps, while an interval
+  must sometimes exclude 0: they contradicted each other.) Per-label p-values are also
+  given Holm-adjusted over the labels.
+* Strata are counted per stratum: a fold or corpus of one paper has no spread of its
+  own, so then the papers are not stratified (and the result says so).
+* Below :data:`MIN_PAPERS` papers no interval is made; below :data:`CAUTION_PAPERS`
+  :func:`caution` gives one line on how little so few papers can tell.
 
-Nothing is re-scored per resample: each paper is reduced once to sufficient statistics
-(sentences, correct ones, per-label tp / fp / fn, the counts the five kappas need), and
-every resample is a weighted sum of those (``W @ stats``, ``W`` the resample's paper
-counts). :func:`paper_table` builds them; the scores they give with unit weights are
-those of :func:`coresc.evaluation.score_label_lists` (``tests/test_stats.py`` checks it).
+The per-paper counts and the scores of weighted papers are in :mod:`coresc.paper_counts`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .labels import rank_weights, sort_key
-from .metrics import MEASURES, abo_agree, loose_agree, ranked_pairs
+from .metrics import MEASURES
+from .paper_counts import PaperTable, paper_table, paper_tables, scores
 
-#: The defaults every command uses.
-N_RESAMPLES = 2000
+__all__ = ["PaperTable", "paper_table", "paper_tables", "scores", "intervals", "paired",
+           "verdict", "papers_needed", "caution", "attach_intervals", "strata_of"]
+
 LEVEL = 0.95
-#: Fewer papers than this and no interval can be made.
+#: Fewer papers than this and no interval is made: one paper has no spread to measure.
+#: From 2 papers up the interval's simulated coverage holds (94.9% at 2, 92.3% at 3,
+#: 93.2% at 5: benchmarks/interval_coverage.py, docs/benchmarks.md), though at 2 or 3 it
+#: is wide enough to say little, which :func:`caution` says.
 MIN_PAPERS = 2
-METHOD = "percentile bootstrap over papers"
-TEST_METHOD = "approximate randomization over papers (two-sided)"
-_EPS = 1e-12
-
-_VALUE_OF = {  # each categorical kappa: the sentence's value and when two values agree
-    "loose": (frozenset, loose_agree),
-    "abo": (frozenset, abo_agree),
-    "coresc1": (lambda r: r[0], lambda x, y: x == y),
-    "strict": (tuple, lambda x, y: x == y),
-}
+#: Fewer papers than this and the interval comes with a line of caution.
+CAUTION_PAPERS = 20
+METHOD = "t interval over papers (delete-one-paper jackknife)"
+TEST_METHOD = "t test on the same standard error (two-sided)"
+#: Differences a curator plans for (points / 100), and the power to detect them.
+PLANNED = (0.01, 0.02, 0.05)
+POWER = 0.8
 
 
 class TooFewPapers(ValueError):
     """An interval needs at least :data:`MIN_PAPERS` papers."""
 
 
-@dataclass
-class PaperTable:
-    """Per-paper sufficient statistics of one labelling against gold (rows: papers)."""
-
-    papers: list[str]
-    strata: np.ndarray          # (P,) stratum index of each paper
-    labels: list[str]           # the primary labels scored, in priority order
-    n: np.ndarray               # (P,) sentences
-    correct: np.ndarray         # (P,) primary label right
-    tp: np.ndarray              # (P, L)
-    fp: np.ndarray
-    fn: np.ndarray
-    kappa_parts: dict[str, tuple[np.ndarray, ...]] = field(default_factory=dict)
-    paper_kappas: np.ndarray | None = None   # (P, 5) per-paper kappas (macro), NaN if none
-
-    @property
-    def n_sentences(self) -> int:
-        return int(self.n.sum())
+def too_few(n_papers: int) -> str:
+    """Why there is no interval, and how many papers would give one."""
+    return (f"{n_papers} paper{'s' * (n_papers != 1)}: an interval over papers needs at "
+            f"least {MIN_PAPERS} (one paper has no spread to measure; about "
+            f"{CAUTION_PAPERS} make a firm one)")
 
 
-def paper_tables(gold_by: Mapping[str, Sequence[Sequence[str]]],
-                 pred_bys: Sequence[Mapping[str, Sequence[Sequence[str]]]],
-                 strata: Mapping[str, str] | None = None) -> list[PaperTable]:
-    """One :class:`PaperTable` per labelling in ``pred_bys``, over the papers of
-    ``gold_by`` (non-empty gold lists, as :func:`coresc.evaluation.score_label_lists`
-    takes), sharing labels and kappa value sets so that they can be paired.
-    ``strata``: paper -> fold or corpus name (default: one stratum)."""
-    papers = [k for k, lists in gold_by.items() if lists]
-    names = sorted({(strata or {}).get(k, "") for k in papers})
-    stratum = np.array([names.index((strata or {}).get(k, "")) for k in papers], dtype=int)
-    seen = {g[0] for k in papers for g in gold_by[k]}
-    for pred_by in pred_bys:
-        seen |= {p[0] for k in papers for p in pred_by[k]}
-    labels = sorted(seen, key=sort_key)
-    pairs = [[ranked_pairs(gold_by[k], pred_by[k]) for k in papers] for pred_by in pred_bys]
-    every = [pp for side in pairs for pp in side]
-    vocab = {m: _vocab(m, every) for m in _VALUE_OF}
-    codes = {lab: i for i, lab in enumerate(labels)}
-    for ra, rb in every:  # secondary codes and "-" may be outside the primary labels
-        for lab in (code for r in (*ra, *rb) for code in r):
-            codes.setdefault(lab, len(codes))
-    vocab["weighted"] = codes
-    return [_table(papers, stratum, labels, side, gold_by, pred_by, vocab)
-            for side, pred_by in zip(pairs, pred_bys, strict=True)]
-
-
-def paper_table(gold_by, pred_by, strata=None) -> PaperTable:
-    """:func:`paper_tables` for one labelling."""
-    return paper_tables(gold_by, [pred_by], strata)[0]
-
-
-def _vocab(measure: str, pairs) -> dict[Any, int]:
-    value = _VALUE_OF[measure][0]
-    out: dict[Any, int] = {}
-    for ra, rb in pairs:
-        for r in (*ra, *rb):
-            out.setdefault(value(r), len(out))
-    return out
-
-
-def _table(papers, stratum, labels, pairs, gold_by, pred_by, vocab) -> PaperTable:
-    index = {lab: i for i, lab in enumerate(labels)}
-    n_p, n_l = len(papers), len(labels)
-    tp, fp, fn = (np.zeros((n_p, n_l)) for _ in range(3))
-    n, correct = np.zeros(n_p), np.zeros(n_p)
-    for i, k in enumerate(papers):
-        for g, p in zip(gold_by[k], pred_by[k], strict=True):
-            g0, p0 = index[g[0]], index[p[0]]
-            n[i] += 1
-            if g0 == p0:
-                correct[i] += 1
-                tp[i, g0] += 1
-            else:
-                fn[i, g0] += 1
-                fp[i, p0] += 1
-    parts: dict[str, tuple[np.ndarray, ...]] = {
-        m: _categorical_parts(m, pairs, vocab[m]) for m in _VALUE_OF}
-    parts["weighted"] = _weighted_parts(pairs, vocab["weighted"])
-    table = PaperTable(papers, stratum, labels, n, correct, tp, fp, fn, parts)
-    # each paper's own kappas (the macro average): the pooled ones with one paper weighted
-    # (the identity as weights, so each row is one paper's statistics as they are)
-    one = _micro_kappas(table, lambda get: get(table))
-    kept = parts["weighted"][0]
-    table.paper_kappas = np.array([np.where(kept > 0, one[f"kappa_micro/{m}"], np.nan)
-                                   for m in MEASURES]).T.reshape(n_p, len(MEASURES))
-    return table
-
-
-def _categorical_parts(measure, pairs, vocab):
-    """(kept sentences, agreeing ones, counts of each value on side A and B, agree matrix)."""
-    value, agree = _VALUE_OF[measure]
-    n_p, n_v = len(pairs), len(vocab)
-    kept, agreed = np.zeros(n_p), np.zeros(n_p)
-    ca, cb = np.zeros((n_p, n_v)), np.zeros((n_p, n_v))
-    for i, (ra, rb) in enumerate(pairs):
-        for x, y in zip(ra, rb, strict=True):
-            u, v = value(x), value(y)
-            kept[i] += 1
-            agreed[i] += agree(u, v)
-            ca[i, vocab[u]] += 1
-            cb[i, vocab[v]] += 1
-    values = list(vocab)
-    matrix = np.array([[agree(u, v) for v in values] for u in values], dtype=float)
-    return kept, agreed, ca, cb, matrix.reshape(n_v, n_v)
-
-
-def _weighted_parts(pairs, codes):
-    """(kept sentences, summed weight overlap, summed weight of each code on A and B)."""
-    n_p = len(pairs)
-    kept, overlap = np.zeros(n_p), np.zeros(n_p)
-    fa, fb = np.zeros((n_p, len(codes))), np.zeros((n_p, len(codes)))
-    for i, (ra, rb) in enumerate(pairs):
-        for x, y in zip(ra, rb, strict=True):
-            wx = dict(zip(x, rank_weights(len(x)), strict=True))
-            wy = dict(zip(y, rank_weights(len(y)), strict=True))
-            kept[i] += 1
-            overlap[i] += sum(min(wx[lab], wy[lab]) for lab in wx.keys() & wy.keys())
-            for lab, w in wx.items():
-                fa[i, codes[lab]] += w
-            for lab, w in wy.items():
-                fb[i, codes[lab]] += w
-    return kept, overlap, fa, fb
+def caution(n_papers: int) -> str:
+    """One line of caution between :data:`MIN_PAPERS` and :data:`CAUTION_PAPERS` papers
+    (empty otherwise)."""
+    if not MIN_PAPERS <= n_papers < CAUTION_PAPERS:
+        return ""
+    return (f"caution: {n_papers} papers: intervals over so few papers are wide and rest on "
+            f"how these few differ; about {CAUTION_PAPERS} or more make them firm")
 
 
 # ---------------------------------------------------------------------------
-# Scores of weighted papers (one row of weights per resample)
+# The jackknife t interval
 # ---------------------------------------------------------------------------
 
-def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
+def usable_strata(strata: np.ndarray) -> np.ndarray:
+    """``strata`` if every stratum has two papers or more, else one stratum: a fold or
+    corpus of one paper has no spread of its own (it would give a zero-width interval)."""
+    counts = np.bincount(strata)
+    return strata if counts[counts > 0].min() >= 2 else np.zeros_like(strata)
 
 
-def _kappa(po: np.ndarray, pe: np.ndarray) -> np.ndarray:
-    degenerate = pe >= 1.0 - _EPS
-    safe = np.where(degenerate, 0.0, 1.0 - pe)
-    return np.where(degenerate, (po >= 1.0 - _EPS).astype(float),
-                    (po - pe) / np.where(degenerate, 1.0, safe))
-
-
-def scores(table: PaperTable, weights: np.ndarray,
-           swap: tuple[PaperTable, np.ndarray] | None = None) -> dict[str, np.ndarray]:
-    """Every score of ``table``'s papers weighted by each row of ``weights`` (R, P).
-
-    ``swap=(other, mask)``: each paper's statistics are taken from ``other`` where
-    ``mask`` (R, P) is 1 (approximate randomization). Keys: ``accuracy``, ``macro_f1``,
-    ``f1/LABEL``, ``kappa_micro/MEASURE``, ``kappa_macro/MEASURE``; values (R,) arrays.
-    """
-    if swap is None:
-        def wsum(get):  # weighted sum of one statistic over papers
-            return weights @ get(table)
-    else:  # ... each paper's from ``other`` where the mask says so
-        other, mask = swap
-        keep, take = weights * (1 - mask), weights * mask
-
-        def wsum(get):
-            return keep @ get(table) + take @ get(other)
-
-    out = {"accuracy": _div(wsum(lambda t: t.correct), wsum(lambda t: t.n))}
-    tp, fp, fn = wsum(lambda t: t.tp), wsum(lambda t: t.fp), wsum(lambda t: t.fn)
-    f1 = _div(2 * tp, 2 * tp + fp + fn)
-    present = (tp + fp + fn) > 0
-    out["macro_f1"] = _div((f1 * present).sum(axis=1), present.sum(axis=1))
-    for j, lab in enumerate(table.labels):
-        out[f"f1/{lab}"] = f1[:, j]
-    out.update(_micro_kappas(table, wsum))
-    has = wsum(lambda t: (~np.isnan(t.paper_kappas)).astype(float))
-    total = wsum(lambda t: np.nan_to_num(t.paper_kappas))
-    for j, m in enumerate(MEASURES):
-        out[f"kappa_macro/{m}"] = np.where(has[:, j] > 0, _div(total[:, j], has[:, j]),
-                                           np.nan)
-    return out
-
-
-def _micro_kappas(table: PaperTable, wsum) -> dict[str, np.ndarray]:
-    """The five kappas of the sentences pooled over weighted papers (``wsum(get)``: the
-    weighted sum of a per-paper statistic)."""
-    out = {}
-    for m in _VALUE_OF:
-        kept = wsum(lambda t, m=m: t.kappa_parts[m][0])
-        po = _div(wsum(lambda t, m=m: t.kappa_parts[m][1]), kept)
-        na = wsum(lambda t, m=m: t.kappa_parts[m][2])
-        nb = wsum(lambda t, m=m: t.kappa_parts[m][3])
-        pe = _div(((na @ table.kappa_parts[m][4]) * nb).sum(axis=1), kept ** 2)
-        out[f"kappa_micro/{m}"] = _kappa(po, pe)
-    kept = wsum(lambda t: t.kappa_parts["weighted"][0])
-    po = _div(wsum(lambda t: t.kappa_parts["weighted"][1]), kept)
-    fa = wsum(lambda t: t.kappa_parts["weighted"][2])
-    fb = wsum(lambda t: t.kappa_parts["weighted"][3])
-    out["kappa_micro/weighted"] = _kappa(po, _div((fa * fb).sum(axis=1), kept ** 2))
-    return out
-
-
-def resample_weights(strata: np.ndarray, n_resamples: int,
-                     rng: np.random.Generator) -> np.ndarray:
-    """(R, P) paper counts of ``n_resamples`` bootstrap samples: within each stratum, as
-    many papers as it has, drawn with replacement."""
-    weights = np.zeros((n_resamples, len(strata)))
-    for s in np.unique(strata):
-        idx = np.flatnonzero(strata == s)
-        k = len(idx)
-        draws = rng.integers(0, k, size=(n_resamples, k)) + k * np.arange(n_resamples)[:, None]
-        weights[:, idx] = np.bincount(draws.ravel(), minlength=n_resamples * k).reshape(-1, k)
+def jackknife_weights(strata: np.ndarray) -> np.ndarray:
+    """(P, P) paper weights, row i: paper i left out and the rest of its stratum weighted
+    up by P_h / (P_h - 1), so that every stratum keeps its share."""
+    weights = 1.0 - np.eye(len(strata))
+    for h in np.unique(strata):
+        same = strata == h
+        k = same.sum()
+        weights[np.ix_(same, same)] *= k / (k - 1)
     return weights
 
 
-def percentile(values: np.ndarray, level: float = LEVEL) -> list[float]:
-    """The ``level`` percentile interval of bootstrap values (NaN resamples left out)."""
-    tail = (1 - level) / 2
-    lo, hi = np.nanquantile(values, [tail, 1 - tail])
-    return [float(lo), float(hi)]
+def _t_quantile(q: float, df):
+    from scipy.special import stdtrit  # scipy comes with scikit-learn; scipy.stats is slow
+
+    return stdtrit(df, q)
 
 
-def ratio_interval(num: np.ndarray, den: np.ndarray, strata: np.ndarray | None = None,
-                   n_resamples: int = N_RESAMPLES, seed: int = 0,
-                   level: float = LEVEL) -> list[float]:
-    """The interval of ``sum(num) / sum(den)`` (e.g. correct sentences / sentences) by
-    the same bootstrap over rows (papers) as every score here."""
-    strata = np.zeros(len(num), dtype=int) if strata is None else strata
-    weights = resample_weights(strata, n_resamples, np.random.default_rng(seed))
-    return percentile(_div(weights @ num, weights @ den), level)
+def _jackknife(left_out: np.ndarray, strata: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Stratified jackknife standard errors from left-out estimates (K scores, P papers),
+    NaN where a left-out estimate is undefined, and their degrees of freedom: papers -
+    strata, or fewer by Welch and Satterthwaite when the strata differ in spread (it
+    holds coverage at 10 stratified papers: 92.6% against 91.7% with papers - strata)."""
+    var, denom = np.zeros(len(left_out)), np.zeros(len(left_out))
+    for h in np.unique(strata):
+        theta = left_out[:, strata == h]
+        k = theta.shape[1]
+        part = (k - 1) / k * ((theta - theta.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+        var += part
+        denom += part ** 2 / (k - 1)
+    most = len(strata) - len(np.unique(strata))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df = np.where(denom > 0, np.minimum(most, var ** 2 / denom), most)
+    return np.sqrt(var), np.nan_to_num(df, nan=most)
+
+
+def t_interval_arrays(est: np.ndarray, left_out: np.ndarray, strata: np.ndarray,
+                      level: float = LEVEL, low: Any = -np.inf,
+                      high: Any = np.inf) -> tuple[np.ndarray, ...]:
+    """``(low, high, standard error, df)`` arrays of K estimates ``est`` from their
+    left-out estimates (K, P), each interval cut to ``[low, high]`` (scalars or (K,))."""
+    se, df = _jackknife(left_out, strata)
+    half = _t_quantile(0.5 + level / 2, df) * se
+    ok = np.isfinite(est) & np.isfinite(se)
+    return (np.where(ok, np.maximum(low, est - half), np.nan),
+            np.where(ok, np.minimum(high, est + half), np.nan), se, df)
+
+
+def t_intervals(point: Mapping[str, np.ndarray], left_out: Mapping[str, np.ndarray],
+                strata: np.ndarray, level: float = LEVEL,
+                difference: bool = False) -> tuple[dict, dict, dict]:
+    """``({score: [low, high]}, {score: standard error}, {score: df})`` of the estimates
+    ``point`` (arrays of one) from their left-out estimates (arrays of P), cut to the
+    values the score (or, ``difference``, a difference of two) can take."""
+    keys = list(point)
+    bounds = np.array([_range(k, difference) for k in keys])
+    lo, hi, se, df = t_interval_arrays(
+        np.array([float(point[k][0]) for k in keys]),
+        np.stack([left_out[k] for k in keys]), strata, level, bounds[:, 0], bounds[:, 1])
+    return ({k: [float(lo[i]), float(hi[i])] for i, k in enumerate(keys)},
+            {k: float(se[i]) for i, k in enumerate(keys)},
+            {k: float(df[i]) for i, k in enumerate(keys)})
+
+
+def _range(key: str, difference: bool) -> tuple[float, float]:
+    lo, hi = (-1.0, 1.0) if key.startswith("kappa") else (0.0, 1.0)
+    return (lo - hi, hi - lo) if difference else (lo, hi)
 
 
 def _check_papers(table: PaperTable) -> None:
     if len(table.papers) < MIN_PAPERS:
-        raise TooFewPapers(f"{len(table.papers)} paper: an interval over papers needs at "
-                           f"least {MIN_PAPERS}")
+        raise TooFewPapers(too_few(len(table.papers)))
 
 
-def _about(table: PaperTable, n_resamples: int, seed: int, level: float) -> dict[str, Any]:
-    return {"method": METHOD, "n_resamples": n_resamples, "seed": seed, "level": level,
-            "n_papers": len(table.papers), "n_sentences": table.n_sentences,
-            "strata": int(len(np.unique(table.strata)))}
+def _about(table: PaperTable, strata: np.ndarray, level: float) -> dict[str, Any]:
+    given = int(len(np.unique(table.strata)))
+    used = int(len(np.unique(strata)))
+    about = {"method": METHOD, "level": level, "n_papers": len(table.papers),
+             "n_sentences": table.n_sentences, "strata": used,
+             "df": len(strata) - used, "caution": caution(len(table.papers))}
+    if used < given:
+        about["not_stratified"] = ("a fold or corpus has one paper, which has no spread of "
+                                   "its own: the papers are not stratified")
+    return about
 
 
-def intervals(table: PaperTable, n_resamples: int = N_RESAMPLES, seed: int = 0,
-              level: float = LEVEL) -> dict[str, Any]:
-    """``{"ci": {score: [low, high]}, ...about}`` for every key of :func:`scores`.
+def intervals(table: PaperTable, level: float = LEVEL) -> dict[str, Any]:
+    """``{"ci": {score: [low, high]}, "se": {...}, ...about}`` for every key of
+    :func:`scores` (deterministic: no resampling).
 
     Raises :class:`TooFewPapers` below :data:`MIN_PAPERS` papers."""
     _check_papers(table)
-    weights = resample_weights(table.strata, n_resamples, np.random.default_rng(seed))
-    boot = scores(table, weights)
-    return {**_about(table, n_resamples, seed, level),
-            "ci": {k: percentile(v, level) for k, v in boot.items()}}
+    strata = usable_strata(table.strata)
+    point = scores(table, np.ones((1, len(table.papers))))
+    left = scores(table, jackknife_weights(strata))
+    ci, se, _ = t_intervals(point, left, strata, level)
+    return {**_about(table, strata, level), "ci": ci, "se": se}
 
 
-def paired(table_a: PaperTable, table_b: PaperTable, n_resamples: int = N_RESAMPLES,
-           seed: int = 0, level: float = LEVEL) -> dict[str, Any]:
+# ---------------------------------------------------------------------------
+# Paired: B - A on the same papers
+# ---------------------------------------------------------------------------
+
+def paired(table_a: PaperTable, table_b: PaperTable, level: float = LEVEL) -> dict[str, Any]:
     """B - A on the same papers (tables from one :func:`paper_tables` call).
 
     Returns ``{"a": {score: value}, "b": ..., "a_ci", "b_ci", "difference": {score:
-    value}, "difference_ci", "p": {score: p-value}, ...about}``."""
+    value}, "difference_ci", "difference_se", "p": {score: p-value}, "p_holm": {f1/LABEL:
+    Holm-adjusted p}, "papers_needed": {score: {points: papers}}, ...about}``."""
     _check_papers(table_a)
     if table_a.papers != table_b.papers or table_a.labels != table_b.labels or any(
             table_a.kappa_parts[m][2].shape != table_b.kappa_parts[m][2].shape
             for m in table_a.kappa_parts):
         raise ValueError("the two tables must come from one paper_tables call")
-    rng = np.random.default_rng(seed)
-    weights = resample_weights(table_a.strata, n_resamples, rng)
-    ones = np.ones((1, len(table_a.papers)))
+    strata = usable_strata(table_a.strata)
+    ones, jack = np.ones((1, len(table_a.papers))), jackknife_weights(strata)
     point_a, point_b = scores(table_a, ones), scores(table_b, ones)
-    boot_a, boot_b = scores(table_a, weights), scores(table_b, weights)
-    mask = rng.integers(0, 2, size=(n_resamples, len(table_a.papers))).astype(float)
-    perm_b = scores(table_a, np.ones_like(mask), (table_b, mask))
-    perm_a = scores(table_b, np.ones_like(mask), (table_a, mask))
-    out: dict[str, Any] = {**_about(table_a, n_resamples, seed, level), "test": TEST_METHOD,
-                           "a": {}, "b": {}, "a_ci": {}, "b_ci": {}, "difference": {},
-                           "difference_ci": {}, "p": {}}
-    for k in point_a:
-        diff = float(point_b[k][0] - point_a[k][0])
-        out["a"][k], out["b"][k] = float(point_a[k][0]), float(point_b[k][0])
-        out["a_ci"][k], out["b_ci"][k] = percentile(boot_a[k], level), percentile(boot_b[k],
-                                                                                 level)
-        out["difference"][k] = diff
-        out["difference_ci"][k] = percentile(boot_b[k] - boot_a[k], level)
-        null = np.abs(perm_b[k] - perm_a[k])
-        hits = np.sum(null >= abs(diff) - 1e-12) if np.isfinite(diff) else n_resamples
-        out["p"][k] = float((1 + hits) / (1 + n_resamples))
+    left_a, left_b = scores(table_a, jack), scores(table_b, jack)
+    a_ci = t_intervals(point_a, left_a, strata, level)[0]
+    b_ci = t_intervals(point_b, left_b, strata, level)[0]
+    d_ci, d_se, d_df = t_intervals({k: point_b[k] - point_a[k] for k in point_a},
+                             {k: left_b[k] - left_a[k] for k in point_a}, strata, level,
+                             difference=True)
+    diff = {k: float(point_b[k][0] - point_a[k][0]) for k in point_a}
+    p = dict(zip(diff, t_test(*(np.array([x[k] for k in diff]) for x in (diff, d_se, d_df))
+                              ).tolist(), strict=True))
+    n = len(table_a.papers)
+    return {**_about(table_a, strata, level), "test": TEST_METHOD,
+            "a": {k: float(v[0]) for k, v in point_a.items()},
+            "b": {k: float(v[0]) for k, v in point_b.items()},
+            "a_ci": a_ci, "b_ci": b_ci, "difference": diff,
+            "difference_ci": d_ci, "difference_se": d_se, "p": p,
+            "p_holm": holm({k: v for k, v in p.items() if k.startswith("f1/")}),
+            "papers_needed": {k: papers_needed(d_se[k], n, level)
+                              for k in ("accuracy", "macro_f1")}}
+
+
+def t_test(diff: np.ndarray, se: np.ndarray, df: np.ndarray) -> np.ndarray:
+    """Two-sided p of each ``diff`` = 0 given its standard error (t with ``df``): 1.0
+    where nothing differs, 0.0 where every paper differs alike (standard error 0), NaN
+    where the difference is undefined."""
+    from scipy.special import stdtr
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = 2 * stdtr(df, -np.abs(diff) / se)
+    p = np.where(se > 0, p, np.where(np.abs(diff) < 1e-12, 1.0, 0.0))
+    return np.where(np.isfinite(diff) & np.isfinite(se), p, np.nan)
+
+
+def holm(p: Mapping[str, float]) -> dict[str, float]:
+    """Holm's step-down adjustment of a family of p-values (capped at 1, monotone)."""
+    order = sorted(p, key=p.__getitem__)
+    out, running = {}, 0.0
+    for i, k in enumerate(order):
+        running = max(running, min(1.0, (len(order) - i) * p[k]))
+        out[k] = running
+    return {k: out[k] for k in p}
+
+
+def papers_needed(se: float, n_papers: int, level: float = LEVEL,
+                  deltas: Sequence[float] = PLANNED, power: float = POWER) -> dict[str, int | None]:
+    """Papers a paired comparison needs to detect each difference of ``deltas`` (score
+    units) with ``power`` at ``1 - level``, from the between-paper spread of these
+    papers (sd = se x sqrt(papers)): the smallest n with (t(level) + t(power)) x sd /
+    sqrt(n) <= delta, t with n - 1 df. Keys: points as text ("1", "2", "5"); None when
+    the spread is 0 (no paper differs) or undefined."""
+    sd = se * n_papers ** 0.5
+    z = float(_t_quantile(0.5 + level / 2, 10**9) + _t_quantile(power, 10**9))
+    out: dict[str, int | None] = {}
+    for delta in deltas:
+        key = f"{100 * delta:g}"
+        if not np.isfinite(sd) or sd <= 0:
+            out[key] = None
+            continue
+        n = max(MIN_PAPERS, int(np.ceil((z * sd / delta) ** 2)))  # normal, then t's df
+        while ((_t_quantile(0.5 + level / 2, n - 1) + _t_quantile(power, n - 1)) * sd
+               / delta) ** 2 > n:
+            n += 1
+        out[key] = n
     return out
 
 
@@ -337,13 +273,19 @@ def verdict(result: Mapping[str, Any], key: str = "accuracy", alpha: float = 0.0
     p, n = result["p"][key], result["n_papers"]
     name = "accuracy" if key == "accuracy" else key.replace("_", "-").replace("macro-f1",
                                                                                 "macro-F1")
-    ci = f"{100 * result['level']:.0f}% CI {100 * lo:+.1f} to {100 * hi:+.1f}"
+    ci = f"{100 * result['level']:.0f}% CI {signed(lo)} to {signed(hi)}"
     if p < alpha and diff:
         better, worse = ("B", "A") if diff > 0 else ("A", "B")
         return (f"{better} is better than {worse} in {name} by {100 * abs(diff):.1f} points "
                 f"(B - A {ci}), {_p_clause(p)} over {n} papers")
-    return (f"no difference in {name} detectable at this size: B - A = {100 * diff:+.1f} "
+    return (f"no difference in {name} detectable at this size: B - A = {signed(diff)} "
             f"points ({ci}), {_p_clause(p)} over {n} papers")
+
+
+def signed(x: float, digits: int = 1) -> str:
+    """``x`` (a score difference) in points with its sign, never ``-0.0``."""
+    text = f"{100 * x:+.{digits}f}"
+    return "+" + text[1:] if float(text) == 0 else text
 
 
 def format_p(p: float) -> str:
@@ -356,20 +298,21 @@ def _p_clause(p: float) -> str:
 
 
 def attach_intervals(result: dict[str, Any], gold_by, pred_by,
-                     strata: Mapping[str, str] | None = None, seed: int = 0,
-                     n_resamples: int = N_RESAMPLES, level: float = LEVEL) -> dict[str, Any]:
+                     strata: Mapping[str, str] | None = None,
+                     level: float = LEVEL) -> dict[str, Any]:
     """Put ``_ci`` keys beside the scores of a :func:`coresc.evaluation.score_label_lists`
     result (``primary.accuracy_ci``, ``primary.macro_f1_ci``, ``primary.per_label.X.f1_ci``,
     ``agreement.micro_ci.MEASURE``, ``agreement.macro_ci.MEASURE``) and ``interval``: how
-    they were made, or ``{"reason": ...}`` when no interval can be made (< 2 papers)."""
+    they were made, or ``{"reason": ...}`` when no interval can be made."""
     table = paper_table(gold_by, pred_by, strata)
     try:
-        found = intervals(table, n_resamples=n_resamples, seed=seed, level=level)
+        found = intervals(table, level=level)
     except TooFewPapers as exc:
         result["interval"] = {"reason": str(exc), "n_papers": len(table.papers),
                               "n_sentences": table.n_sentences}
         return result
     ci = found.pop("ci")
+    found.pop("se")
     prim = result["primary"]
     prim["accuracy_ci"], prim["macro_f1_ci"] = ci["accuracy"], ci["macro_f1"]
     for lab, s in prim["per_label"].items():

@@ -32,6 +32,8 @@ LAYERS = (
     # small helpers on the leaves
     ("xmlsafe", "limits", "extras", "tei", "language", "selection", "features"),
     ("citations", "pos", "metrics"),
+    # per-paper counts of a labelling, the scores of weighted papers
+    ("paper_counts",),
     # papers in, papers out, labels, scores with intervals
     ("readers", "writers", "model", "stats"),
     # one input read, annotated and rendered; papers scored with intervals; annotation
@@ -245,7 +247,7 @@ LAYER_RULES = [
                          "coresc.tracking", "coresc.report", "coresc.batch")),
     (("coresc.features",), ("coresc.model", "coresc.readers", "coresc.writers")),
     (("coresc.metrics", "coresc.agreement", "coresc.consensus"), ("coresc.model",)),
-    (("coresc.stats",), ("coresc.model", "coresc.readers")),
+    (("coresc.stats", "coresc.paper_counts"), ("coresc.model", "coresc.readers")),
     # the review application works on papers, models and writers; only the face starts it
     (("coresc.review",), ("coresc.experiments", "coresc.tracking", "coresc.report")),
     # nothing below the face depends on the review application

@@ -34,8 +34,8 @@ def outputs(tmp_path_factory, fixtures: Path) -> dict[str, Path]:
 
 def test_a_model_compared_with_itself(outputs, tmp_path, capsys) -> None:
     target = tmp_path / "cmp.json"
-    rc, out, _ = compare(["fast", "fast", str(outputs["gold"]), "--json", str(target),
-                          "--resamples", "300"], capsys)
+    rc, out, _ = compare(["fast", "fast", str(outputs["gold"]), "--json", str(target)],
+                         capsys)
     assert rc == 0
     doc = json.loads(target.read_text())
     assert set(doc) >= {"a", "b", "difference", "n_papers"}
@@ -46,7 +46,12 @@ def test_a_model_compared_with_itself(outputs, tmp_path, capsys) -> None:
     assert diff["macro_f1"] == 0 and diff["macro_f1_ci"] == [0, 0] and diff["p_macro_f1"] == 1
     assert doc["n_papers"] == 2 and doc["n_sentences"] == 11
     assert "no difference in accuracy detectable at this size" in out
-    assert "approximate randomization over papers" in out
+    assert "p: t test on the same standard error" in out
+    assert "caution: 2 papers" in out
+    # no paper differs: no spread to plan the number of papers from
+    assert doc["papers_needed"]["accuracy"] == {"1": None, "2": None, "5": None}
+    assert "accuracy   1 point: -   2 points: -   5 points: -" in out
+    assert "-0.0" not in out
 
 
 @pytest.mark.parametrize("kind", ["mode2", "jsonl"])
@@ -54,7 +59,7 @@ def test_an_annotated_output_reads_back_as_the_model_that_wrote_it(kind, outputs
                                                                    tmp_path, capsys) -> None:
     target = tmp_path / "cmp.json"
     rc, _, _ = compare(["fast", str(outputs[kind]), str(outputs["gold"]), "--json",
-                        str(target), "--resamples", "200"], capsys)
+                        str(target)], capsys)
     assert rc == 0
     doc = json.loads(target.read_text())
     assert doc["b"]["kind"] == "annotated output"
@@ -71,16 +76,22 @@ def test_other_predictions_give_a_difference(outputs, tmp_path, capsys) -> None:
         rec["pred"] = [{"label": rec["gold"][0], "score": 0.9}] if rec["gold"] else rec["pred"]
     right.write_text("".join(json.dumps(r) + "\n" for r in recs))
     target = tmp_path / "cmp.json"
-    rc, _, _ = compare([str(outputs["jsonl"]), str(right), str(outputs["gold"]), "--json",
-                        str(target), "--resamples", "200"], capsys)
+    rc, out, _ = compare([str(outputs["jsonl"]), str(right), str(outputs["gold"]), "--json",
+                          str(target)], capsys)
     assert rc == 0
     doc = json.loads(target.read_text())
     assert doc["b"]["accuracy"] == 1.0
     assert doc["difference"]["accuracy"] == pytest.approx(1 - doc["a"]["accuracy"])
     lo, hi = doc["difference"]["accuracy_ci"]
-    assert 0 < lo <= doc["difference"]["accuracy"] <= hi
-    # two papers: the smallest p a paper-level randomization can give is 1/4 of swaps
-    assert doc["difference"]["p_accuracy"] > 0.2
+    assert lo <= doc["difference"]["accuracy"] <= hi <= 1
+    # two papers: t with 1 df; the interval and the test say the same
+    assert (lo > 0) == (doc["difference"]["p_accuracy"] < 0.05)
+    needed = doc["papers_needed"]["accuracy"]
+    assert needed["1"] >= needed["2"] >= needed["5"] >= 2
+    assert "papers needed to detect a difference (80% power, p < 0.05)" in out
+    labels = doc["difference"]["per_label_f1"]
+    assert all(x["p_holm"] >= x["p"] for x in labels.values())
+    assert "per-label F1 (p Holm-adjusted over the labels; the intervals are not)" in out
 
 
 def test_a_mismatched_output_names_the_first_mismatch(outputs, tmp_path, capsys) -> None:
@@ -124,8 +135,7 @@ def test_training_papers_are_left_out_and_all_in_sample_is_refused(shared_data, 
     shutil.copytree(outputs["gold"], mixed)
     shutil.copy(cra[0], mixed)
     target = tmp_path / "cmp.json"
-    rc, out, _ = compare(["fast", "fast", str(mixed), "--json", str(target),
-                          "--resamples", "100"], capsys)
+    rc, out, _ = compare(["fast", "fast", str(mixed), "--json", str(target)], capsys)
     assert rc == 0
     doc = json.loads(target.read_text())
     assert doc["n_papers"] == 2
@@ -138,10 +148,10 @@ def test_evaluate_gives_intervals_over_papers(outputs, tmp_path, capsys) -> None
     docs = []
     for name in ("a.json", "b.json"):
         assert cli.main(["evaluate", "--model", "fast", str(outputs["gold"]), "--json",
-                         str(tmp_path / name), "--seed", "3"]) == 0
+                         str(tmp_path / name)]) == 0
         docs.append(json.loads((tmp_path / name).read_text()))
     out = capsys.readouterr().out
-    assert docs[0] == docs[1]  # the same seed, the same intervals
+    assert docs[0] == docs[1]  # the same papers, the same intervals
     prim = docs[0]["primary"]
     lo, hi = prim["accuracy_ci"]
     assert lo <= prim["accuracy"] <= hi and len(prim["macro_f1_ci"]) == 2
@@ -149,9 +159,10 @@ def test_evaluate_gives_intervals_over_papers(outputs, tmp_path, capsys) -> None
     assert set(docs[0]["agreement"]["micro_ci"]) == {"weighted", "loose", "abo", "coresc1",
                                                      "strict"}
     about = docs[0]["interval"]
-    assert (about["n_papers"], about["n_sentences"], about["seed"]) == (2, 11, 3)
-    assert "[low, high]: 95% intervals, percentile bootstrap over papers (2 papers, 11 " \
-           "sentences; 2000 resamples, seed 3)" in out
+    assert (about["n_papers"], about["n_sentences"], about["df"]) == (2, 11, 1)
+    assert "[low, high]: 95% intervals, t interval over papers (delete-one-paper " \
+           "jackknife) (2 papers, 11 sentences)" in out
+    assert "caution: 2 papers: intervals over so few papers are wide" in out
     assert f"accuracy  {prim['accuracy']:.3f} [{lo:.3f}, {hi:.3f}]" in out
 
 
@@ -165,10 +176,35 @@ def test_evaluate_on_one_paper_says_no_interval(outputs, tmp_path, capsys) -> No
     assert "accuracy_ci" not in doc["primary"] and "reason" in doc["interval"]
 
 
-def test_papers_from_several_folders_are_resampled_within_each(fixtures, tmp_path,
-                                                                capsys) -> None:
+def test_papers_from_several_folders_are_stratified_by_folder(fixtures, tmp_path,
+                                                               capsys) -> None:
     target = tmp_path / "two.json"
     assert cli.main(["evaluate", "--model", "fast", str(fixtures / "agreement_a1"),
                      str(fixtures / "agreement_a3"), "--json", str(target)]) == 0
-    assert "within 2 folds or corpora" in capsys.readouterr().out
+    assert "stratified by 2 folds or corpora" in capsys.readouterr().out
     assert json.loads(target.read_text())["interval"]["strata"] == 2
+
+
+def test_folders_of_one_paper_are_not_stratified_and_never_zero_width(outputs, tmp_path,
+                                                                       capsys) -> None:
+    """Issue 36: three folders holding one paper each printed 49.8 [49.8, 49.8]."""
+    folders = []
+    for i, name in enumerate(["p1_mode2.xml", "p2_mode2.xml", "p1_mode2.xml"]):
+        folder = tmp_path / f"g{i}"
+        folder.mkdir()
+        shutil.copy(outputs["gold"] / name, folder / name)  # copies, not links
+        folders.append(str(folder))
+    target = tmp_path / "cmp.json"
+    rc, out, _ = compare(["fast", "fast", *folders, "--json", str(target)], capsys)
+    assert rc == 0 and "not stratified" in out
+    doc = json.loads(target.read_text())
+    assert doc["method"]["strata"] == 1 and doc["n_papers"] == 3
+    lo, hi = doc["a"]["accuracy_ci"]
+    assert hi - lo > 0.001
+    assert cli.main(["evaluate", "--model", "fast", *folders, "--json",
+                     str(tmp_path / "ev.json")]) == 0
+    out = capsys.readouterr().out
+    about = json.loads((tmp_path / "ev.json").read_text())["interval"]
+    assert about["strata"] == 1 and "not stratified" in out
+    lo, hi = json.loads((tmp_path / "ev.json").read_text())["primary"]["accuracy_ci"]
+    assert hi - lo > 0.001

@@ -357,7 +357,7 @@ def test_runs_log_intervals_over_papers_beside_the_scores() -> None:
     silver = ex.flat_metrics(scores, silver=True)
     assert "silver_agreement_ci_low" in silver and not any("accuracy" in k for k in silver)
     assert "0.95" not in ex.markdown_summary("t", scores, False, {})  # shown as 95%
-    assert "95% intervals, percentile bootstrap over papers" in ex.markdown_summary(
+    assert "95% intervals, t interval over papers" in ex.markdown_summary(
         "t", scores, False, {})
     assert "_ci_low" not in str(ex.flat_metrics(ex.score_predictions(gold, pred), False))
 

@@ -219,7 +219,10 @@ def test_evaluate_papers_and_report():
 def test_evaluate_papers_missing_prediction_counts_as_wrong():
     r = evaluate_papers([_paper("p1", [["Res"], ["Met"]], [["Res"], []])])
     assert r["primary"]["accuracy"] == approx(.5)
-    assert r["primary"]["per_label"]["-"]["support"] == 0
+    # wrong, and a missed Met, but no class of its own: macro-F1 over Res and Met only
+    assert "-" not in r["primary"]["per_label"]
+    assert r["primary"]["per_label"]["Met"]["recall"] == 0
+    assert r["primary"]["macro_f1"] == approx((1 + 0) / 2)
     # coresc1: gold Res Met, pred Res - -> Po .5; Pe = Res .5*.5 = .25 -> 1/3
     assert r["agreement"]["micro"]["coresc1"] == approx(1 / 3)
 

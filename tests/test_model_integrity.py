@@ -154,7 +154,7 @@ def test_no_verb_crashes_on_a_damaged_model(damage: str, model_copy: Path, tmp_p
     m = str(model_copy)
     for argv in (["annotate", str(text), "--model", m],
                  ["select", str(text), "--budget", "1", "--model", m],
-                 ["compare", m, "fast", gold, "--resamples", "100"],
+                 ["compare", m, "fast", gold],
                  ["train", gold, "--from", m, "-o", str(tmp_path / "adapted")]):
         done = _coresc(argv, tmp_path)
         assert done.returncode == 2, (argv, done.returncode, done.stderr[-500:])

@@ -6,7 +6,13 @@ from __future__ import annotations
 import json
 import random
 
-from coresc.paired_runs import first_mismatch, paired_section, read_predictions
+from coresc.paired_runs import (
+    first_mismatch,
+    paired_runs,
+    paired_section,
+    read_folds,
+    read_predictions,
+)
 from coresc.report import RunInfo, headline_table
 
 CODES = ["Bac", "Met", "Res", "Con"]
@@ -52,6 +58,19 @@ def test_runs_on_the_same_papers_are_paired(tmp_path) -> None:
     assert "no difference in accuracy detectable" in again
     assert "+0.0 [+0.0, +0.0] | 1.000" in again
     assert "on art" not in text  # one run only: nothing to pair
+
+
+def test_the_paired_section_is_stratified_by_fold_like_the_intervals(tmp_path) -> None:
+    """Issue 36: the runs' intervals were stratified by fold, their pairing was not."""
+    write(tmp_path / "a.jsonl", records(1, 0.5))
+    write(tmp_path / "b.jsonl", records(2, 0.9))
+    a, b = read_predictions(tmp_path / "a.jsonl"), read_predictions(tmp_path / "b.jsonl")
+    folds = {"a": read_folds(tmp_path / "a.jsonl"), "b": read_folds(tmp_path / "b.jsonl")}
+    assert paired_runs(a, b, folds["a"], folds["b"])["strata"] == 3
+    assert paired_runs(a, b)["strata"] == 1
+    text = "\n".join(paired_section([run("a", "x"), run("b", "y")], {"a": a, "b": b}, folds))
+    assert "12 papers, 168 sentences, stratified by 3 folds." in text
+    assert "per-label p Holm-adjusted" in text and "-0.0" not in text
 
 
 def test_runs_on_other_sentences_are_not_paired(tmp_path) -> None:

@@ -8,10 +8,10 @@ Papers the model was trained on (same text or same id as a paper in its meta.jso
 in-sample: the report then says so at the top, and scores the held-out papers again on
 their own. Only held-out scores say how the model does on new papers.
 
-Every score comes with a 95% interval from a bootstrap over papers (sentences of one paper
-are not independent; papers from several corpora are resampled within their corpus), with
-the number of papers and sentences beside it; --seed makes it repeatable. With fewer than
-2 papers no interval can be made, and the report says so.
+Every score comes with a 95% interval over papers (a t interval on the delete-one-paper
+jackknife: sentences of one paper are not independent; papers from several corpora are
+stratified by corpus), with the number of papers and sentences beside it, and a line of
+caution under 20 papers. One paper gives no interval, and the report says so.
 
 examples:
   coresc train ../shared/data/art-corpus -o art-model/
@@ -28,7 +28,6 @@ import sys
 from ..errors import UsageError
 from .options import (
     OUTPUT_FILE,
-    SEED,
     add_domain_argument,
     add_format_argument,
     add_model_argument,
@@ -43,8 +42,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", type=OUTPUT_FILE, metavar="FILE",
                         help="also write the scores as JSON (each interval beside its score: "
                              "'accuracy', 'accuracy_ci': [low, high])")
-    parser.add_argument("--seed", type=SEED, default=0,
-                        help="seed of the bootstrap over papers (default 0)")
     add_domain_argument(parser)
 
 
@@ -61,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     model.annotate(papers)
     groups = corpus_groups(papers, args.corpora)
     try:
-        result = evaluate_papers(papers, seed=args.seed, groups=groups)
+        result = evaluate_papers(papers, intervals=True, groups=groups)
     except ValueError as exc:
         raise UsageError(f"{', '.join(args.corpora)}: {exc}") from None
     try:
@@ -73,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     # Scored apart only when some papers were seen: when none was, the report above is
     # already the held-out one (and held_out stays null in the JSON).
     held_result = (_scores_or_none(
-        lambda ps: evaluate_papers(ps, seed=args.seed, groups=held_groups), held)
+        lambda ps: evaluate_papers(ps, intervals=True, groups=held_groups), held)
         if seen and any(seen) and held else None)
     result["training_overlap"] = overlap = _overlap(papers, seen)
     overlap["held_out"] = held_result

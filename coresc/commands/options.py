@@ -120,7 +120,7 @@ def skipped_line(skipped: Sequence[Path]) -> str:
 
 
 def corpus_groups(papers, corpora) -> list[str | None]:
-    """Which corpus each paper is from, to resample papers within each: the folder
+    """Which corpus each paper is from, to stratify the intervals by: the folder
     argument it was read from when two or more folders are given (``coresc evaluate
     art-corpus/ cra-corpus/``), else its ``meta["corpus"]``."""
     folders = [Path(c).resolve() for c in corpora if Path(c).is_dir()]
@@ -210,11 +210,6 @@ class BoundedInt:
         return f"BoundedInt({self.low}, {self.high})"
 
 
-#: ``--seed``: numpy's generators take no negative seed.
-SEED = BoundedInt(0, 2**32 - 1)
-#: ``--resamples``: fewer than 100 give no usable interval; the resampling tables grow
-#: with it (10^7 failed allocating 5.6 GB, issue 37), so 100,000 is the most.
-RESAMPLES = BoundedInt(100, 100_000)
 #: ``--budget``: papers to choose.
 BUDGET = BoundedInt(1)
 

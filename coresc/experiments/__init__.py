@@ -35,9 +35,10 @@ in ``./experiments/`` first, then among them, see :func:`resolve_config_path`)
   ``coresc report`` shows beside the fold spread; for encoder runs, whose fine-tuning
   depends on the seed.
 
-Every score of a fold and of all folds pooled is logged with its 95% interval from a
-bootstrap over papers, stratified by fold (``accuracy_ci_low``, ``accuracy_ci_high``,
-``macro_f1_ci_low`` ..., ``n_papers``; :mod:`coresc.stats`).
+Every score of a fold and of all folds pooled is logged with its 95% interval over
+papers (a t interval on the delete-one-paper jackknife), stratified by fold
+(``accuracy_ci_low``, ``accuracy_ci_high``, ``macro_f1_ci_low`` ..., ``n_papers``;
+:mod:`coresc.stats`).
 
 Everything is validated before any training. :func:`run_experiment` runs the folds
 (in a process pool when memory allows), logs one MLflow parent run with a nested run per

@@ -77,7 +77,7 @@ def _log_parent(client, run_id: str, cfg: ExperimentConfig, folds: Sequence[Fold
         pred_by.update(p)
         group.update({k: f.name for k in f.test})
         records += prediction_records(f.test, papers, res.predictions, f.name)
-    if len(folds) == 1:  # one test set: resample within each corpus it holds
+    if len(folds) == 1:  # one test set: stratify by each corpus it holds
         group = {k: papers[k].meta.get("corpus") for k in gold_by}
     scores = score_predictions(gold_by, pred_by, strata_of(list(gold_by), group),
                                seed=cfg.seed)

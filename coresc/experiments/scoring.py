@@ -17,8 +17,9 @@ def score_predictions(gold_by: Mapping[str, list[list[str]]],
 
     ``gold_by`` / ``pred_by``: paper key -> ranked label list per sentence. Sentences
     without gold are left out (as :func:`coresc.evaluation.evaluate_papers` does). ``seed``
-    given: 95% intervals by a bootstrap over papers, within ``strata`` (paper -> fold or
-    corpus), beside the scores (:func:`coresc.stats.attach_intervals`).
+    given (a run's seed; the intervals themselves do not resample): 95% intervals over
+    papers, within ``strata`` (paper -> fold or corpus), beside the scores
+    (:func:`coresc.stats.attach_intervals`).
     """
     from ..evaluation import NO_PREDICTION, score_label_lists
 
@@ -28,7 +29,7 @@ def score_predictions(gold_by: Mapping[str, list[list[str]]],
         g_by[key] = [g for g, _ in keep]
         p_by[key] = [p or [NO_PREDICTION] for _, p in keep]
     try:
-        return score_label_lists(g_by, p_by, seed=seed, strata=strata)
+        return score_label_lists(g_by, p_by, intervals=seed is not None, strata=strata)
     except ValueError:
         raise CorescError("no sentence with a gold label in the test set") from None
 
@@ -59,7 +60,7 @@ def flat_metrics(scores: Mapping[str, Any], silver: bool) -> dict[str, float]:
 
 def _interval_metrics(scores: Mapping[str, Any], pre: str, silver: bool) -> dict[str, float]:
     """``NAME_ci_low`` / ``NAME_ci_high`` beside each score that has an interval, and the
-    papers resampled (``n_papers``)."""
+    papers they rest on (``n_papers``)."""
     prim, agr = scores["primary"], scores["agreement"]
     out: dict[str, float] = {"n_papers": scores["n_papers"]}
     found = {(pre + "agreement" if silver else "accuracy"): prim.get("accuracy_ci"),

@@ -116,7 +116,7 @@ def write_report(refs: Sequence[str], out: str | Path, tracking_uri: str | None 
                "Table 8), in percent.", ""]
         md += side_by_side(test, group)
         md += ["", f"![per-label F1 on {test}]({png.name})"]
-    md += paired_section(runs, _predictions(client, runs, load))
+    md += paired_section(runs, *_predictions(client, runs, load))
     md += per_fold_section(client, exp.experiment_id, runs)
     for r in runs:
         if r.params.get("fold_kind") == "leave-one-domain-out":

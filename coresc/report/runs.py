@@ -138,13 +138,14 @@ def _fill_intervals(client, runs: Sequence[RunInfo], load=None) -> None:
         r.metrics.setdefault("n_papers", found["n_papers"])
 
 
-def _predictions(client, runs: Sequence[RunInfo], load=None) -> dict[str, Any]:
-    """Each run's held-out predictions (None when it logged none), for runs that share a
-    test corpus with another."""
+def _predictions(client, runs: Sequence[RunInfo], load=None) -> tuple[dict, dict]:
+    """Each run's held-out predictions (None when it logged none) and folds (paper ->
+    fold), for runs that share a test corpus with another."""
     load = load or _run_predictions(client)
     tests = [r.test for r in runs]
-    return {r.run_id: (None if (saved := load(r)) is None else saved[0])
-            for r in runs if tests.count(r.test) >= 2}
+    saved = {r.run_id: load(r) for r in runs if tests.count(r.test) >= 2}
+    return ({k: None if v is None else v[0] for k, v in saved.items()},
+            {k: v[1] for k, v in saved.items() if v is not None})
 
 
 def fold_metrics(client, experiment_id: str, run: RunInfo) -> dict[str, dict[str, float]]:
