@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from coresc.model.mixing import choose_t, mix_marginals, mix_weights, objective
+from coresc.model.mixing import (
+    choose_t,
+    fit_mix,
+    mix_marginals,
+    mix_weights,
+    mixed,
+    objective,
+    source_marginals,
+)
 
 LABELS = ["Hyp", "Res", "Met"]
 
@@ -61,3 +69,33 @@ def test_choose_t_without_sentences_stays_near_the_source():
     empty = np.zeros((0, 3))
     assert choose_t(empty, empty, np.zeros(0, int), {}, LABELS, LABELS,
                     grid=(0.0, 5.0)) == 5.0
+
+
+def _x(rows: list[list[float]], scale: float = 3.0) -> list[dict[str, float]]:
+    """Feature dicts holding a source's marginals as ``src=L`` (times ``scale``)."""
+    return [{"w=word": 1.0, **{f"src={lab}": scale * v for lab, v in zip(LABELS, r,
+                                                                        strict=True)}}
+            for r in rows]
+
+
+def test_source_marginals_are_read_back_from_the_features():
+    x = _x([[0.2, 0.5, 0.3]])
+    assert np.allclose(source_marginals(x, LABELS, 3.0), [[0.2, 0.5, 0.3]])
+
+
+def test_mixed_dicts_cover_labels_the_adapted_crf_never_learnt():
+    marg = [{"Res": 0.7, "Met": 0.3}]  # the adapted CRF knows two labels
+    out = mixed(marg, _x([[0.9, 0.05, 0.05]]), {"Hyp": 0.0, "Res": 1.0, "Met": 1.0},
+                LABELS, LABELS, 3.0)
+    assert set(out[0]) == set(LABELS)
+    assert max(out[0], key=out[0].get) == "Hyp"
+    assert sum(out[0].values()) == pytest.approx(1.0)
+
+
+def test_fit_mix_counts_the_reviewed_labels_and_keeps_an_absent_one_the_sources():
+    gold = [["Res", "Met", None]]
+    oof = [[{"Res": 0.8, "Met": 0.2}, {"Res": 0.3, "Met": 0.7}, {"Res": 0.5, "Met": 0.5}]]
+    x = [_x([[0.0, 0.9, 0.1], [0.1, 0.2, 0.7], [0.3, 0.3, 0.4]])]
+    weights, t = fit_mix(oof, x, gold, LABELS, LABELS, 3.0)
+    assert weights["Hyp"] == 0.0
+    assert weights == mix_weights({"Res": 1, "Met": 1}, LABELS, LABELS, t)

@@ -81,3 +81,63 @@ def choose_t(adapted: np.ndarray, source: np.ndarray, gold: np.ndarray,
         if score > best + 1e-9:
             best_t, best = float(t), score
     return best_t
+
+
+# ------------------------------------------------------------ on a CRF's dicts
+
+
+def source_marginals(x: Sequence[Mapping[str, float]], labels: Sequence[str],
+                     scale: float) -> np.ndarray:
+    """The source's marginals of a paper's sentences (sentences x ``labels``), read back
+    from the adapted CRF's ``src=L`` features (:mod:`~coresc.model.source`: the source's
+    marginal of L times ``scale``, written for every label)."""
+    keys = [f"src={lab}" for lab in labels]
+    return np.array([[f.get(k, 0.0) / scale for k in keys] for f in x],
+                    dtype=float).reshape(len(x), len(labels))
+
+
+def mixed(marg: Sequence[Mapping[str, float]], x: Sequence[Mapping[str, float]],
+          weights: Mapping[str, float], labels: Sequence[str],
+          source_labels: Sequence[str], scale: float) -> list[dict[str, float]]:
+    """A paper's adapted marginals (dicts) mixed with its source's, over ``labels``."""
+    if not marg:
+        return []
+    a = np.array([[m.get(lab, 0.0) for lab in labels] for m in marg], dtype=float)
+    src = source_marginals(x, source_labels, scale)
+    s = np.zeros_like(a)
+    for j, lab in enumerate(source_labels):
+        if lab in labels:
+            s[:, labels.index(lab)] = src[:, j]
+    p = mix_marginals(a, s, np.array([weights.get(lab, 1.0) for lab in labels]))
+    return [dict(zip(labels, row.tolist(), strict=True)) for row in p]
+
+
+def fit_mix(oof: Sequence[Sequence[Mapping[str, float]] | None],
+            X: Sequence[Sequence[Mapping[str, float]]], gold: Sequence[Sequence[str | None]],
+            labels: Sequence[str], source_labels: Sequence[str],
+            scale: float) -> tuple[dict[str, float], float]:
+    """The weights ``w_l`` (and ``T``) for the reviewed papers: counts from ``gold`` (each
+    sentence's primary label, None unlabelled), ``T`` chosen on the out-of-fold marginals
+    ``oof`` (per paper, None where a paper has none) against the source's read from
+    ``X``."""
+    labels = list(labels)
+    counts: dict[str, int] = {}
+    rows_a, rows_s, y = [], [], []
+    for m, x, g in zip(oof, X, gold, strict=True):
+        for lab in g:
+            if lab:
+                counts[lab] = counts.get(lab, 0) + 1
+        if m is None:
+            continue
+        keep = [j for j, lab in enumerate(g) if lab in labels]
+        if not keep:
+            continue
+        p = mixed(m, x, {lab: 1.0 for lab in labels}, labels, source_labels, scale)
+        s = mixed(m, x, {lab: 0.0 for lab in labels}, labels, source_labels, scale)
+        rows_a += [[p[j][lab] for lab in labels] for j in keep]
+        rows_s += [[s[j][lab] for lab in labels] for j in keep]
+        y += [labels.index(g[j]) for j in keep]
+    n = len(labels)
+    t = choose_t(np.array(rows_a).reshape(-1, n), np.array(rows_s).reshape(-1, n),
+                 np.array(y, dtype=int), counts, labels, source_labels)
+    return mix_weights(counts, labels, source_labels, t), t
