@@ -15,16 +15,19 @@ model's out-of-fold marginals from adapt()'s own inner folds (captured, not reco
 beside the source's. Phase 2 (fast): each method's primary labels from those, scored
 with coresc's bootstrap intervals over held-out papers (coresc.metrics.score_label_lists).
 
-Methods:
-  today        the adapted CRF's largest marginal (adapt's decoding today)
+Methods (T: reviewed sentences of a label at which both models weigh the same):
+  today        the adapted CRF's largest marginal (adapt's decoding before issue 38)
   floor        today, but wherever the source's decoded label is Hyp, Goa, Mot or Mod,
                the source's label (adapt-evidence.md's fixed rule)
-  count-T      per label l, p = w_l * adapted + (1 - w_l) * source, w_l = n_l / (n_l + T),
-               n_l the reviewed papers' sentences labelled l; largest p
+  count-T      per label l, p = w_l * adapted + (1 - w_l) * source marginals,
+               w_l = n_l / (n_l + T), n_l the reviewed sentences labelled l; largest p
   count-cv     count-T with T chosen on the reviewed papers' out-of-fold marginals
                (accuracy + macro-F1, as the decoding biases are tuned)
-  label-cv     w_l per label by coordinate ascent on the out-of-fold marginals, starting
-               from count-cv; labels absent from the reviewed papers keep w_l = 0
+  mix-T        count-T against the source as it decodes (its marginals times exp of its
+               label biases, coresc.model.mixing); mix-30 is adapt()'s since issue 38
+
+Macro-F1 is coresc's (the labels in gold or predicted: predicting a label the held-out
+papers lack adds a 0) and, in brackets in the summary, over the gold labels only.
 
 examples:
   python experiments/adapt_rare.py --source /tmp/art-src --k 5 15 --seeds 0
@@ -39,7 +42,6 @@ import json
 import random
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -52,12 +54,18 @@ from coresc.metrics import score_label_lists  # noqa: E402
 from coresc.model import CoreSCClassifier  # noqa: E402
 from coresc.model import training as _training  # noqa: E402
 from coresc.model.adapt import adapt  # noqa: E402
-from coresc.model.mixing import choose_t, mix_marginals, mix_weights, objective  # noqa: E402
+from coresc.model.mixing import (  # noqa: E402
+    MIX_T,
+    decoding_view,
+    label_counts,
+    mix_marginals,
+    mix_weights,
+)
 from coresc.readers import read_corpus  # noqa: E402
 from coresc.selection import select_papers  # noqa: E402
 
 RARE = ("Hyp", "Goa", "Mot", "Mod")
-W_GRID = tuple(np.round(np.arange(0.0, 1.01, 0.1), 2))
+T_GRID = (0.0, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
 
 
 # ------------------------------------------------------------------ phase 1
@@ -168,8 +176,8 @@ def rare_order(choose: str, source, pool, budget: int) -> list[int]:
 
 # ------------------------------------------------------------------ phase 2
 
-def counts(gold: list[list[str]]) -> Counter:
-    return Counter(g for seq in gold for g in seq if g)
+def counts(gold: list[list[str]]) -> dict[str, int]:
+    return label_counts(gold)
 
 
 def weights(run: dict, labels: list[str], t: float) -> np.ndarray:
@@ -177,69 +185,63 @@ def weights(run: dict, labels: list[str], t: float) -> np.ndarray:
     return np.array([w[lab] for lab in labels])
 
 
-def _stack_oof(run: dict, labels: list[str]):
-    """Out-of-fold adapted and source marginals and gold indices of labelled sentences."""
-    a, s, y = [], [], []
-    for oof, src, gold in zip(run["rev_oof"], run["rev_source"], run["rev_gold"],
-                              strict=True):
-        if oof is None:
-            continue
-        for j, g in enumerate(gold):
-            if g and g in labels:
-                a.append(oof[j])
-                s.append(src[j])
-                y.append(labels.index(g))
-    return np.array(a), np.array(s), np.array(y)
+def objective(pred: np.ndarray, gold: np.ndarray, n_labels: int) -> float:
+    """Accuracy + macro-F1 over the labels in ``gold`` (crf.tune_bias's objective)."""
+    f1s = []
+    for c in range(n_labels):
+        n_gold = int(np.sum(gold == c))
+        if n_gold:
+            tp = int(np.sum((pred == c) & (gold == c)))
+            f1s.append(2 * tp / (int(np.sum(pred == c)) + n_gold))
+    return float(np.mean(pred == gold)) + float(np.mean(f1s))
 
 
 def fit_t(run: dict, labels: list[str]) -> float:
-    a, s, y = _stack_oof(run, labels)
-    return choose_t(a, s, y, counts(run["rev_gold"]), labels, labels)
-
-
-def fit_label_w(run: dict, labels: list[str], w0: np.ndarray) -> np.ndarray:
-    a, s, y = _stack_oof(run, labels)
-    if not len(y):
-        return w0
-    w = w0.copy()
-    best = objective(np.argmax(mix_marginals(a, s, w), 1), y, len(labels))
-    present = np.array([counts(run["rev_gold"])[lab] > 0 for lab in labels])
-    for _ in range(2):
-        for c in np.flatnonzero(present):
-            for v in W_GRID:
-                trial = w.copy()
-                trial[c] = v
-                sc = objective(np.argmax(mix_marginals(a, s, trial), 1), y, len(labels))
-                if sc > best + 1e-9:
-                    best, w = sc, trial
-    return w
+    """count-cv: T chosen on adapt()'s out-of-fold marginals of the reviewed papers (ties:
+    the larger T)."""
+    a, s, y = [], [], []
+    for oof, src, gold in zip(run["rev_oof"], run["rev_source"], run["rev_gold"],
+                              strict=True):
+        for j, g in enumerate(gold if oof is not None else []):
+            if g in labels:
+                a.append(oof[j])
+                s.append(src[j])
+                y.append(labels.index(g))
+    if not y:
+        return T_GRID[-1]
+    a, s, y = np.array(a), np.array(s), np.array(y)
+    best_t, best = T_GRID[-1], -1.0
+    for t in sorted(T_GRID, reverse=True):
+        score = objective(np.argmax(mix_marginals(a, s, weights(run, labels, t)), 1), y,
+                          len(labels))
+        if score > best + 1e-9:
+            best_t, best = t, score
+    return best_t
 
 
 def predictions(method: str, data: dict, run: dict) -> tuple[list[list[str]], str]:
-    labels = data["labels"]
-    held = data["held"]
+    """Each held-out paper's primary labels by ``method`` (see the module docstring)."""
+    labels, held = data["labels"], data["held"]
     if method == "today":
         return run["held_decoded"], ""
     if method == "floor":
         return [[s if s in RARE else t for s, t in zip(src, ad, strict=True)]
                 for src, ad in zip(held["source_decoded"], run["held_decoded"],
                                    strict=True)], ""
-    if method.startswith("count-") and method != "count-cv":
-        w, note = weights(run, labels, float(method.split("-", 1)[1])), ""
-    elif method == "count-cv":
+    name, _, t = method.partition("-")
+    if name == "count" and t == "cv":
         t = fit_t(run, labels)
-        w, note = weights(run, labels, t), f"T={t:g}"
-    elif method == "label-cv":
-        w = fit_label_w(run, labels, weights(run, labels, fit_t(run, labels)))
-        note = "w=" + ",".join(f"{lab}:{v:.1f}" for lab, v in zip(labels, w, strict=True))
-    else:
+    elif name not in ("mix", "count") or not t.replace(".", "", 1).isdigit():
         raise SystemExit(f"unknown method {method}")
+    w = weights(run, labels, float(t))
+    bias = data["source_bias"] if name == "mix" else {}
     out = []
     for a, s in zip(run["held"], held["source"], strict=True):
         n = len(labels)
-        p = mix_marginals(np.array(a).reshape(-1, n), np.array(s).reshape(-1, n), w)
+        view = decoding_view(np.array(s).reshape(-1, n), labels, bias)
+        p = mix_marginals(np.array(a).reshape(-1, n), view, w)
         out.append([labels[i] for i in np.argmax(p, 1)] if len(p) else [])
-    return out, note
+    return out, f"T={float(t):g}"
 
 
 def score(data: dict, pred: list[list[str]], boot_seed: int = 0) -> dict:
@@ -286,15 +288,23 @@ def summary(args, rows: list) -> None:
         return
     labels = sorted({lab for *_, r in rows for lab in r["per_label"]}, key=sort_key)
     print("\nmean over seeds " + ", ".join(map(str, args.seeds)))
+    print("(a label's F1: mean over the splits whose held-out papers have it or where it "
+          "is predicted; macro-F1 [over gold labels only])")
     print("k\tmethod\taccuracy\tmacro-F1\t" + "\t".join(labels))
     for k in [0, *args.k]:
         for method in ["source"] if k == 0 else args.methods:
             rs = [r for _, kk, m, r in rows if kk == k and m == method]
-            f1 = [np.mean([r["per_label"].get(lab, {"f1": 0.0})["f1"] for r in rs])
+            f1 = [[r["per_label"][lab]["f1"] for r in rs if lab in r["per_label"]]
                   for lab in labels]
             print(f"{k}\t{method}\t{100 * np.mean([r['accuracy'] for r in rs]):.1f}\t"
-                  f"{100 * np.mean([r['macro_f1'] for r in rs]):.1f}\t"
-                  + "\t".join(f"{100 * v:.1f}" for v in f1))
+                  f"{100 * np.mean([r['macro_f1'] for r in rs]):.1f} "
+                  f"[{100 * np.mean([gold_macro(r) for r in rs]):.1f}]\t"
+                  + "\t".join(f"{100 * np.mean(v):.1f}" if v else "-" for v in f1))
+
+
+def gold_macro(res: dict) -> float:
+    """Macro-F1 over the labels the held-out papers have."""
+    return float(np.mean([s["f1"] for s in res["per_label"].values() if s["support"]]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -308,8 +318,7 @@ def main(argv: list[str] | None = None) -> int:
                     choices=("select", "random", "rare-unc", "rare-unc-rate", "rare-mass",
                              "rare-mass-rate"))
     ap.add_argument("--methods", nargs="+",
-                    default=["today", "floor", "count-3", "count-10", "count-30",
-                             "count-cv", "label-cv"])
+                    default=["today", "floor", "count-30", "count-cv", f"mix-{MIX_T:g}"])
     ap.add_argument("--labels", action="store_true", help="every label's F1 with intervals")
     ap.add_argument("--cache", default="/tmp/adapt-rare-cache")
     args = ap.parse_args(argv)
@@ -318,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     _capture_oof()
     source = CoreSCClassifier.load(args.source)
     labels = sorted(source.labels_, key=sort_key)
+    bias = dict(source.label_bias_) if source.decode == "balanced" else {}
     papers = sorted(read_corpus([args.target]), key=lambda p: p.id)
     rows: list = []
     for seed in args.seeds:
@@ -325,6 +335,7 @@ def main(argv: list[str] | None = None) -> int:
         random.Random(seed).shuffle(order)
         held, pool = order[: args.held_out], order[args.held_out:]
         data = compute(args, source, labels, held, pool, seed, cache)
+        data["source_bias"] = bias
         report(args, data, seed, rows)
     summary(args, rows)
     return 0

@@ -6,16 +6,19 @@ import numpy as np
 import pytest
 
 from coresc.model.mixing import (
-    choose_t,
-    fit_mix,
+    decoding_view,
+    label_counts,
     mix_marginals,
     mix_weights,
     mixed,
-    objective,
     source_marginals,
 )
 
 LABELS = ["Hyp", "Res", "Met"]
+
+
+def test_counts_skip_unlabelled_sentences():
+    assert label_counts([["Res", None, "Res"], ["Met"]]) == {"Res": 2, "Met": 1}
 
 
 def test_weights_follow_the_reviewed_counts():
@@ -46,29 +49,11 @@ def test_all_zero_rows_stay_zero():
     assert not p.any()
 
 
-def test_objective_is_accuracy_plus_macro_f1():
-    gold = np.array([0, 0, 1, 1])
-    assert objective(gold, gold, 2) == pytest.approx(2.0)
-    assert objective(np.array([0, 0, 0, 0]), gold, 2) == pytest.approx(0.5 + (2 / 3) / 2)
-
-
-def test_choose_t_recovers_a_label_seen_once():
-    # the adapted model saw Hyp once and never predicts it; the source does, rightly
-    adapted = np.array([[0.1, 0.8, 0.1]] * 4 + [[0.0, 0.9, 0.1]] * 4)
-    source = np.array([[0.8, 0.1, 0.1]] * 4 + [[0.1, 0.8, 0.1]] * 4)
-    gold = np.array([0] * 4 + [1] * 4)
-    counts = {"Hyp": 1, "Res": 40, "Met": 5}
-    t = choose_t(adapted, source, gold, counts, LABELS, LABELS, grid=(0.0, 1.0, 10.0))
-    assert t > 0.0  # T = 0 would trust the adapted model's Hyp and lose it
-    w = mix_weights(counts, LABELS, LABELS, t)
-    p = mix_marginals(adapted, source, np.array([w[lab] for lab in LABELS]))
-    assert list(np.argmax(p, axis=1)) == list(gold)
-
-
-def test_choose_t_without_sentences_stays_near_the_source():
-    empty = np.zeros((0, 3))
-    assert choose_t(empty, empty, np.zeros(0, int), {}, LABELS, LABELS,
-                    grid=(0.0, 5.0)) == 5.0
+def test_decoding_view_applies_the_sources_biases():
+    marg = np.array([[0.3, 0.4, 0.3]])
+    assert np.argmax(decoding_view(marg, LABELS, {})) == 1
+    view = decoding_view(marg, LABELS, {"Hyp": 0.75})
+    assert np.argmax(view) == 0 and view.sum() == pytest.approx(1.0)
 
 
 def _x(rows: list[list[float]], scale: float = 3.0) -> list[dict[str, float]]:
@@ -86,16 +71,16 @@ def test_source_marginals_are_read_back_from_the_features():
 def test_mixed_dicts_cover_labels_the_adapted_crf_never_learnt():
     marg = [{"Res": 0.7, "Met": 0.3}]  # the adapted CRF knows two labels
     out = mixed(marg, _x([[0.9, 0.05, 0.05]]), {"Hyp": 0.0, "Res": 1.0, "Met": 1.0},
-                LABELS, LABELS, 3.0)
+                LABELS, LABELS, {}, 3.0)
     assert set(out[0]) == set(LABELS)
     assert max(out[0], key=out[0].get) == "Hyp"
     assert sum(out[0].values()) == pytest.approx(1.0)
 
 
-def test_fit_mix_counts_the_reviewed_labels_and_keeps_an_absent_one_the_sources():
-    gold = [["Res", "Met", None]]
-    oof = [[{"Res": 0.8, "Met": 0.2}, {"Res": 0.3, "Met": 0.7}, {"Res": 0.5, "Met": 0.5}]]
-    x = [_x([[0.0, 0.9, 0.1], [0.1, 0.2, 0.7], [0.3, 0.3, 0.4]])]
-    weights, t = fit_mix(oof, x, gold, LABELS, LABELS, 3.0)
-    assert weights["Hyp"] == 0.0
-    assert weights == mix_weights({"Res": 1, "Met": 1}, LABELS, LABELS, t)
+def test_mixed_uses_the_source_as_it_decodes():
+    marg = [{"Res": 0.5, "Met": 0.5}]
+    x = _x([[0.4, 0.3, 0.3]])
+    w = {"Hyp": 0.0, "Res": 0.5, "Met": 0.5}
+    plain = mixed(marg, x, w, LABELS, LABELS, {}, 3.0)[0]
+    biased = mixed(marg, x, w, LABELS, LABELS, {"Hyp": 1.0}, 3.0)[0]
+    assert biased["Hyp"] > plain["Hyp"]
