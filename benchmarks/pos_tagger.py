@@ -27,7 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "experiments"))
 from train_pos_tagger import load_treebank  # noqa: E402
 
 from coresc.config import data_dir  # noqa: E402
-from coresc.pos.tagger import _NORMALISE, DEFAULT_MODEL, PosTagger, _word_features  # noqa: E402
+from coresc.pos.features import NORMALISE as _NORMALISE  # noqa: E402
+from coresc.pos.features import word_features as _word_features  # noqa: E402
+from coresc.pos.tagger import DEFAULT_MODEL, PosTagger  # noqa: E402
 from coresc.tokenize import tokenize  # noqa: E402
 
 

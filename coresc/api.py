@@ -54,7 +54,7 @@ class Tagger:
 
     def __init__(self, model: CoreSCClassifier, model_dir: str | None = None,
                  domain: str | None = None, bundled: bool = False) -> None:
-        from .batch.work import check_domain
+        from .pipeline import check_domain
 
         check_domain(model, domain)
         self.model = model
@@ -76,7 +76,7 @@ class Tagger:
         refused: use :meth:`pipe`. Raises :class:`~coresc.errors.InputError` for a file
         that cannot be read.
         """
-        from .batch.work import annotate_paper
+        from .pipeline import annotate_paper
 
         papers = _papers(x)
         if len(papers) != 1:
@@ -100,7 +100,7 @@ class Tagger:
         :class:`SkippedInput` warning and appends the error to ``tagger.skipped``
         (emptied when a pipe starts).
         """
-        from .batch.work import annotate_paper
+        from .pipeline import annotate_paper
 
         if errors not in ("raise", "skip"):
             raise UsageError(f"errors={errors!r}: expected 'raise' or 'skip'")
@@ -188,7 +188,7 @@ class NotEnglish(UserWarning):
 
 
 def _warn_language(papers: list[Paper], x: PaperLike) -> None:
-    from .batch.work import language_warnings
+    from .pipeline import language_warnings
 
     where = x.id if hasattr(x, "id") else str(x)[:60]
     for line in language_warnings(papers, where):
@@ -218,13 +218,13 @@ def load(model: str | os.PathLike | CoreSCClassifier | None = None, *,
 
     Raises :class:`~coresc.model.ModelError` when the directory is not a usable model.
     """
-    from .batch.work import load_model
     from .model import CoreSCClassifier
+    from .pipeline import open_model
 
     if isinstance(model, CoreSCClassifier):
         return Tagger(model, None, domain)
     model_dir = None if model is None else str(model)
-    return Tagger(load_model(model_dir), model_dir, domain, bundled=model is None)
+    return Tagger(open_model(model_dir), model_dir, domain, bundled=model is None)
 
 
 def read(source: str | os.PathLike, fmt: str = "auto") -> Paper:
@@ -245,9 +245,9 @@ def read(source: str | os.PathLike, fmt: str = "auto") -> Paper:
 
 def _papers(x: PaperLike, fmt: str = "auto") -> list[Paper]:
     """The papers of one item: a paper itself, a file's, or a text's."""
-    from .batch.work import Source, read_source
     from .document import Paper
     from .errors import InputError
+    from .pipeline import Source, read_source
 
     if isinstance(x, Paper):
         return [x]

@@ -211,6 +211,17 @@ def is_file_stub(text: str) -> bool:
     return bool(_FILE_STUB.match(text.strip()))
 
 
+#: What a formula contributes to the text of the sentence it sits in (the TEI reader
+#: writes it where GROBID put a ``<formula>``).
+FORMULA_TEXT = "[formula]"
+
+
+def nothing_to_label(sentence: Sentence) -> bool:
+    """An empty sentence (an empty ``<s>``, ``""`` in JSONL) or one that is only formulas:
+    no words a label could be given for."""
+    return not sentence.text.replace(FORMULA_TEXT, "").strip()
+
+
 @dataclass
 class Paper:
     """A whole paper as one reader produced it.

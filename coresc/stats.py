@@ -15,7 +15,7 @@ Nothing is re-scored per resample: each paper is reduced once to sufficient stat
 (sentences, correct ones, per-label tp / fp / fn, the counts the five kappas need), and
 every resample is a weighted sum of those (``W @ stats``, ``W`` the resample's paper
 counts). :func:`paper_table` builds them; the scores they give with unit weights are
-those of :func:`coresc.metrics.score_label_lists` (``tests/test_stats.py`` checks it).
+those of :func:`coresc.evaluation.score_label_lists` (``tests/test_stats.py`` checks it).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .labels import rank_weights, sort_key
-from .metrics import MEASURES, _abo_agree, _loose_agree, _pairs
+from .metrics import MEASURES, abo_agree, loose_agree, ranked_pairs
 
 #: The defaults every command uses.
 N_RESAMPLES = 2000
@@ -39,8 +39,8 @@ TEST_METHOD = "approximate randomization over papers (two-sided)"
 _EPS = 1e-12
 
 _VALUE_OF = {  # each categorical kappa: the sentence's value and when two values agree
-    "loose": (frozenset, _loose_agree),
-    "abo": (frozenset, _abo_agree),
+    "loose": (frozenset, loose_agree),
+    "abo": (frozenset, abo_agree),
     "coresc1": (lambda r: r[0], lambda x, y: x == y),
     "strict": (tuple, lambda x, y: x == y),
 }
@@ -74,7 +74,7 @@ def paper_tables(gold_by: Mapping[str, Sequence[Sequence[str]]],
                  pred_bys: Sequence[Mapping[str, Sequence[Sequence[str]]]],
                  strata: Mapping[str, str] | None = None) -> list[PaperTable]:
     """One :class:`PaperTable` per labelling in ``pred_bys``, over the papers of
-    ``gold_by`` (non-empty gold lists, as :func:`coresc.metrics.score_label_lists`
+    ``gold_by`` (non-empty gold lists, as :func:`coresc.evaluation.score_label_lists`
     takes), sharing labels and kappa value sets so that they can be paired.
     ``strata``: paper -> fold or corpus name (default: one stratum)."""
     papers = [k for k, lists in gold_by.items() if lists]
@@ -84,7 +84,7 @@ def paper_tables(gold_by: Mapping[str, Sequence[Sequence[str]]],
     for pred_by in pred_bys:
         seen |= {p[0] for k in papers for p in pred_by[k]}
     labels = sorted(seen, key=sort_key)
-    pairs = [[_pairs(gold_by[k], pred_by[k]) for k in papers] for pred_by in pred_bys]
+    pairs = [[ranked_pairs(gold_by[k], pred_by[k]) for k in papers] for pred_by in pred_bys]
     every = [pp for side in pairs for pp in side]
     vocab = {m: _vocab(m, every) for m in _VALUE_OF}
     codes = {lab: i for i, lab in enumerate(labels)}
@@ -358,7 +358,7 @@ def _p_clause(p: float) -> str:
 def attach_intervals(result: dict[str, Any], gold_by, pred_by,
                      strata: Mapping[str, str] | None = None, seed: int = 0,
                      n_resamples: int = N_RESAMPLES, level: float = LEVEL) -> dict[str, Any]:
-    """Put ``_ci`` keys beside the scores of a :func:`coresc.metrics.score_label_lists`
+    """Put ``_ci`` keys beside the scores of a :func:`coresc.evaluation.score_label_lists`
     result (``primary.accuracy_ci``, ``primary.macro_f1_ci``, ``primary.per_label.X.f1_ci``,
     ``agreement.micro_ci.MEASURE``, ``agreement.macro_ci.MEASURE``) and ``interval``: how
     they were made, or ``{"reason": ...}`` when no interval can be made (< 2 papers)."""

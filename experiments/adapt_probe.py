@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from coresc.config import data_dir  # noqa: E402
-from coresc.metrics import evaluate_papers  # noqa: E402
+from coresc.evaluation import evaluate_papers  # noqa: E402
 from coresc.model import CoreSCClassifier  # noqa: E402
 from coresc.model.adapt import adapt  # noqa: E402
 from coresc.readers import read_corpus  # noqa: E402

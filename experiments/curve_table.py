@@ -17,7 +17,7 @@ import argparse
 import sys
 
 from coresc.experiments.curve import curve_runs_table, curve_summary, curve_table
-from coresc.experiments.folds import Fold
+from coresc.experiments.splits import Fold
 from coresc.tracking import load_settings
 
 

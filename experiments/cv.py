@@ -15,7 +15,7 @@ Setups (all labels gold):
 copies for ART (a test folder is never among its training folders, so it is decoded
 with the shared weights).
 
-Prints coresc.metrics.format_report per setup, the per-label table next to the CRA
+Prints coresc.evaluation.format_report per setup, the per-label table next to the CRA
 paper's Table 8 for cra3, and with ``--json FILE`` writes all results.
 ``--ablation`` runs cra3 once per feature group switched off (primary label only);
 ``--grid`` runs cra3 / art9 / art9p once per (c1, c2) pair (primary label only; Viterbi
@@ -37,8 +37,9 @@ import time
 from pathlib import Path
 
 from coresc.config import data_dir
+from coresc.evaluation import evaluate_papers, format_report
 from coresc.features import DEFAULT_FEATURES
-from coresc.metrics import evaluate_papers, format_report, secondary_scores
+from coresc.metrics import secondary_scores
 from coresc.model import DECODINGS, CoreSCClassifier, balanced_folds, log
 from coresc.readers import read_corpus
 

@@ -50,7 +50,7 @@ from cv import SPLITS, load  # noqa: E402
 
 from coresc.config import data_dir  # noqa: E402
 from coresc.document import Prediction  # noqa: E402
-from coresc.metrics import evaluate_papers  # noqa: E402
+from coresc.evaluation import evaluate_papers  # noqa: E402
 from coresc.model import CoreSCClassifier, balanced_folds, log  # noqa: E402
 from coresc.model.encoder import EncoderSettings  # noqa: E402
 from coresc.readers import read_corpus  # noqa: E402

@@ -33,13 +33,9 @@ from pathlib import Path
 from coresc.errors import UsageError
 from coresc.experiments import _check_features
 from coresc.model import CoreSCClassifier
-from coresc.model.card import (
-    EVALUATION_FILE,
-    card_markdown,
-    evaluation_from_predictions,
-    write_card,
-)
+from coresc.model.card import EVALUATION_FILE, card_markdown, write_card
 from coresc.model.storage import BUNDLED_DIR, read_json, to_json, write_atomic
+from coresc.model.weakness import evaluation_from_predictions
 from coresc.report import resolve_runs
 from coresc.tracking import connect
 

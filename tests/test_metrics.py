@@ -7,13 +7,12 @@ import json
 import pytest
 
 from coresc.document import Label, Paper, Paragraph, Prediction, Section, Sentence
+from coresc.evaluation import evaluate_papers, format_report
 from coresc.metrics import (
     MEASURES,
     _kappa,
     agreement,
     classification_scores,
-    evaluate_papers,
-    format_report,
     kappas,
     secondary_scores,
 )

@@ -12,6 +12,7 @@ from coresc.document import Label, Paper, Paragraph, Section, Sentence
 from coresc.errors import CorescError
 from coresc.model import CoreSCClassifier, ModelError, balanced_folds
 from coresc.model.secondary import tune_thresholds
+from coresc.model.training import inner_cv, inner_folds
 
 GROUPS = ("location", "section", "ngrams", "cues", "zone", "context")
 
@@ -200,16 +201,16 @@ def test_inner_folds_keep_source_folders_together(papers):
     ps = [dataclasses.replace(p, source_path=f"/corpus/ann{i % 3}/p{i}.xml")
           for i, p in enumerate(papers)]
     X = [[{}] * (5 + i) for i in range(len(ps))]
-    by_folder = CoreSCClassifier(domains=["folder"])._inner_folds(ps, X, 2)
+    by_folder = inner_folds(CoreSCClassifier(domains=["folder"]), ps, X, 2)
     assert len(set(by_folder)) == 2
     for i in range(len(ps)):
         for j in range(len(ps)):
             if i % 3 == j % 3:
                 assert by_folder[i] == by_folder[j]
-    assert CoreSCClassifier()._inner_folds(ps, X, 2) == balanced_folds([len(x) for x in X], 2)
+    assert inner_folds(CoreSCClassifier(), ps, X, 2) == balanced_folds([len(x) for x in X], 2)
     # fewer folders than folds: by paper
     one = [dataclasses.replace(p, source_path="/corpus/ann1/x.xml") for p in papers]
-    assert len(set(CoreSCClassifier(domains=["folder"])._inner_folds(one, X, 2))) == 2
+    assert len(set(inner_folds(CoreSCClassifier(domains=["folder"]), one, X, 2))) == 2
 
 
 def test_cv_chooses_from_grid(papers):
@@ -341,8 +342,8 @@ def test_inner_cv_scores_the_models_decoding():
     for decode in ("viterbi", "posterior"):
         m = CoreSCClassifier(features=GROUPS, max_iterations=5, decode=decode, verbose=False)
         X = m.featurize(noisy)
-        _, scores, oof = m._inner_cv(X, labels, balanced_folds([len(x) for x in X], 2),
-                                     ((0.01, 0.01),))
+        _, scores, oof = inner_cv(m, X, labels, balanced_folds([len(x) for x in X], 2),
+                                  ((0.01, 0.01),))
         pairs = [(vit if decode == "viterbi" else max(d, key=d.get), g)
                  for (path, marg), gold in zip(oof, labels, strict=True)
                  for vit, d, g in zip(path, marg, gold, strict=True) if g]

@@ -14,14 +14,8 @@ from test_model import GROUPS, make_paper
 from coresc.cli import main
 from coresc.errors import UsageError
 from coresc.model import DEFAULT_MODEL_DIR, CoreSCClassifier
-from coresc.model.card import (
-    CARD_FILE,
-    EVALUATION_FILE,
-    card_markdown,
-    evaluation_from_predictions,
-    weaknesses,
-    write_card,
-)
+from coresc.model.card import CARD_FILE, EVALUATION_FILE, card_markdown, write_card
+from coresc.model.weakness import evaluation_from_predictions, weaknesses
 
 ROOT = Path(__file__).resolve().parents[1]
 ART_IDS = ["b303919f", "b304116f", "b306684c", "b308195h", "b310850c", "b312620j"]

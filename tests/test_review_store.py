@@ -14,10 +14,11 @@ import pytest
 from coresc.agreement import load_set
 from coresc.document import Paper, Paragraph, Prediction, Section, Sentence
 from coresc.errors import OutputError, UsageError
-from coresc.metrics import evaluate_papers
+from coresc.evaluation import evaluate_papers
 from coresc.readers import read_file
 from coresc.review.adapt import Adapter
-from coresc.review.store import Lock, open_store
+from coresc.review.lock import Lock
+from coresc.review.store import open_store
 
 #: Each sentence's model labels (ranked, with scores).
 MODEL = [[("Bac", 0.9)], [("Met", 0.55), ("Exp", 0.3)], [("Res", 0.35)], [("Con", 0.8)],

@@ -393,7 +393,7 @@ def test_manifest_hashes_the_bytes_that_were_parsed(tmp_path, monkeypatch):
     now the bytes are read once, and hashed and parsed from that one read."""
     import hashlib
 
-    from coresc.batch.work import Job, Source, load_model, run_source
+    from coresc.batch.work import Job, Source, open_model, run_source
 
     src = tmp_path / "p.txt"
     src.write_text(TEXT)
@@ -408,7 +408,7 @@ def test_manifest_hashes_the_bytes_that_were_parsed(tmp_path, monkeypatch):
         return data
 
     monkeypatch.setattr(readers, "read_input_bytes", read_then_replace)
-    out = run_source(Source.file(src), Job(to="tsv"), load_model("fast"))
+    out = run_source(Source.file(src), Job(to="tsv"), open_model("fast"))
     assert out.status == "done"
     assert out.sha256 == hashlib.sha256(first).hexdigest()
 

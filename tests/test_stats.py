@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from coresc import stats
-from coresc.metrics import MEASURES, score_label_lists
+from coresc.evaluation import score_label_lists
+from coresc.metrics import MEASURES
 
 CODES = ["Bac", "Con", "Exp", "Goa", "Met", "Obs", "Res"]
 

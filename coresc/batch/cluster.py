@@ -24,7 +24,8 @@ from typing import Any
 import distributed
 
 from ..errors import UsageError
-from .work import Job, Outcome, Source, load_model, run_source
+from ..pipeline import Source, open_model
+from .work import Job, Outcome, run_source
 
 #: Batches in flight per worker thread: enough to keep workers busy between answers.
 IN_FLIGHT_PER_THREAD = 4
@@ -44,7 +45,7 @@ class ModelPlugin(distributed.WorkerPlugin):
         self.lock = threading.Lock()
 
     def setup(self, worker=None) -> None:
-        self.model = load_model(self.job.model_dir, shared=True)
+        self.model = open_model(self.job.model_dir, shared=True)
 
     def __getstate__(self) -> dict[str, Any]:
         return {"job": self.job}

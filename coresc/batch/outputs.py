@@ -27,7 +27,8 @@ from typing import IO
 
 from ..document import Paper
 from ..errors import OutputError, UsageError
-from .work import Source
+from ..pipeline import Source
+from ..writers import Writer
 
 MANIFEST_NAME = "coresc-manifest.ndjson"
 
@@ -224,8 +225,11 @@ def _check_names(source: Source, papers: Sequence[Paper], names: list[str]) -> N
 
 
 def plan_target(to: str, out: str | None, sources: Sequence[Source],
-                as_directory: bool, fmt: str = "auto") -> Target | None:
+                as_directory: bool, fmt: str = "auto",
+                writer: Writer | None = None) -> Target | None:
     """Check the output before any work; None means standard output.
+
+    ``writer``: ``to``'s :class:`~coresc.writers.Writer` when the caller has it.
 
     Raises :class:`UsageError` for every mistake that can be seen now: several papers
     as xml to stdout or to a file, a stream format into a directory, two inputs whose
@@ -234,7 +238,7 @@ def plan_target(to: str, out: str | None, sources: Sequence[Source],
     """
     from ..writers import check_output_path, get_writer, refuse_overwriting_inputs
 
-    writer = get_writer(to)
+    writer = writer or get_writer(to)
     inputs = [s.path for s in sources if s.path is not None]
     if out is None:
         if writer.per_paper and len(sources) > 1:
@@ -280,7 +284,7 @@ def _planned_names(sources: Sequence[Source], suffix: str, fmt: str) -> list[str
     reports it.
     """
     from ..errors import InputError
-    from .work import read_source
+    from ..pipeline import read_source
 
     seen: dict[str, str] = {}
     for s in sources:

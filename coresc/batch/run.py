@@ -9,20 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, UsageError
-from ..writers import is_stdout, write_stdout_bytes
+from ..pipeline import Source, check_domain, open_model
+from ..writers import get_writer, is_stdout, write_stdout_bytes
 from .manifest import Manifest, model_identity
 from .outputs import Store, Target, assemble, plan_target, remove_leftovers
 from .progress import Progress
-from .work import (
-    Job,
-    Outcome,
-    Source,
-    check_domain,
-    init_worker,
-    load_model,
-    run_source,
-    source_task,
-)
+from .work import Job, Outcome, init_worker, run_source, source_task
 
 
 class Terminated(KeyboardInterrupt):
@@ -126,17 +118,18 @@ def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
                          f"(looked for {' '.join(INPUT_SUFFIXES)})")
     model_dir = None if model is None else str(model)
     # a bad model fails before anything is read
-    loaded = load_model(model_dir, shared=jobs > 1 or scheduler is not None)
+    loaded = open_model(model_dir, shared=jobs > 1 or scheduler is not None)
     check_domain(loaded, domain)
     if as_directory is None:
         as_directory = len(inputs) > 1 or any(Path(p).is_dir() for p in inputs)
     if (scheduler is not None or resume) and is_stdout(output):
         raise UsageError(f"{'--scheduler' if scheduler is not None else '--resume'} needs "
                          f"-o (an output file or directory)")
+    writer = get_writer(to)  # once for the run: the job carries it to every worker
     target = plan_target(to, None if is_stdout(output) else str(output), sources,
-                         as_directory, fmt)
+                         as_directory, fmt, writer)
     job = Job(model_dir=model_dir, fmt=fmt, to=to, domain=domain, target=target,
-              grobid=client, min_score=min_score)
+              grobid=client, min_score=min_score, writer=writer)
     return _Plan(sources, loaded, job, [str(f) for f in found.skipped])
 
 
@@ -249,7 +242,7 @@ def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest |
             if header_due:  # not before a paper is done: a failed run writes nothing
                 write_stdout_bytes(_stream_header(job))
                 header_due = False
-            _stdout_outcome(oc, job.to)
+            _stdout_outcome(oc, job)
         summary.warnings += oc.warnings
         if manifest is not None:
             manifest.add(oc, oc.name)
@@ -263,22 +256,17 @@ def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest |
 
 
 def _stream_header(job: Job) -> bytes:
-    from ..writers import get_writer
-
-    writer = get_writer(job.to)
-    if writer.per_paper:
+    if job.writer.per_paper:
         return b""
-    return writer.load("header")(True, job.min_score is not None).encode("utf-8")
+    return job.writer.load("header")(True, job.min_score is not None).encode("utf-8")
 
 
-def _stdout_outcome(oc: Outcome, to: str) -> None:
-    from ..writers import get_writer
-
+def _stdout_outcome(oc: Outcome, job: Job) -> None:
     if oc.data is None:
         return
-    if get_writer(to).per_paper and len(oc.data) > 1:
-        raise UsageError(f"{oc.name}: {len(oc.data)} papers cannot go to stdout as {to}: "
-                         f"give -o DIRECTORY")
+    if job.writer.per_paper and len(oc.data) > 1:
+        raise UsageError(f"{oc.name}: {len(oc.data)} papers cannot go to stdout as "
+                         f"{job.to}: give -o DIRECTORY")
     for data in oc.data:
         write_stdout_bytes(data)
 

@@ -38,8 +38,14 @@ import shlex
 import signal
 import sys
 
-from . import output_path
-from .convert import add_grobid_arguments, add_limit_arguments
+from .options import (
+    add_domain_argument,
+    add_format_argument,
+    add_grobid_arguments,
+    add_limit_arguments,
+    add_model_argument,
+    output_path,
+)
 
 WRITE_FORMATS = ("xml", "mode2", "jsonl", "tsv", "html")
 
@@ -52,15 +58,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--to", default="xml", choices=WRITE_FORMATS,
                         help="output format (default: xml: TEI for TEI/PDF input, else "
                              "SAPIENTA mode2 with CoreSc1..3)")
-    parser.add_argument("--model", metavar="MODEL",
-                        help="model directory, or a bundled model: 'accurate' (the default, "
-                             "with a sentence encoder) or 'fast' (hand-built features "
-                             "only, 20x faster)")
-    parser.add_argument("--format", default="auto", help="input format (default: auto)")
-    parser.add_argument("--domain", metavar="NAME",
-                        help="treat the papers as papers of this training corpus: its "
-                             "calibration map, and its domain weights in models trained "
-                             "with --domains corpus; default: the pooled ones")
+    add_model_argument(parser)
+    add_format_argument(parser)
+    add_domain_argument(parser)
     add_grobid_arguments(parser)
     add_limit_arguments(parser, annotating=True)
     parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
@@ -87,7 +87,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..batch import Interrupted, annotate_files
-    from .convert import grobid_of, limits_of
+    from .options import grobid_of, limits_of
 
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:
@@ -137,7 +137,7 @@ def report(summary, args: argparse.Namespace) -> int:
     for oc in summary.failures:
         print(f"coresc annotate: error: {oc.error}", file=sys.stderr)
     if summary.other_types:
-        from .convert import skipped_line
+        from .options import skipped_line
 
         print(f"coresc annotate: {skipped_line(summary.other_types)}", file=sys.stderr)
     if not summary.failures:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, UsageError
+from .options import add_format_argument
 
 #: Ways to read each side, for the messages.
 _KINDS = "a model directory, a bundled model name or an annotated output"
@@ -36,8 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("b", metavar="B", help=f"the contender: {_KINDS}")
     parser.add_argument("corpora", nargs="+", metavar="CORPUS",
                         help="gold-labelled paper files or directories")
-    parser.add_argument("--format", default="auto", help="input format of CORPUS (default: "
-                                                          "auto)")
+    add_format_argument(parser, "input format of CORPUS (default: auto)")
     parser.add_argument("--json", metavar="FILE", help="also write the comparison as JSON")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the bootstrap and the randomization (default 0)")
@@ -48,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from .. import stats
     from ..readers import read_corpus
-    from .evaluate import corpus_groups
+    from .options import corpus_groups
 
     if args.resamples < 100:
         raise UsageError(f"--resamples {args.resamples}: use at least 100")
@@ -108,9 +108,9 @@ def _side(spec: str, name: str, papers, gold) -> dict[str, Any]:
     path = Path(spec)
     if (path.is_dir() and (path / "config.json").is_file()) or (
             not path.exists() and spec in BUNDLED_MODELS):
-        from .evaluate import load_model
+        from ..pipeline import open_model
 
-        model = load_model(spec)
+        model = open_model(spec)
         model.annotate(papers)
         pred = {k: [s.pred_codes or ["-"] for s in sents] for k, sents in gold.items()}
         return {"name": spec, "kind": "model", "model": model, "pred": pred}

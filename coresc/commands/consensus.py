@@ -27,7 +27,7 @@ from ..agreement import LABEL_SOURCES, load_sets
 from ..consensus import RULES, ConsensusResult, build_consensus, warn_left_out
 from ..errors import UsageError
 from ..writers import atomic_output, refuse_overwriting_inputs, write_papers
-from . import output_path
+from .options import output_path
 
 SUMMARY_FILE = "consensus.json"
 DECISIONS_FILE = "consensus-decisions.tsv"

@@ -20,7 +20,6 @@ examples:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 import time
 from collections.abc import Sequence
@@ -30,16 +29,22 @@ from typing import TYPE_CHECKING
 from ..batch.work import TREELESS_FORMATS, release_sources
 from ..document import Paper
 from ..errors import InputError, UsageError
-from ..readers import FORMATS, INPUT_SUFFIXES, find_inputs, read_file
+from ..readers import INPUT_SUFFIXES, find_inputs, read_file
 from ..writers import available_formats, write_papers
-from . import output_path
+from .options import (
+    add_format_argument,
+    add_grobid_arguments,
+    add_limit_arguments,
+    grobid_of,
+    limits_of,
+    output_path,
+    skipped_line,
+)
 
 if TYPE_CHECKING:  # the HTTP client is imported only when a PDF is read
     from ..readers.grobid import GrobidClient
 
 PROGRESS_EVERY_S = 5.0
-#: How many skipped file names the final report lists before counting the rest.
-MAX_SKIPPED_NAMES = 10
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,51 +54,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: stdout)")
     parser.add_argument("--to", default="xml", choices=available_formats(),
                         help="output format (default: xml: TEI for TEI input, else mode2)")
-    parser.add_argument("--format", default="auto", choices=("auto",) + FORMATS,
-                        help="input format (default: auto, detected per file)")
+    add_format_argument(parser, "input format (default: auto, detected per file)",
+                        checked=True)
     add_grobid_arguments(parser)
     add_limit_arguments(parser)
-
-
-def add_grobid_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--grobid URL`` and ``--grobid-timeout``: how PDFs are read (see :func:`grobid_of`)."""
-    parser.add_argument("--grobid", metavar="URL",
-                        help="GROBID server that turns PDFs into TEI, e.g. "
-                             "http://localhost:8070 (default: $CORESC_GROBID_URL)")
-    parser.add_argument("--grobid-timeout", type=float, metavar="SECONDS",
-                        help="longest wait for GROBID's answer to one PDF (default: 120)")
-
-
-def add_limit_arguments(parser: argparse.ArgumentParser, annotating: bool = False) -> None:
-    """The limits of :mod:`coresc.limits` a user can change (see docs/robustness.md)."""
-    from ..limits import DEFAULT_MAX_INPUT_MB, DEFAULT_MAX_SENTENCE_WORDS
-
-    parser.add_argument("--max-input-mb", type=float, metavar="MB",
-                        help=f"refuse inputs larger than this (default "
-                             f"{DEFAULT_MAX_INPUT_MB:g}, or $CORESC_MAX_INPUT_MB)")
-    if annotating:
-        parser.add_argument("--max-sentence-words", type=int, metavar="N",
-                            help=f"POS-tag longer sentences in windows of N tokens (default "
-                                 f"{DEFAULT_MAX_SENTENCE_WORDS}, or "
-                                 f"$CORESC_MAX_SENTENCE_WORDS)")
-        parser.add_argument("--paper-timeout", type=float, metavar="SECONDS",
-                            help="fail a paper that takes longer to annotate (default: no "
-                                 "limit, or $CORESC_PAPER_TIMEOUT)")
-
-
-def limits_of(args: argparse.Namespace) -> contextlib.AbstractContextManager:
-    """The limits the options give, set while the command runs (for its workers too)."""
-    from ..limits import limits
-
-    return limits(getattr(args, "max_input_mb", None), getattr(args, "max_sentence_words", None),
-                  getattr(args, "paper_timeout", None))
-
-
-def grobid_of(args: argparse.Namespace) -> GrobidClient | None:
-    """The GROBID client the options ask for (``None``: PDFs cannot be read)."""
-    from ..readers.grobid import grobid_client
-
-    return grobid_client(getattr(args, "grobid", None), getattr(args, "grobid_timeout", None))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -177,13 +141,6 @@ def read_papers(inputs: Sequence[str | Path], fmt: str = "auto",
             print(f"[coresc] read {i}/{len(files)} files, {left:.0f}s left", file=sys.stderr)
     # what a directory walk could not read counts among the inputs, as a failed one
     return papers, errors, files + [Path(e.path) for e in found.problems]
-
-
-def skipped_line(skipped: Sequence[Path]) -> str:
-    names = ", ".join(map(str, skipped[:MAX_SKIPPED_NAMES]))
-    more = len(skipped) - MAX_SKIPPED_NAMES
-    return (f"skipped {len(skipped)} file(s) of other types: {names}"
-            f"{f' and {more} more' if more > 0 else ''}")
 
 
 def report_errors(command: str, errors: list[InputError], n_files: int,

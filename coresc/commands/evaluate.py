@@ -26,33 +26,30 @@ import json
 import sys
 
 from ..errors import UsageError
+from .options import add_domain_argument, add_format_argument, add_model_argument
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("corpora", nargs="+", metavar="CORPUS",
                         help="gold-labelled paper files or directories")
-    parser.add_argument("--model", metavar="MODEL",
-                        help="model directory, or a bundled model: 'accurate' (the default, "
-                             "with a sentence encoder) or 'fast' (hand-built features "
-                             "only, 20x faster)")
-    parser.add_argument("--format", default="auto", help="input format (default: auto)")
+    add_model_argument(parser)
+    add_format_argument(parser)
     parser.add_argument("--json", metavar="FILE",
                         help="also write the scores as JSON (each interval beside its score: "
                              "'accuracy', 'accuracy_ci': [low, high])")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the bootstrap over papers (default 0)")
-    parser.add_argument("--domain", metavar="NAME",
-                        help="treat the papers as papers of this training corpus: its "
-                             "calibration map, and its domain weights in models trained "
-                             "with --domains corpus; default: the pooled ones")
+    add_domain_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..metrics import evaluate_papers, format_report
+    from ..evaluation import evaluate_papers, format_report
     from ..model.provenance import seen_in_training
+    from ..pipeline import open_model
     from ..readers import read_corpus
+    from .options import corpus_groups
 
-    model = load_model(args.model)
+    model = open_model(args.model)
     papers = read_corpus(args.corpora, args.format)
     set_domain(model, papers, args.domain)
     model.annotate(papers)
@@ -122,37 +119,12 @@ def _overlap_lines(overlap: dict) -> str:
                if held else "No held-out paper is left to score.") + "\n\n")
 
 
-def corpus_groups(papers, corpora) -> list[str | None]:
-    """Which corpus each paper is from, to resample papers within each: the folder
-    argument it was read from when two or more folders are given (``coresc evaluate
-    art-corpus/ cra-corpus/``), else its ``meta["corpus"]``."""
-    from pathlib import Path
-
-    folders = [Path(c).resolve() for c in corpora if Path(c).is_dir()]
-    if len(folders) < 2:
-        return [paper.meta.get("corpus") for paper in papers]
-    out: list[str | None] = []
-    for paper in papers:
-        source = Path(paper.source_path).resolve() if paper.source_path else None
-        out.append(next((str(f) for f in folders if source and source.is_relative_to(f)),
-                        None))
-    return out
-
-
 def set_domain(model, papers, name: str | None) -> None:
     """Mark ``papers`` as from training corpus ``name``; the model must know that corpus."""
     if name is None:
         return
-    from ..batch.work import check_domain
+    from ..pipeline import check_domain
 
     check_domain(model, name)
     for paper in papers:
         paper.meta["corpus"] = name
-
-
-def load_model(spec: str | None):
-    """The model in directory ``spec``, the bundled model of that name, or the default."""
-    from ..model import CoreSCClassifier
-    from ..model.storage import resolve_model
-
-    return CoreSCClassifier.load(resolve_model(spec))

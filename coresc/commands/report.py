@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import output_path
+from .options import output_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -28,7 +28,14 @@ import tempfile
 from pathlib import Path
 
 from ..errors import UsageError
-from .serve import TOKEN_ENV, _listen, _url_host, add_listen_arguments
+from .options import (
+    TOKEN_ENV,
+    add_format_argument,
+    add_listen_arguments,
+    add_model_argument,
+    listen,
+    url_host,
+)
 
 _ANNOTATOR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -41,11 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "to DIR/NAME/")
     parser.add_argument("-o", "--output", required=True, metavar="DIR",
                         help="folder of the reviewed files (one subfolder per annotator)")
-    parser.add_argument("--model", metavar="MODEL",
-                        help="model for papers without labels, and the source of an adapted "
-                             "model: a directory or a bundled model ('accurate', the "
-                             "default, or 'fast')")
-    parser.add_argument("--format", default="auto", help="input format (default: auto)")
+    add_model_argument(parser, "model for papers without labels, and the source of an "
+                               "adapted model: a directory or a bundled model ('accurate', "
+                               "the default, or 'fast')")
+    add_format_argument(parser)
     add_listen_arguments(parser, "; any other needs --token")
     parser.add_argument("--token", metavar="TOKEN",
                         help=f"require this token (default: ${TOKEN_ENV}, else none); the "
@@ -60,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     loopback = _check(args, token)
     folder = Path(args.output) / args.annotator
     _check_writable(Path(args.output))
-    from ..review.store import Lock
+    from ..review.lock import Lock
 
     lock = Lock(folder)
     lock.acquire()
@@ -82,11 +88,11 @@ def _serve(args: argparse.Namespace, folder: Path, token: str | None, loopback: 
     store = open_store(folder, args.annotator, papers, spec, _annotator(spec), _say)
     adapter = Adapter(store, spec, Path(args.output) / f"{args.annotator}-adapted-model",
                       _annotator)
-    sock = _listen(args.host, args.port)
+    sock = listen(args.host, args.port)
     try:
         app = create_app(store, adapter, Settings(token, loopback))
         host, port = sock.getsockname()[:2]
-        url = f"http://{_url_host(host)}:{port}/"
+        url = f"http://{url_host(host)}:{port}/"
         print(f"[coresc] review of {len(papers)} paper(s) by {args.annotator} on {url} "
               f"(saved in {folder}; Ctrl-C stops)", file=sys.stderr, flush=True)
         if token:
@@ -159,9 +165,9 @@ def _annotator(spec: str):
 
     def annotate(papers: list) -> None:
         if not model:
-            from .evaluate import load_model
+            from ..pipeline import open_model
 
-            model.append(load_model(spec))
+            model.append(open_model(spec))
         model[0].annotate(papers)
 
     return annotate

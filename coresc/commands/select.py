@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UsageError
+from .options import MODEL_HELP_SHORT, add_format_argument, add_model_argument
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,9 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("papers", nargs="+", metavar="PAPERS",
                         help="paper files or directories to choose from")
-    parser.add_argument("--model", metavar="MODEL",
-                        help="model directory, or a bundled model ('accurate', the default, "
-                             "or 'fast')")
+    add_model_argument(parser, MODEL_HELP_SHORT)
     parser.add_argument("--budget", type=int, required=True, metavar="N",
                         help="how many papers to choose")
     parser.add_argument("-o", "--output", metavar="FILE",
@@ -49,13 +48,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scores", action="store_true",
                         help="print each paper's expected errors and sentences beside its "
                              "path (tab-separated)")
-    parser.add_argument("--format", default="auto", help="input format (default: auto)")
+    add_format_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..pipeline import open_model
     from ..readers import read_corpus
     from ..selection import select_papers, unreviewed
-    from .evaluate import load_model
 
     if args.budget < 1:
         raise UsageError(f"--budget must be at least 1, not {args.budget}")
@@ -70,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if args.budget >= len(pool):
         print(f"coresc select: note: the budget ({args.budget}) covers the whole pool "
               f"({len(pool)} unreviewed papers): all are listed", file=sys.stderr)
-    model = load_model(args.model)
+    model = open_model(args.model)
     chosen = select_papers(model, pool, args.budget, args.utility, args.diversity)
     names = _names([c.paper for c in chosen], pool)
     lines = [f"{n}\t{c.expected_errors:.1f}\t{c.n_sentences}" if args.scores else n

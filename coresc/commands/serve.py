@@ -21,20 +21,24 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import sys
 from dataclasses import replace
 
 from ..errors import UsageError
-from .convert import add_grobid_arguments
-
-TOKEN_ENV = "CORESC_TOKEN"
+from .options import (
+    MODEL_HELP_SHORT,
+    TOKEN_ENV,
+    add_grobid_arguments,
+    add_listen_arguments,
+    add_model_argument,
+    grobid_of,
+    listen,
+    url_host,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", metavar="MODEL",
-                        help="model directory, or a bundled model ('accurate', the default, "
-                             "or 'fast')")
+    add_model_argument(parser, MODEL_HELP_SHORT)
     add_listen_arguments(parser, "")
     parser.add_argument("--workers", type=int, default=2, metavar="N",
                         help="worker processes annotating at once (default 2)")
@@ -52,15 +56,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_grobid_arguments(parser)
 
 
-def add_listen_arguments(parser: argparse.ArgumentParser, note: str) -> None:
-    """``--host`` and ``--port`` (``coresc serve`` and ``coresc review``)."""
-    parser.add_argument("--host", default="127.0.0.1",
-                        help=f"address to listen on (default 127.0.0.1: this machine "
-                             f"only{note})")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any "
-                                                              "free port, printed at start)")
-
-
 def run(args: argparse.Namespace) -> int:
     from ..extras import require
 
@@ -72,7 +67,6 @@ def run(args: argparse.Namespace) -> int:
     from ..readers.grobid import _is_loopback as is_loopback
     from ..serve.app import Settings, create_app
     from ..serve.pool import WorkerPool
-    from .convert import grobid_of
 
     directory = resolve_model(args.model)
     grobid = grobid_of(args)
@@ -81,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     pool = WorkerPool(args.workers, args.queue, args.timeout, str(directory), grobid)
     pool.start()  # loads the model in each worker: a broken model fails here, in one line
     try:
-        sock = _listen(args.host, args.port)
+        sock = listen(args.host, args.port)
     except UsageError:
         pool.close()
         raise
@@ -92,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         app = create_app(settings, pool)
         host, port = sock.getsockname()[:2]
         print(f"[coresc] serving model {directory.name} with {args.workers} worker(s) on "
-              f"http://{_url_host(host)}:{port}/ (Ctrl-C stops)", file=sys.stderr, flush=True)
+              f"http://{url_host(host)}:{port}/ (Ctrl-C stops)", file=sys.stderr, flush=True)
         if token is None and not is_loopback(args.host):
             print(f"[coresc] warning: listening on {args.host} without a token: anyone who "
                   f"can reach it may use it (--token or ${TOKEN_ENV})", file=sys.stderr)
@@ -113,17 +107,3 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError(f"--port must be at most 65535 (got {args.port})")
     if args.max_size <= 0 or args.timeout <= 0:
         raise UsageError("--max-size and --timeout must be positive")
-
-
-def _listen(host: str, port: int) -> socket.socket:
-    """The listening socket, bound before anything else starts, so that a port in use or
-    a wrong address is one line, not a traceback from inside the server."""
-    try:
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        return socket.create_server((host, port), family=family, backlog=512)
-    except OSError as exc:
-        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-
-
-def _url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host else host

@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 
 from ..errors import UsageError
-from . import output_path
+from .options import add_format_argument, output_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,7 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stack", action="store_true",
                         help="add a second CRF over the first one's out-of-fold marginals "
                              "of each sentence's neighbours, paragraph and section")
-    parser.add_argument("--format", default="auto", help="input format (default: auto)")
+    add_format_argument(parser)
     enc = parser.add_argument_group("sentence encoder (needs the train extra)")
     enc.add_argument("--encoder", action="store_true",
                      help="fine-tune a sentence encoder whose probabilities feed the CRF")

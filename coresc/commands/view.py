@@ -20,9 +20,9 @@ import sys
 from pathlib import Path
 
 from ..errors import UsageError
-from ..readers import FORMATS, iter_input_files, read_corpus
+from ..readers import iter_input_files, read_corpus
 from ..writers.html import render_paper, write_corpus_html, write_html, write_pages
-from . import output_path
+from .options import add_format_argument, output_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,8 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="annotated file(s) or directories (XML, JSONL, ...)")
     parser.add_argument("-o", "--output", type=output_path, required=True, metavar="OUT",
                         help="HTML file to write ('-' for stdout)")
-    parser.add_argument("--format", default="auto", choices=("auto", *FORMATS),
-                        help="input format (default: detect)")
+    add_format_argument(parser, "input format (default: detect)", checked=True)
     parser.add_argument("--corpus", action="store_true",
                         help="write the corpus view even for a single paper")
     parser.add_argument("--pages", metavar="DIR",

@@ -61,7 +61,7 @@ from .config import (
     load_config,
     resolve_config_path,
 )
-from .folds import Fold, balanced_kfold, fold_assignment, make_folds, n_labelled, read_corpora
+from .folds import fold_assignment, make_folds, read_corpora
 from .runner import (
     ExperimentResult,
     Terminated,
@@ -70,6 +70,7 @@ from .runner import (
     summary_line,
 )
 from .scoring import flat_metrics, score_predictions
+from .splits import Fold, balanced_kfold, n_labelled
 from .workers import FoldResult, choose_jobs, fold_papers, new_model, run_fold
 
 __all__ = [

@@ -110,7 +110,7 @@ def _ci(pair: Sequence[float] | None, digits: int = 4) -> str:
 
 def _interval_note(scores: Mapping[str, Any]) -> str:
     """Says how the intervals were made, or why there are none."""
-    from ..metrics import interval_line
+    from ..evaluation import interval_line
 
     return interval_line(scores).strip()
 

@@ -20,18 +20,22 @@ Every (test fold, k, choice, repetition) is one fold run of the runner, named
 ``fold1-k05-random-r2``; the parent run logs, per choice and k, the mean, standard
 deviation, minimum and maximum of the runs' accuracy and macro-F1
 (``curve_random_k5_accuracy_mean`` ...), and ``curve.md`` / ``curve.json``.
+
+A runner over the splits of :mod:`.splits`: it imports them, never ``folds`` or
+``workers`` (which call it); the source model is trained by
+:func:`coresc.experiments.workers.train_source`, beside ``new_model``.
 """
 
 from __future__ import annotations
 
 import math
 import random
-import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import UsageError
 from ._util import _progress
+from .splits import Fold, balanced_kfold, n_labelled
 
 KIND = "learning-curve"
 CHOICES = ("random", "select", "select-rate")
@@ -101,19 +105,6 @@ def _count(value: Any, least: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= least
 
 
-def train_source(cfg, papers: Mapping[str, Any]):
-    """The source model: trained once on every paper of the source corpora."""
-    from .workers import new_model
-
-    keys = source_keys(cfg, papers)
-    _progress(f"source model: training on {len(keys)} papers of "
-              f"{', '.join(cfg.folds['source'])}")
-    start = time.perf_counter()
-    model = new_model(cfg)
-    model.fit([papers[k] for k in keys])
-    return model, time.perf_counter() - start
-
-
 def source_keys(cfg, papers: Mapping[str, Any]) -> list[str]:
     return [k for k, p in papers.items() if p.meta["corpus"] in cfg.folds["source"]]
 
@@ -122,8 +113,6 @@ def curve_folds(cfg, papers: Mapping[str, Any], source=None) -> list:
     """One fold per (test fold, k, choice, repetition). ``source``: the source model,
     which ``select`` needs; without it (``coresc experiment --check``), ``select`` runs
     are listed with their papers left to choose (``Fold.adapt`` None)."""
-    from .folds import Fold, balanced_kfold, n_labelled
-
     spec = cfg.folds
     target = sorted(k for k, p in papers.items() if p.meta["corpus"] == spec["target"])
     sizes = {k: n_labelled(papers[k]) for k in target}

@@ -3,30 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..config import data_dir
 from ..errors import UsageError
 from .config import ExperimentConfig
-
-
-@dataclass
-class Fold:
-    """One train/test split: paper keys (``corpus/paper_id``) on each side."""
-
-    name: str
-    train: list[str]
-    test: list[str]
-    #: learning curves: the target papers the source model is adapted to (None: chosen
-    #: when the source model is trained), and the run's test fold, k, choice, repetition
-    adapt: list[str] | None = None
-    info: dict[str, Any] = field(default_factory=dict)
-
-    def curve_fields(self) -> dict[str, Any]:
-        """``adapt`` and ``info`` for the fold's JSON records (learning curves only)."""
-        return {"adapt": self.adapt, **self.info} if self.info else {}
+from .splits import Fold, balanced_kfold, n_labelled
 
 
 def read_corpora(cfg: ExperimentConfig, max_papers: int | None = None) -> dict[str, Any]:
@@ -48,27 +31,6 @@ def read_corpora(cfg: ExperimentConfig, max_papers: int | None = None) -> dict[s
             paper.meta["corpus"] = corpus.name
             papers[key] = paper
     return papers
-
-
-def n_labelled(paper) -> int:
-    return sum(1 for s in paper.sentences() if s.gold)
-
-
-def balanced_kfold(sizes: Mapping[str, int], k: int) -> list[list[str]]:
-    """Split items into ``k`` folds with sentence totals as equal as greedy gets.
-
-    Largest item first (ties by key, so the result is deterministic), each into the fold
-    with the smallest total so far (ties: lowest fold index). Returns sorted key lists.
-    """
-    from ..model import balanced_folds
-
-    if not 2 <= k <= len(sizes):
-        raise UsageError(f"bad fold count: k={k} needs 2 <= k <= {len(sizes)} (the papers)")
-    keys = sorted(sizes)  # balanced_folds breaks ties by position: here, by key
-    folds: list[list[str]] = [[] for _ in range(k)]
-    for key, i in zip(keys, balanced_folds([sizes[x] for x in keys], k), strict=True):
-        folds[i].append(key)
-    return folds
 
 
 def make_folds(cfg: ExperimentConfig, papers: Mapping[str, Any], source=None) -> list[Fold]:

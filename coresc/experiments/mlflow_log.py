@@ -13,8 +13,8 @@ from ._util import _write_json
 from .artifacts import prediction_records, write_artifacts
 from .config import ExperimentConfig
 from .curve import spread
-from .folds import Fold
 from .scoring import flat_metrics, score_predictions
+from .splits import Fold
 from .workers import FoldResult
 
 

@@ -17,8 +17,9 @@ from typing import Any
 from ._util import _fmt_duration, _progress, _write_json
 from .config import ExperimentConfig, load_config
 from .curve import curve_line
-from .folds import Fold, fold_assignment, make_folds, read_corpora
+from .folds import fold_assignment, make_folds, read_corpora
 from .mlflow_log import _log_curve_parent, _log_fold, _log_metrics, _log_params, _log_parent
+from .splits import Fold
 from .workers import _STATE, FoldResult, _warm_feature_cache, _worker_init, choose_jobs, run_fold
 
 
@@ -198,7 +199,7 @@ def _curve_source(cfg: ExperimentConfig, papers) -> tuple[Any, float]:
     the forked workers inherit the analyses) and its training time; else (None, 0)."""
     if cfg.folds["kind"] != "learning-curve":
         return None, 0.0
-    from .curve import train_source
+    from .workers import train_source
 
     _warm_feature_cache(cfg, papers)
     return train_source(cfg, papers)

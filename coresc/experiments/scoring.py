@@ -16,11 +16,11 @@ def score_predictions(gold_by: Mapping[str, list[list[str]]],
     """Primary scores, the five kappas and secondary-label scores for aligned lists.
 
     ``gold_by`` / ``pred_by``: paper key -> ranked label list per sentence. Sentences
-    without gold are left out (as :func:`coresc.metrics.evaluate_papers` does). ``seed``
+    without gold are left out (as :func:`coresc.evaluation.evaluate_papers` does). ``seed``
     given: 95% intervals by a bootstrap over papers, within ``strata`` (paper -> fold or
     corpus), beside the scores (:func:`coresc.stats.attach_intervals`).
     """
-    from ..metrics import NO_PREDICTION, score_label_lists
+    from ..evaluation import NO_PREDICTION, score_label_lists
 
     g_by, p_by = {}, {}
     for key, golds in gold_by.items():

@@ -14,7 +14,8 @@ from typing import Any
 from ..errors import UsageError
 from ._util import _progress
 from .config import ExperimentConfig
-from .folds import Fold, make_folds, read_corpora
+from .folds import make_folds, read_corpora
+from .splits import Fold
 
 # Papers are shared with forked workers through this global (lxml trees do not pickle).
 _STATE: dict[str, Any] = {}
@@ -40,6 +41,19 @@ def new_model(cfg: ExperimentConfig):
     from ..model import CoreSCClassifier
 
     return CoreSCClassifier(features=cfg.features, seed=cfg.seed, **cfg.model)
+
+
+def train_source(cfg, papers: Mapping[str, Any]):
+    """The source model: trained once on every paper of the source corpora."""
+    from .curve import source_keys
+
+    keys = source_keys(cfg, papers)
+    _progress(f"source model: training on {len(keys)} papers of "
+              f"{', '.join(cfg.folds['source'])}")
+    start = time.perf_counter()
+    model = new_model(cfg)
+    model.fit([papers[k] for k in keys])
+    return model, time.perf_counter() - start
 
 
 def fold_papers(cfg: ExperimentConfig, number: int) -> tuple[Fold, list, list]:

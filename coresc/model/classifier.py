@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import islice, repeat
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,51 +13,29 @@ from ..document import Paper, Prediction
 from ..errors import CorescError
 from ..features import (
     DEFAULT_FEATURES,
-    check_groups,
     marginal_features,
     paper_features,
     sentence_blocks,
 )
-from ..labels import MAX_LABELS, sort_key
 from .analyses import ANALYSES, pos_tagger
 from .calibration import Calibration, keep_above
-from .crf import (
-    DECODINGS,
-    DEFAULT_GRID,
-    biased_decode,
-    check_grid,
-    crf_tag,
-    open_tagger,
-)
-from .domains import (
-    DOMAIN_KINDS,
-    augment,
-    domain_kinds,
-    domain_tag,
-    paper_domains,
-)
+from .crf import DEFAULT_GRID, biased_decode, crf_tag, open_tagger
+from .domains import augment, domain_kinds, domain_tag, paper_domains
 from .encoder import EncoderSettings, OnnxEncoder, encoder_features
+from .params import check_params
 from .persist import load_model, save_model
 from .progress import log
+from .ranking import emitted, rank_labels
 from .secondary import ovr_scores, sigmoid
-from .source import SourceSettings, add_source_features
-from .storage import (
-    default_model_dir,
-    to_json,
-)
-from .training import Training
+from .source import SourceOutputs, SourceSettings, add_source_features
+from .storage import default_model_dir, open_encoder, to_json
+from .training import fit_model
 
 if TYPE_CHECKING:
     from .finetune.oof import FittedEncoder
 
 
-
-
-
-# ---------------------------------------------------------------- the estimator
-
-
-class CoreSCClassifier(Training):
+class CoreSCClassifier:
     """Primary CoreSC label by CRF, ranked secondary labels by one-vs-rest.
 
     Parameters
@@ -170,34 +148,8 @@ class CoreSCClassifier(Training):
         return self
 
     def _validate(self) -> None:
-        self.features = check_groups(self.features)
-        for name in ("c1", "c2"):
-            v = getattr(self, name)
-            if v is not None and (not isinstance(v, (int, float)) or v < 0):
-                raise ValueError(f"{name} must be a number >= 0 or None, not {v!r}")
-        self.c_grid = check_grid(self.c_grid)
-        if self.decode not in DECODINGS:
-            raise ValueError(f"decode must be one of {', '.join(DECODINGS)}, "
-                             f"not {self.decode!r}")
-        if int(self.max_iterations) < 1:
-            raise ValueError("max_iterations must be >= 1")
-        if not 0 <= self.max_secondary_rate <= 1:
-            raise ValueError("max_secondary_rate must be in [0, 1]")
-        self.domains = domain_kinds(self.domains)  # set_params may have given a string
-        bad = [d for d in self.domains if d not in DOMAIN_KINDS]
-        if bad:
-            raise ValueError(f"unknown domain kind(s) {', '.join(map(str, bad))}; "
-                             f"known: {', '.join(DOMAIN_KINDS)}")
-        if self.encoder is not None:
-            if not isinstance(self.encoder, Mapping):
-                raise ValueError(f"encoder must be a mapping of settings, not {self.encoder!r}")
-            self.encoder = EncoderSettings.from_dict(self.encoder).to_dict()
-        if self.source is not None:
-            if not isinstance(self.source, Mapping):
-                raise ValueError(f"source must be a mapping of settings, not {self.source!r}")
-            self.source = SourceSettings.from_dict(self.source).to_dict()
-        if self.device not in ("cpu", "cuda") and not str(self.device).startswith("cuda:"):
-            raise ValueError(f"device must be 'cpu' or 'cuda', not {self.device!r}")
+        """Check and normalise the parameters (:func:`~coresc.model.params.check_params`)."""
+        check_params(self)
 
     def _log(self, msg: str) -> None:
         if self.verbose:
@@ -244,8 +196,8 @@ class CoreSCClassifier(Training):
             # needs POS tags they lack
             shared = analyses if tagger is not None or not self._source._needs_tagger() \
                 else None
-            add_source_features(x, self._source, paper, SourceSettings.from_dict(self.source),
-                                cache, shared)
+            add_source_features(x, self._source.source_outputs(paper, cache, shared), paper,
+                                SourceSettings.from_dict(self.source))
         tags = paper_domains(paper, self.domains)
         if known_domains is not None:
             tags = [t for t in tags if t in known_domains]
@@ -270,6 +222,12 @@ class CoreSCClassifier(Training):
             f.update(g)
 
     # ------------------------------------------------------------ training
+
+    def fit(self, papers: Sequence[Paper]) -> CoreSCClassifier:
+        """Train on papers with gold labels (unlabelled sentences are not trained on);
+        the work is :func:`~coresc.model.training.fit_model`'s."""
+        fit_model(self, papers)
+        return self
 
     def _full(self, marg: list[dict[str, float]]) -> np.ndarray:
         """Marginal dicts of one paper as an array (sentences x ``labels_``)."""
@@ -339,30 +297,7 @@ class CoreSCClassifier(Training):
         probs = None
         if self._ovr is not None:
             probs = sigmoid(ovr_scores(x, self._ovr, self._full(marg)))
-        return self._ranking(self._decode(pred, marg, bias), marg, probs)
-
-    def _ranking(self, primary: list[str], marg: list[dict[str, float]],
-                 probs: np.ndarray | None) -> list[list[Prediction]]:
-        """Per sentence: the primary label with its marginal, then the two best other
-        labels by one-vs-rest probability ``probs`` (sentences x ``labels_``), or by
-        marginal when ``probs`` is None."""
-        labels = list(self.labels_)
-        ranked = []
-        if probs is not None:  # one row-wise argsort, same order as per row
-            orders = np.argsort(-probs, axis=1, kind="stable").tolist()
-            prob_rows = probs.tolist()
-        for i, first in enumerate(primary):
-            entry = [Prediction(first, float(marg[i][first]))]
-            if probs is not None:
-                row = prob_rows[i]
-                others = list(islice(((labels[j], row[j]) for j in orders[i]
-                                      if labels[j] != first), MAX_LABELS - 1))
-            else:
-                others = sorted(((lab, float(p)) for lab, p in marg[i].items() if lab != first),
-                                key=lambda lp: (-lp[1], sort_key(lp[0])))
-            entry += [Prediction(lab, score) for lab, score in others[: MAX_LABELS - 1]]
-            ranked.append(entry)
-        return ranked
+        return rank_labels(self.labels_, self._decode(pred, marg, bias), marg, probs)
 
     def predict(self, papers: Sequence[Paper],
                 min_score: float | None = None) -> list[list[list[Prediction]]]:
@@ -377,14 +312,7 @@ class CoreSCClassifier(Training):
     def _emit(self, ranking: list[Prediction], corpus: str | None = None,
               ) -> list[Prediction]:
         """The labels a raw ranking emits (thresholds on raw scores), calibrated."""
-        out = ranking[:1]
-        if self._ovr is not None and len(ranking) > 1:
-            meta = self._ovr["meta"]
-            if ranking[1].score >= meta["threshold2"]:
-                out = ranking[:2]
-                if len(ranking) > 2 and ranking[2].score >= meta["threshold3"]:
-                    out = ranking[:3]
-        return self._calibrated(out, corpus)
+        return self._calibrated(emitted(ranking, self._ovr), corpus)
 
     def _calibrated(self, ranking: list[Prediction], corpus: str | None = None,
                     ) -> list[Prediction]:
@@ -420,6 +348,25 @@ class CoreSCClassifier(Training):
             out.append(self._full(self._tag_paper(paper, x)[1]) if x else self._full([]))
         return out
 
+    def source_outputs(self, paper: Paper, cache: bool = True,
+                       analyses: list | None = None) -> SourceOutputs:
+        """This model's view of one paper as an adapted model's source: its CRF
+        marginals, decoded primary labels and encoder probabilities (what
+        :func:`~coresc.model.source.add_source_features` takes). ``analyses``: the
+        paper's tokens (and POS tags when this model needs them) already computed by the
+        caller (None: computed here). The encoder runs once: its probabilities feed this
+        model's CRF and are returned."""
+        self._check_fitted()
+        tagger = pos_tagger() if self._needs_tagger() else None
+        probs = self._encoder_probs(paper) if self.encoder is not None else None
+        x = self._paper_features(paper, tagger, self.domains_, cache, probs, analyses)
+        enc_labels = self._encoder.labels if self._encoder is not None else None
+        if not x:
+            return SourceOutputs(self._full([]), list(self.labels_), [], probs, enc_labels)
+        viterbi, marg = self._tag_paper(paper, x)
+        decoded = self._decode(viterbi, marg, self._bias_for(paper))
+        return SourceOutputs(self._full(marg), list(self.labels_), decoded, probs, enc_labels)
+
     # ------------------------------------------------------------ persistence
 
     def _open_tagger(self) -> None:
@@ -438,8 +385,6 @@ class CoreSCClassifier(Training):
             self._source.set_threads(threads)
         files = self._encoder_files()
         if files is not None:
-            from .storage import open_encoder
-
             self._encoder = open_encoder(Path("<model>"), files, threads)
         return self
 
@@ -466,7 +411,6 @@ class CoreSCClassifier(Training):
         params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items()
                            if k not in ("c_grid", "verbose"))
         return f"CoreSCClassifier({params})"
-
 
 
 def _corpus(paper: Paper) -> str | None:

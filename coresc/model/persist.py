@@ -12,11 +12,11 @@ import numpy as np
 
 from .calibration import Calibration
 from .card import write_card
-from .source import SOURCE_DIR
 from .storage import (
     CALIBRATION_FILE,
     MODEL_FILES,
     MODEL_FORMAT,
+    SOURCE_DIR,
     ModelError,
     load_encoder_files,
     load_ovr,

@@ -20,19 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..document import Paper
-from .analyses import pos_tagger
 from .encoder import encoder_features, settings_from
-
-if TYPE_CHECKING:
-    from .classifier import CoreSCClassifier
-
-#: The sub-folder of an adapted model's directory that holds its source model.
-SOURCE_DIR = "source"
 
 
 @dataclass(frozen=True)
@@ -80,36 +73,34 @@ class SourceSettings:
         return asdict(self)
 
 
-def source_outputs(source: CoreSCClassifier, paper: Paper, cache: bool = True,
-                   analyses: list | None = None,
-                   ) -> tuple[np.ndarray, list[str], np.ndarray | None]:
-    """The source's view of one paper: its CRF marginals (sentences x ``labels_``), its
-    decoded primary labels, and its encoder's probabilities (None without an encoder).
-    ``analyses``: the paper's tokens (and POS tags when the source needs them) already
-    computed by the caller (None: computed here).
+@dataclass(frozen=True)
+class SourceOutputs:
+    """A source model's view of one paper
+    (:meth:`~coresc.model.classifier.CoreSCClassifier.source_outputs`).
 
-    The encoder runs once: its probabilities feed the source's own CRF and are returned.
+    marginals : its CRF marginals (sentences x ``labels``).
+    labels : its label set, the columns of ``marginals``.
+    decoded : its decoded primary label of each sentence.
+    encoder_probs : its encoder's probabilities (sentences x ``encoder_labels``); None
+        without an encoder.
+    encoder_labels : its encoder's labels; None without an encoder.
     """
-    source._check_fitted()
-    tagger = pos_tagger() if source._needs_tagger() else None
-    probs = source._encoder_probs(paper) if source.encoder is not None else None
-    x = source._paper_features(paper, tagger, source.domains_, cache, probs, analyses)
-    if not x:
-        return np.zeros((0, len(source.labels_))), [], probs
-    viterbi, marg = source._tag_paper(paper, x)
-    decoded = source._decode(viterbi, marg, source._bias_for(paper))
-    return source._full(marg), decoded, probs
+
+    marginals: np.ndarray
+    labels: list[str]
+    decoded: list[str]
+    encoder_probs: np.ndarray | None
+    encoder_labels: list[str] | None
 
 
-def add_source_features(x: list[dict[str, float]], source: CoreSCClassifier, paper: Paper,
-                        settings: SourceSettings, cache: bool = True,
-                        analyses: list | None = None) -> None:
-    """Add the source's features (see the module docstring) to a paper's feature dicts."""
-    marg, decoded, probs = source_outputs(source, paper, cache, analyses)
-    labels = list(source.labels_)
+def add_source_features(x: list[dict[str, float]], outputs: SourceOutputs, paper: Paper,
+                        settings: SourceSettings) -> None:
+    """Add the source's features (see the module docstring), from its ``outputs`` for
+    ``paper``, to the paper's feature dicts."""
+    marg, labels, probs = outputs.marginals, list(outputs.labels), outputs.encoder_probs
     parts = [encoder_features(marg, labels, settings.neighbours, settings.scale, "src")]
-    if settings.encoder and probs is not None and source._encoder is not None:
-        parts.append(encoder_features(probs, source._encoder.labels, 0, settings.scale,
+    if settings.encoder and probs is not None and outputs.encoder_labels is not None:
+        parts.append(encoder_features(probs, outputs.encoder_labels, 0, settings.scale,
                                       "srcenc"))
     if settings.context:
         from ..features import marginal_features, sentence_blocks
@@ -119,7 +110,7 @@ def add_source_features(x: list[dict[str, float]], source: CoreSCClassifier, pap
         parts.append([{k: v for k, v in f.items() if not k.startswith(("m=", "mp=", "mn="))}
                       for f in ctx])
     if settings.decoded:
-        parts.append([{f"srcpick={lab}": 1.0} for lab in decoded])
+        parts.append([{f"srcpick={lab}": 1.0} for lab in outputs.decoded])
     for j, f in enumerate(x):
         for part in parts:
             f.update(part[j])

@@ -52,6 +52,9 @@ def resolve_model(spec: str | Path | None) -> Path:
     return path
 
 MODEL_FILES = ("crf.crfsuite", "config.json", "meta.json")
+#: The sub-folder of an adapted model's directory that holds its source model
+#: (:mod:`coresc.model.source`).
+SOURCE_DIR = "source"
 #: The calibration maps (:mod:`coresc.model.calibration`), absent in uncalibrated models.
 CALIBRATION_FILE = "calibration.json"
 

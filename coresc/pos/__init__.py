@@ -12,8 +12,9 @@ are computed once per word type and cached, and a sentence costs one numpy gathe
 greedy left-to-right pass that adds the tag-history scores. Frequent unambiguous words
 skip scoring altogether (a tag dictionary).
 
-Files: ``tagger.py`` (the tagger), ``clusters.py`` (word clusters for its features),
-``treebank.py`` (reading its training parses).
+Files: ``tagger.py`` (the tagger: decoding, reading and writing the model), ``features.py``
+(its features), ``training.py`` (the averaged perceptron), ``clusters.py`` (word clusters
+for its features), ``treebank.py`` (reading its training parses).
 
 Usage::
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from .tagger import _NORMALISE, _key
+from .features import NORMALISE, word_key
 
 __all__ = ["learn_word_clusters"]
 
@@ -32,7 +32,7 @@ def learn_word_clusters(
     from sklearn.decomposition import TruncatedSVD
     from sklearn.preprocessing import normalize
 
-    keyed = [[_key(_NORMALISE.get(t, t)) for t in s] for s in sentences]
+    keyed = [[word_key(NORMALISE.get(t, t)) for t in s] for s in sentences]
     counts = Counter(k for s in keyed for k in s)
     vocab = {k: i for i, (k, c) in enumerate(counts.most_common()) if c >= min_count}
     context = {k: i for i, (k, _) in enumerate(counts.most_common(n_context))}

@@ -1,13 +1,12 @@
-"""The tagger itself: features, the averaged perceptron, the per-word score cache.
+"""The tagger itself: the averaged-perceptron model, greedy decoding with the per-word
+score cache, and reading and writing the model. Its features are in :mod:`.features`,
+its training in :mod:`.training`.
 
 See :mod:`coresc.pos` for the design."""
 
 from __future__ import annotations
 
 import json
-import random
-import re
-from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from itertools import repeat
 from pathlib import Path
@@ -17,92 +16,23 @@ import numpy as np
 from coresc.errors import InputError
 from coresc.limits import max_sentence_words
 
+from .features import (
+    NORMALISE,
+    PAD_LEFT,
+    PAD_RIGHT,
+    ROLE_STARTS,
+    ROLES,
+    flat_features,
+    word_features,
+)
+from .training import averaged_perceptron, make_tagdict, prune
+
 __all__ = ["PosTagger", "load_default", "DEFAULT_MODEL"]
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "pos" / "tagger.npz"
 
-# Token normalisation shared by training and tagging: the treebank writes brackets as
-# -LRB-/-RRB- (and sometimes raw "["), and quotes as `` and ''.
-_NORMALISE = {
-    "(": "-LRB-", "[": "-LRB-", "{": "-LRB-",
-    ")": "-RRB-", "]": "-RRB-", "}": "-RRB-",
-    "-LCB-": "-LRB-", "-RCB-": "-RRB-", "-LSB-": "-LRB-", "-RSB-": "-RRB-",
-    '"': "''", "\u201c": "``", "\u201d": "''", "\u2018": "`", "\u2019": "'",
-}
-_ROLES = 5  # offsets 0, -1, +1, -2, +2 in that order
-_PAD_LEFT = ("-START2-", "-START-")
-_PAD_RIGHT = ("-END-", "-END2-")
 _CACHE_LIMIT = 200_000  # word types kept in the per-word score cache
 _BATCH_TOKENS = 100_000  # tokens of windowed long sentences scored in one batch
-_ROLE_STARTS = np.array([0, 14, 18, 22, 23])  # where each role's features start (below)
-
-
-def _shape(word: str) -> str:
-    """Compressed word shape: every run of letters or digits becomes ``u``, the rest stays.
-
-    ``Fig.`` -> ``u.``, ``0.05`` -> ``u.u``, ``well-known`` -> ``u-u``. The last pass also
-    rewrites the ``X``/``x``/``d`` marks of the earlier ones, so case and digits are lost;
-    the shipped model was trained with this shape, so it is kept as it is.
-    """
-    s = _UPPER("X", word)
-    s = _LOWER("x", s)
-    s = _DIGIT("d", s)
-    s = _OTHER("u", s)  # other letters (Greek ...)
-    return s[:6]
-
-
-_UPPER = re.compile(r"[A-Z]+").sub
-_LOWER = re.compile(r"[a-z]+").sub
-_DIGIT = re.compile(r"\d+").sub
-_OTHER = re.compile(r"[^\W\d_]+").sub
-
-
-def _key(word: str) -> str:
-    """The word as features see it: lower case, numbers collapsed."""
-    low = word.lower()
-    # (the letter test first: most words fail it at their first character)
-    if not any(c.isalpha() for c in low) and any(c.isdigit() for c in low):
-        return "!NUM"
-    return low
-
-
-def _word_features(word: str, clusters: dict[str, int]) -> tuple[list[str], ...]:
-    """Feature names of ``word`` for each role (current, prev, next, prev2, next2).
-
-    ``clusters`` maps a word key (:func:`_key`) to its distributional cluster, learnt from
-    unlabelled text (:func:`learn_word_clusters`); it lets words never seen in the small
-    treebank borrow evidence from words with similar contexts.
-    """
-    f = _flat_features(word, clusters)
-    return f[:14], f[14:18], f[18:22], f[22:23], f[23:]
-
-
-def _flat_features(word: str, clusters: dict[str, int]) -> list[str]:
-    """The feature names of :func:`_word_features`, all roles in one list (24 names)."""
-    k = _key(word)
-    shape = _shape(word)
-    cl = str(clusters.get(k, "?"))
-    s3 = k[-3:]
-    return [
-        "b",
-        "w " + k,
-        "s1 " + k[-1:],
-        "s2 " + k[-2:],
-        "s3 " + s3,
-        "s4 " + k[-4:],
-        "p1 " + k[:1],
-        "p2 " + k[:2],
-        "p3 " + k[:3],
-        "s5 " + k[-5:],
-        "sh " + shape,
-        "cap " + str(word[:1].isupper()),
-        "hy " + str("-" in word[1:]),
-        "c " + cl,
-        "w-1 " + k, "s3-1 " + s3, "sh-1 " + shape, "c-1 " + cl,
-        "w+1 " + k, "s3+1 " + s3, "sh+1 " + shape, "c+1 " + cl,
-        "w-2 " + k,
-        "w+2 " + k,
-    ]
 
 
 class PosTagger:
@@ -156,9 +86,9 @@ class PosTagger:
             # every role has a fixed number of features; unknown ones point at the zero
             # row at the end of ``_padded``, so one gather + reduceat scores all roles
             index, zero = self.features, len(self.features)
-            feats = _word_features(word, self.clusters)
+            feats = word_features(word, self.clusters)
             ids = [index.get(n, zero) for role in feats for n in role]
-            vec = np.add.reduceat(self._padded[ids], _ROLE_STARTS, axis=0)
+            vec = np.add.reduceat(self._padded[ids], ROLE_STARTS, axis=0)
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
             self._cache[word] = vec
@@ -166,7 +96,7 @@ class PosTagger:
 
     def _static_scores(self, words: Sequence[str]) -> np.ndarray:
         """(n, n_tags) scores of everything but the tag history, for normalised words."""
-        padded = [*_PAD_LEFT, *words, *_PAD_RIGHT]
+        padded = [*PAD_LEFT, *words, *PAD_RIGHT]
         get = self._cache.get
         vecs = [get(w) for w in padded]
         for i, v in enumerate(vecs):
@@ -181,7 +111,7 @@ class PosTagger:
             raise RuntimeError("PosTagger is not trained: call train() or load()")
         if not tokens:
             return []
-        norm = _NORMALISE
+        norm = NORMALISE
         words = [norm.get(t, t) for t in tokens]
         tagdict = self.tagdict
         known = [tagdict.get(w) for w in words]
@@ -239,7 +169,7 @@ class PosTagger:
         """
         if not self.tags:
             raise RuntimeError("PosTagger is not trained: call train() or load()")
-        norm = _NORMALISE
+        norm = NORMALISE
         tagdict = self.tagdict
         tags = self.tags
         start = len(tags)
@@ -260,9 +190,9 @@ class PosTagger:
                 continue
             todo.append((len(out), len(padded) + 2))
             out.append(None)
-            padded += _PAD_LEFT
+            padded += PAD_LEFT
             padded += words
-            padded += _PAD_RIGHT
+            padded += PAD_RIGHT
             ids += pads
             ids += [index[t] if t is not None else -1 for t in known]
             ids += pads
@@ -307,11 +237,11 @@ class PosTagger:
         clusters = self.clusters
         ids: list[int] = []
         for w in words:
-            ids += map(get, _flat_features(w, clusters), repeat(zero))
-        per = int(_ROLE_STARTS[-1]) + 1  # features per word (the last role has one)
-        starts = (np.arange(len(words))[:, None] * per + _ROLE_STARTS).ravel()
+            ids += map(get, flat_features(w, clusters), repeat(zero))
+        per = int(ROLE_STARTS[-1]) + 1  # features per word (the last role has one)
+        starts = (np.arange(len(words))[:, None] * per + ROLE_STARTS).ravel()
         allv = np.add.reduceat(self._padded[ids], starts, axis=0).reshape(
-            len(words), _ROLES, -1)
+            len(words), ROLES, -1)
         cache = self._cache
         for j, (w, i) in enumerate(zip(words, where, strict=True)):
             v = allv[j]
@@ -319,6 +249,7 @@ class PosTagger:
                 cache.clear()
             cache[w] = v
             vecs[i] = v
+
 
     # ----------------------------------------------------------------- training
     def train(self, sentences: Sequence[Sequence[tuple[str, str]]]) -> PosTagger:
@@ -328,100 +259,17 @@ class PosTagger:
         the same way as at tagging time.
         """
         data = [
-            ([_NORMALISE.get(w, w) for w, _ in s], [t for _, t in s]) for s in sentences if s
+            ([NORMALISE.get(w, w) for w, _ in s], [t for _, t in s]) for s in sentences if s
         ]
         if not data:
             raise ValueError("train() needs at least one non-empty tagged sentence")
         self.tags = sorted({t for _, ts in data for t in ts})
-        tag_id = {t: i for i, t in enumerate(self.tags)}
-        n_tags = len(self.tags)
-        self.tagdict = self._make_tagdict(data)
-
-        # Feature index over everything seen in training (all roles, all words + padding).
-        names: dict[str, int] = {}
-        word_ids: dict[str, list[list[int]]] = {}
-        for words, _ in data:
-            for w in (*_PAD_LEFT, *words, *_PAD_RIGHT):
-                if w not in word_ids:
-                    word_ids[w] = [
-                        [names.setdefault(n, len(names)) for n in role]
-                        for role in _word_features(w, self.clusters)
-                    ]
-        self.features = names
-        n_feat = len(names)
-        w = np.zeros((n_feat, n_tags))
-        total = np.zeros((n_feat, n_tags))
-        stamp = np.zeros((n_feat, n_tags))
-        tr = np.zeros(((n_tags + 1) ** 2, n_tags))  # flattened trans[p2, p1]
-        tr_total = np.zeros_like(tr)
-        tr_stamp = np.zeros_like(tr)
-
-        # Per-position feature ids: current word role 0, neighbours' roles 1-4.
-        examples = []
-        for words, gold in data:
-            padded = [*_PAD_LEFT, *words, *_PAD_RIGHT]
-            pos_ids = []
-            for i in range(2, len(padded) - 2):
-                ids = (
-                    word_ids[padded[i]][0] + word_ids[padded[i - 1]][1]
-                    + word_ids[padded[i + 1]][2] + word_ids[padded[i - 2]][3]
-                    + word_ids[padded[i + 2]][4]
-                )
-                pos_ids.append(np.array(ids))
-            examples.append((pos_ids, [tag_id[t] for t in gold]))
-
-        def update(mat, tot, stp, rows, col, delta, now):
-            tot[rows, col] += (now - stp[rows, col]) * mat[rows, col]
-            stp[rows, col] = now
-            mat[rows, col] += delta
-
-        rng = random.Random(self.seed)
-        start = n_tags
-        now = 0
-        order = list(range(len(examples)))
-        for _ in range(self.n_iter):
-            rng.shuffle(order)
-            for k in order:
-                pos_ids, gold = examples[k]
-                p2 = p1 = start
-                for ids, g in zip(pos_ids, gold, strict=True):
-                    now += 1
-                    h = p2 * (n_tags + 1) + p1
-                    guess = int((w[ids].sum(axis=0) + tr[h]).argmax())
-                    if guess != g:
-                        for col, delta in ((g, 1.0), (guess, -1.0)):
-                            update(w, total, stamp, ids, col, delta, now)
-                            update(tr, tr_total, tr_stamp, [h], col, delta, now)
-                    # gold history during training keeps updates local (the usual choice
-                    # for a greedy tagger trained on little data)
-                    p2, p1 = p1, g
-        total += (now - stamp) * w
-        tr_total += (now - tr_stamp) * tr
-        self.weights = (total / now).astype(np.float32)
-        self.trans = (tr_total / now).astype(np.float32).reshape(n_tags + 1, n_tags + 1, n_tags)
-        self._prune()
+        self.tagdict = make_tagdict(data, self.dict_min_count, self.dict_min_share)
+        features, weights, self.trans = averaged_perceptron(
+            data, self.tags, self.clusters, self.n_iter, self.seed)
+        self.features, self.weights = prune(features, weights)
         self._reset()
         return self
-
-    def _make_tagdict(self, data) -> dict[str, str]:
-        counts: dict[str, Counter] = defaultdict(Counter)
-        for words, tags in data:
-            for word, tag in zip(words, tags, strict=True):
-                counts[word][tag] += 1
-        out = {}
-        for word, c in counts.items():
-            tag, n = c.most_common(1)[0]
-            total = sum(c.values())
-            if total >= self.dict_min_count and n / total >= self.dict_min_share:
-                out[word] = tag
-        return out
-
-    def _prune(self, eps: float = 1e-3) -> None:
-        """Drop features whose averaged weights are all (nearly) zero: a smaller model."""
-        keep = np.abs(self.weights).max(axis=1) > eps
-        names = [n for n, i in sorted(self.features.items(), key=lambda x: x[1]) if keep[i]]
-        self.weights = self.weights[keep]
-        self.features = {n: i for i, n in enumerate(names)}
 
     def _reset(self) -> None:
         self._cache = {}

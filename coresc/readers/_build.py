@@ -1,4 +1,4 @@
-"""Shared state of the readers that split sentences themselves (JATS, Elsevier).
+"""Shared state of the readers that split sentences themselves (JATS, Elsevier, TEI).
 
 Wraps the pre-split reader's section builder with sentence numbering: every sentence
 wrapped in a new ``<s>`` gets ``sid`` 1..n over the document in reading order.
@@ -6,12 +6,13 @@ wrapped in a new ``<s>`` gets ``sid`` 1..n over the document in reading order.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 
 from lxml import etree
 
 from ..citations import count_citations_markup, count_citations_text
-from ..document import Label, Prediction, Sentence, clean_text
+from ..document import Label, Paper, Prediction, Sentence, clean_text
 from ._wrap import flat_text, wrap_sentences
 from .presplit import _Builder
 
@@ -85,3 +86,40 @@ class SplitState:
 
     def sections(self):
         return self.builder.pruned()
+
+
+class NestedReader(ABC):
+    """A reader of nested section elements (JATS, Elsevier): a sentence state and the
+    enclosing sections; a subclass reads one block element in :meth:`block`."""
+
+    def __init__(self) -> None:
+        self.state = SplitState()
+        self.stack: list[int] = []  # enclosing sections, innermost last
+
+    @abstractmethod
+    def block(self, el: etree._Element, zone: str) -> None:
+        """Read one block element (a section, paragraph, float ...)."""
+
+    def container(self, el: etree._Element, zone: str) -> None:
+        """Read the block content of ``el`` (body, sec, list, boxed-text ...)."""
+        for child in el:
+            if isinstance(child.tag, str):
+                self.block(child, zone)
+
+    def nested(self, sec: etree._Element, heading: str, stype: str | None, zone: str) -> None:
+        """Read ``sec`` as a section one level below the enclosing one, then step out."""
+        st = self.state
+        outer = self.stack[-1] if self.stack else None
+        depth = 1 if outer is None else st.builder.sections[outer].depth + 1
+        self.stack.append(st.open(heading, stype, depth, outer))
+        self.container(sec, zone)
+        self.stack.pop()
+        st.enter(outer)
+
+
+def finish(paper: Paper, state: SplitState) -> Paper:
+    """``paper`` with the sections built, titled by the text of its title sections."""
+    paper.sections = state.sections()
+    paper.title = " ".join(s.text for sec in paper.sections if sec.type == "title"
+                           for s in sec.sentences())
+    return paper

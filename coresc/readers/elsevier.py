@@ -30,7 +30,7 @@ from lxml import etree
 from ..document import Paper, clean_text
 from ..xmlsafe import localname
 from . import paper_id_from_path
-from ._build import SplitState
+from ._build import NestedReader, finish
 
 ARTICLE_TAGS = ("article", "simple-article", "converted-article", "book-review", "exam")
 #: Children of a paragraph that end its text run and are not part of any sentence.
@@ -62,16 +62,10 @@ def _text(el: etree._Element | None) -> str:
     return "" if el is None else clean_text("".join(el.itertext(tag=(etree.Element,))))
 
 
-class _Reader:
+class _Reader(NestedReader):
     def __init__(self, floats: dict[str, etree._Element]) -> None:
-        self.state = SplitState()
-        self.stack: list[int] = []
+        super().__init__()
         self.floats = floats  # id -> float element not read yet
-
-    def container(self, el: etree._Element, zone: str) -> None:
-        for child in el:
-            if isinstance(child.tag, str):
-                self.block(child, zone)
 
     def block(self, el: etree._Element, zone: str) -> None:
         name = localname(el)
@@ -89,16 +83,9 @@ class _Reader:
             self.container(el, zone)  # sections, list items, enunciations, textbox bodies
 
     def section(self, sec: etree._Element, zone: str, stype: str | None = None) -> None:
-        st = self.state
-        outer = self.stack[-1] if self.stack else None
-        depth = 1 if outer is None else st.builder.sections[outer].depth + 1
-        heading = _text(_child(sec, "section-title"))
         if zone == "abstract":
             stype = "abstract"
-        self.stack.append(st.open(heading, stype, depth, outer))
-        self.container(sec, zone)
-        self.stack.pop()
-        st.enter(outer)
+        self.nested(sec, _text(_child(sec, "section-title")), stype, zone)
 
     def paragraph(self, para: etree._Element, zone: str) -> None:
         anchors = [a.get("refid") for a in para.iter("{*}float-anchor")]
@@ -183,7 +170,4 @@ def read_elsevier(path: str | Path, tree: etree._ElementTree) -> Paper:
         reader.state.open("Figures and tables", "other", 1, None)
         for fl in list(reader.floats.values()):
             reader.captioned(fl, "body")
-    paper.sections = reader.state.sections()
-    paper.title = " ".join(s.text for sec in paper.sections if sec.type == "title"
-                           for s in sec.sentences())
-    return paper
+    return finish(paper, reader.state)

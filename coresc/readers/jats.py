@@ -32,7 +32,7 @@ from lxml import etree
 from ..document import Paper, clean_text
 from ..xmlsafe import localname
 from . import paper_id_from_path
-from ._build import SplitState
+from ._build import NestedReader, finish
 
 #: Children of a paragraph that end its text run and are not part of any sentence.
 BLOCK_TAGS = frozenset({
@@ -74,28 +74,11 @@ def _child(el: etree._Element, name: str) -> etree._Element | None:
     return next((c for c in el if localname(c) == name), None)
 
 
-class _Reader:
-    def __init__(self) -> None:
-        self.state = SplitState()
-        self.stack: list[int] = []  # enclosing sections, innermost last
-
+class _Reader(NestedReader):
     # -- containers ----------------------------------------------------------------
-    def container(self, el: etree._Element, zone: str) -> None:
-        """Read the block content of ``el`` (body, sec, list, boxed-text ...)."""
-        for child in el:
-            if isinstance(child.tag, str):
-                self.block(child, zone)
-
     def section(self, sec: etree._Element, zone: str) -> None:
-        st = self.state
-        outer = self.stack[-1] if self.stack else None
-        depth = 1 if outer is None else st.builder.sections[outer].depth + 1
-        heading = _title_text(_child(sec, "title"))
-        self.stack.append(st.open(heading, "abstract" if zone == "abstract" else None,
-                                  depth, outer))
-        self.container(sec, zone)
-        self.stack.pop()
-        st.enter(outer)
+        self.nested(sec, _title_text(_child(sec, "title")),
+                    "abstract" if zone == "abstract" else None, zone)
 
     def paragraph(self, p: etree._Element, zone: str) -> None:
         if _is_doi_line(p):
@@ -165,7 +148,4 @@ def read_jats(path: str | Path, tree: etree._ElementTree) -> Paper:
     if floats is not None:  # floats kept apart from the body: their captions come last
         reader.state.open("Figures and tables", "other", 1, None)
         reader.container(floats, "body")
-    paper.sections = reader.state.sections()
-    paper.title = " ".join(s.text for sec in paper.sections if sec.type == "title"
-                           for s in sec.sentences())
-    return paper
+    return finish(paper, reader.state)

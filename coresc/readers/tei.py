@@ -41,15 +41,13 @@ from pathlib import Path
 
 from lxml import etree
 
-from ..document import Label, Paper, Prediction, clean_text
+from ..document import FORMULA_TEXT, Label, Paper, Prediction, clean_text
 from ..errors import InputError
 from ..tei import read_labels
 from ..xmlsafe import localname
 from . import paper_id_from_path
-from ._build import SplitState
+from ._build import SplitState, finish
 
-#: What a formula contributes to the text of the sentence it sits in.
-FORMULA_TEXT = "[formula]"
 #: Children of a paragraph that end its text run (never part of a new sentence).
 BLOCK_TAGS = frozenset({"p", "ab", "list", "figure", "table", "div", "s", "lg", "quote",
                         "floatingText", "listBibl"})
@@ -320,7 +318,4 @@ def read_tei(path: str | Path, tree: etree._ElementTree) -> Paper:
     body = _child(_child(root, "text"), "body")
     if body is not None:
         reader.body(body)
-    paper.sections = reader.state.sections()
-    paper.title = " ".join(s.text for sec in paper.sections if sec.type == "title"
-                           for s in sec.sentences())
-    return paper
+    return finish(paper, reader.state)

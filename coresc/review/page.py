@@ -16,7 +16,8 @@ from importlib import resources
 from ..document import Paper, Paragraph, Prediction, Section, Sentence
 from ..labels import LABEL_NAMES, LABELS
 from ..writers.html import Addon, esc, html_page, label_styles, render_paper
-from .store import ADVANTAGE, NOVELTY, PaperReview, ReviewStore
+from .decisions import ADVANTAGE, NOVELTY, PaperReview
+from .store import ReviewStore
 
 #: The key of each label: one letter, mostly its initial or a letter of its name.
 LABEL_KEYS: dict[str, str] = {

@@ -22,7 +22,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
 
-from .. import __version__
+from .._version import __version__
 from .http import (
     OUTPUTS,
     WARNING_HEADER,

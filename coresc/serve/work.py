@@ -3,8 +3,8 @@
 A request is answered exactly as ``coresc annotate`` answers the same input on standard
 output: a raw body is standard input (``-``, paper id ``stdin``), an uploaded file is
 the file named on the command line (its name gives the paper id). The functions of
-:mod:`coresc.batch.work` do the reading, annotating and rendering, so both write the
-same bytes.
+:mod:`coresc.pipeline` do the reading, annotating and rendering, as they do for
+``coresc annotate``, so both write the same bytes.
 """
 
 from __future__ import annotations
@@ -14,16 +14,17 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
-from ..batch.work import (
+from ..errors import CorescError, InputError, UsageError
+from ..pipeline import (
     Source,
     annotate_paper,
     check_domain,
     known_domains,
-    load_model,
+    language_warnings,
+    open_model,
     read_source,
     render,
 )
-from ..errors import CorescError, InputError, UsageError
 
 #: What the server calls a body sent without a file name (the CLI's standard input).
 STDIN = "-"
@@ -72,7 +73,6 @@ def answer_request(model, request: Request, grobid: Any = None) -> Answer:
     """The bytes ``coresc annotate`` writes to stdout for this input, with the warnings
     the CLI prints on stderr (a paper that does not look like English); raises
     :class:`~coresc.errors.CorescError` as the CLI would report it."""
-    from ..batch.work import language_warnings
     from ..readers import STDIN_NAME
     from ..writers import get_writer
 
@@ -97,7 +97,7 @@ def answer_request(model, request: Request, grobid: Any = None) -> Answer:
         annotate_paper(model, paper, request.domain, request.min_score)
     withheld = request.min_score is not None
     header = b"" if writer.per_paper else writer.load("header")(True, withheld).encode("utf-8")
-    body = header + b"".join(data for _, data in render(papers, request.to, withheld))
+    body = header + b"".join(data for _, data in render(papers, writer, withheld))
     return Answer(body, warnings)
 
 
@@ -124,7 +124,7 @@ def worker_main(conn, model_dir: str | None, grobid: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
-        model = load_model(model_dir, shared=True)
+        model = open_model(model_dir, shared=True)
     except CorescError as exc:
         conn.send(("failed", str(exc)))
         return
