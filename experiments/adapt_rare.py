@@ -6,14 +6,14 @@ ART model: `coresc train ../shared/data/art-corpus -o /tmp/art-src --c1 0.5 --c2
 --no-secondary`); the target's papers sorted by id and shuffled with each --seed; the
 first --held-out are scored, the rest are the pool; `coresc select` with the source (or a
 seeded random order, --choose random) picks k of the pool, whose gold labels are the
-reviewed papers; `adapt()` as `train --from` runs it (no secondary layer: it does not
-change the primary label).
+reviewed papers; `adapt()` as `train --from` runs it, with `mix: false` (phase 2 mixes
+as adapt() does) and no secondary layer (it does not change the primary label).
 
 Phase 1 (slow, cached as JSON in --cache): per seed and k, the adapted CRF's marginals and
 the source's marginals on the held-out papers, and on the reviewed papers the adapted
 model's out-of-fold marginals from adapt()'s own inner folds (captured, not recomputed)
 beside the source's. Phase 2 (fast): each method's primary labels from those, scored
-with coresc's bootstrap intervals over held-out papers (coresc.metrics.score_label_lists).
+with coresc's bootstrap intervals over held-out papers (coresc.evaluation.score_label_lists).
 
 Methods (T: reviewed sentences of a label at which both models weigh the same):
   today        the adapted CRF's largest marginal (adapt's decoding before issue 38)
@@ -49,8 +49,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from coresc.config import data_dir  # noqa: E402
+from coresc.evaluation import score_label_lists  # noqa: E402
 from coresc.labels import sort_key  # noqa: E402
-from coresc.metrics import score_label_lists  # noqa: E402
 from coresc.model import CoreSCClassifier  # noqa: E402
 from coresc.model import training as _training  # noqa: E402
 from coresc.model.adapt import adapt  # noqa: E402
@@ -72,14 +72,14 @@ T_GRID = (0.0, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
 
 def _capture_oof() -> None:
     """Keep adapt()'s inner-fold marginals on the model (read by phase 1)."""
-    orig = _training.Training._inner_cv
+    orig = _training.inner_cv
 
-    def capture(self, X, labels, folds, grid):
-        best, scores, oof = orig(self, X, labels, folds, grid)
-        self._oof_capture = [None if o is None else o[1] for o in oof]
+    def capture(model, X, labels, folds, grid):
+        best, scores, oof = orig(model, X, labels, folds, grid)
+        model._oof_capture = [None if o is None else o[1] for o in oof]
         return best, scores, oof
 
-    _training.Training._inner_cv = capture
+    _training.inner_cv = capture
 
 
 def _as_matrix(marg: list[dict[str, float]], labels: list[str]) -> list[list[float]]:
@@ -124,7 +124,9 @@ def compute(args, source, labels, held, pool, seed: int, cache: Path) -> dict:
             continue
         reviewed = [pool[i] for i in order[:k]]
         t0 = time.monotonic()
-        model = adapt(source, reviewed, secondary=False, verbose=False)
+        # unmixed (``mix: false``): phase 2 applies each method, mix-30 as adapt() does
+        model = adapt(source, reviewed, secondary=False, verbose=False,
+                      source_settings={"mix": False})
         took = time.monotonic() - t0
         oof = getattr(model, "_oof_capture", None) or [None] * len(reviewed)
         data["k"][str(k)] = {
