@@ -14,7 +14,9 @@
   fold and the repetition; the first k papers of an order, so a repetition's smaller sets
   are part of its larger ones); ``select``: :func:`coresc.selection.select_papers` with
   the source model (expected wrong labels per paper, ``diversity``), deterministic, so one
-  repetition; ``select-rate``: the same ranked by the expected share of wrong labels.
+  repetition; ``select-rate``: the same ranked by the expected share of wrong labels;
+  ``select-weak``: by the uncertainty about each label weighted towards the rare labels,
+  per sentence (``coresc select``'s default since issue 38).
 
 Every (test fold, k, choice, repetition) is one fold run of the runner, named
 ``fold1-k05-random-r2``; the parent run logs, per choice and k, the mean, standard
@@ -39,7 +41,7 @@ from ._util import _progress
 from .splits import Fold, balanced_kfold, n_labelled
 
 KIND = "learning-curve"
-CHOICES = ("random", "select", "select-rate")
+CHOICES = ("random", "select", "select-rate", "select-weak")
 DEFAULT_SIZES = (0, 3, 5, 10, 15, 30)
 #: The measures whose spread over repetitions the parent run logs.
 CURVE_MEASURES = ("accuracy", "macro_f1", "kappa_coresc1_micro")
@@ -156,10 +158,14 @@ def _runs(cfg, papers, fold: str, pool: list[str], source):
         order = None
         if source is not None and sizes:
             order = select_order(source, papers, pool, min(max(sizes), len(pool)),
-                                 "rate" if choice == "select-rate" else "total",
+                                 _UTILITY[choice],
                                  spec["diversity"])
         for k in sizes:
             yield k, choice, 1, order
+
+
+#: The ``coresc select`` utility of each ``select*`` choice.
+_UTILITY = {"select": "total", "select-rate": "rate", "select-weak": "weak"}
 
 
 def select_order(source, papers, pool: list[str], budget: int, utility: str,
