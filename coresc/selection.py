@@ -6,8 +6,12 @@ the model's calibrated probability that its primary label is right: the number o
 primary labels a reviewer can expect to correct. ``utility="total"`` ranks papers by that
 number (a long, uncertain paper teaches the model the most per paper reviewed);
 ``utility="rate"`` by its share of the sentences (the most uncertain papers whatever
-their length). docs/benchmarks.md ("Learning curve") measures both against a random
-choice.
+their length). ``utility="weak"`` (the default) spends the budget where the labels are
+weak: per sentence, the model's uncertainty about each label (``p (1 - p)`` of its
+marginal) weighted by the inverse of the label's expected share of the pool (floored at
+1%), and per paper the mean over its sentences, so long papers full of Res and Met
+sentences do not win by length. docs/benchmarks.md ("Learning curve", "Rare labels under
+adaptation") measures them against a random choice.
 
 Diversity is a greedy choice: each step takes the paper with the largest
 ``utility * (1 - diversity * s)``, where ``s`` is the paper's largest cosine similarity
@@ -26,7 +30,9 @@ from .document import Paper
 from .errors import UsageError
 
 #: How a paper's expected errors are turned into its utility.
-UTILITIES = ("total", "rate")
+UTILITIES = ("total", "rate", "weak")
+#: The smallest expected share of the pool a label's weight is the inverse of (``weak``).
+MIN_SHARE = 0.01
 #: How much a paper's similarity to those already chosen discounts it (0: none).
 DEFAULT_DIVERSITY = 0.5
 
@@ -57,13 +63,27 @@ def expected_errors(model, papers: Sequence[Paper]) -> list[tuple[float, int]]:
     return out
 
 
+def weak_label_scores(model, papers: Sequence[Paper]) -> list[float]:
+    """Per paper, the mean over its sentences of the model's uncertainty about each label
+    (``p (1 - p)`` of its marginal), weighted by the inverse of the label's expected share
+    of the pool (the mean marginal over every sentence of ``papers``, floored at
+    :data:`MIN_SHARE`)."""
+    margs = model.marginals(papers)
+    rows = [m for m in margs if len(m)]
+    if not rows:
+        return [0.0] * len(margs)
+    weight = 1.0 / np.maximum(np.concatenate(rows).mean(axis=0), MIN_SHARE)
+    weight /= weight.sum()
+    return [float(((m * (1.0 - m)) @ weight).mean()) if len(m) else 0.0 for m in margs]
+
+
 def unreviewed(papers: Sequence[Paper], reviewed_ids: set[str] = frozenset()) -> list[Paper]:
     """The papers with no gold label whose id is not among ``reviewed_ids``."""
     return [p for p in papers if p.id not in reviewed_ids
             and not any(s.gold for s in p.sentences())]
 
 
-def select_papers(model, papers: Sequence[Paper], budget: int, utility: str = "total",
+def select_papers(model, papers: Sequence[Paper], budget: int, utility: str = "weak",
                   diversity: float = DEFAULT_DIVERSITY) -> list[Candidate]:
     """The ``budget`` most useful papers to review, most useful first (fewer when the
     pool is smaller)."""
@@ -76,8 +96,10 @@ def select_papers(model, papers: Sequence[Paper], budget: int, utility: str = "t
     pool = [Candidate(i, p, e, n)
             for i, (p, (e, n)) in enumerate(zip(papers, expected_errors(model, papers),
                                                 strict=True))]
-    for c in pool:
-        c.utility = c.expected_errors if utility == "total" else c.error_rate
+    weak = weak_label_scores(model, papers) if utility == "weak" else None
+    for i, c in enumerate(pool):
+        c.utility = (c.expected_errors if utility == "total" else
+                     c.error_rate if utility == "rate" else weak[i])
     return greedy_diverse(pool, similarity_matrix(papers), budget, diversity)
 
 

@@ -251,3 +251,41 @@ def test_adapt_the_accurate_model_round_trip(shared_data, tmp_path):
     new = read_corpus(jats[2:3])
     loaded = CoreSCClassifier.load(tmp_path / "m")
     assert _rows(loaded.predict(new)) == _rows(model.predict(new))
+
+
+def _firsts(predictions) -> list[str]:
+    return [r[0].label for paper in predictions for r in paper if r]
+
+
+def test_a_label_the_reviewed_papers_lack_survives_adaptation(source, source_papers):
+    """Reviewed papers that never label a sentence Goa: the adapted model still says Goa
+    where its source does (its marginals mixed per label with the source's, issue 38);
+    with ``mix: false`` the CRF, which never saw Goa, cannot."""
+    rng = random.Random(13)
+    field = [make_paper(300 + i, rng) for i in range(3)]
+    for p in field:
+        for s in p.sentences():
+            if s.gold and s.gold[0].code == "Goa":
+                s.gold = []
+    kw = {"c1": 0.05, "c2": 0.05, "max_iterations": 30, "secondary": False,
+          "verbose": False}
+    mixed = adapt(source, field, **kw)
+    plain = adapt(source, field, source_settings={"mix": False}, **kw)
+    assert "Goa" in source.labels_ and "Goa" not in plain.labels_
+    assert "Goa" in mixed.labels_ and mixed.meta_["source_mix"]["Goa"] == 0.0
+    test = source_papers[:2]
+    assert "Goa" in _firsts(source.predict(test))
+    assert "Goa" in _firsts(mixed.predict(test))
+    assert "Goa" not in _firsts(plain.predict(test))
+
+
+def test_mixing_weights_load_back_and_bad_ones_are_refused(adapted, tmp_path):
+    assert adapted.source_mix_ and set(adapted.source_mix_) == set(adapted.labels_)
+    adapted.save(tmp_path / "m")
+    assert CoreSCClassifier.load(tmp_path / "m").source_mix_ == adapted.source_mix_
+    meta_path = tmp_path / "m" / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["source_mix"] = {"Res": 1.5}
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="source_mix"):
+        CoreSCClassifier.load(tmp_path / "m")

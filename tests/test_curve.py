@@ -196,3 +196,27 @@ def test_a_curve_fold_adapts_the_source_to_its_papers(data: Path, monkeypatch) -
     fold = by["fold2-k02-random-r1"]
     assert run_curve_fold(fold, papers, source, cfg.folds["adapt"]) == "adapted"
     assert seen == [(source, [papers[k].id for k in fold.adapt], {"c2": 1.0})]
+
+
+def test_curve_rows_carry_macro_and_each_labels_f1_with_intervals():
+    from coresc.experiments.curve import curve_f1_table, curve_summary
+    from coresc.experiments.splits import Fold
+
+    folds = [Fold(f"fold{i}-k05-random-r1", [], [], info={"choose": "random", "k": 5})
+             for i in (1, 2)]
+    metrics = {
+        folds[0].name: {"accuracy": 0.6, "macro_f1": 0.4, "macro_f1_ci_low": 0.3,
+                        "macro_f1_ci_high": 0.5, "f1_Hyp": 0.2, "f1_Hyp_ci_low": 0.1,
+                        "f1_Hyp_ci_high": 0.3, "f1_Res": 0.7},
+        folds[1].name: {"accuracy": 0.7, "macro_f1": 0.6, "macro_f1_ci_low": 0.5,
+                        "macro_f1_ci_high": 0.7, "f1_Res": 0.9},
+    }
+    _, rows = curve_summary(folds, metrics, silver=False)
+    f1 = rows[0]["f1"]
+    assert f1["macro"]["mean"] == pytest.approx(0.5)
+    assert f1["macro"]["ci"] == pytest.approx([0.4, 0.6])
+    assert f1["Hyp"] == {"mean": pytest.approx(0.2), "n": 1, "ci": pytest.approx([0.1, 0.3])}
+    assert f1["Res"]["mean"] == pytest.approx(0.8) and "ci" not in f1["Res"]
+    table = curve_f1_table(rows)
+    assert table[0] == "| k | choice | macro-F1 | Hyp | Res |"
+    assert table[2] == "| 5 | random | 50.0 [40-60] | 20.0 [10-30] | 80.0 |"

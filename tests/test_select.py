@@ -19,6 +19,7 @@ from coresc.selection import (
     select_papers,
     similarity_matrix,
     unreviewed,
+    weak_label_scores,
 )
 
 TEXTS = {
@@ -133,3 +134,30 @@ def test_an_empty_review_folder_excludes_nothing(papers, tmp_path: Path, capsys)
                    "--exclude", str(tmp_path / "nowhere")])
     err = capsys.readouterr().err
     assert rc == 2 and "nowhere" in err and err.count("\n") == 1
+
+
+class MarginalModel(FakeModel):
+    """Also gives every sentence of a paper the same marginals over Hyp, Res, Met."""
+
+    def __init__(self, score_of: dict[str, float], marg_of: dict[str, list[float]]) -> None:
+        super().__init__(score_of)
+        self.marg_of = marg_of
+
+    def marginals(self, papers):
+        return [np.tile(self.marg_of[p.id], (len(list(p.sentences())), 1)) for p in papers]
+
+
+def test_weak_spends_the_budget_on_uncertainty_about_rare_labels(papers) -> None:
+    # stars: long and unsure between two common labels; rats2: unsure about the rare Hyp
+    model = MarginalModel({"rats": 0.95, "rats2": 0.6, "stars": 0.5},
+                          {"rats": [0.0, 1.0, 0.0], "rats2": [0.3, 0.7, 0.0],
+                           "stars": [0.0, 0.5, 0.5]})
+    assert select_papers(model, papers, 1, "total", diversity=0)[0].paper.id == "stars"
+    weak = select_papers(model, papers, 3, "weak", diversity=0)
+    assert [c.paper.id for c in weak] == ["rats2", "stars", "rats"]
+    assert weak[-1].utility == 0.0  # sure of every label
+
+
+def test_weak_label_scores_of_an_empty_pool_are_zero() -> None:
+    model = MarginalModel({}, {"e": [0.5, 0.5, 0.0]})
+    assert weak_label_scores(model, [Paper(id="e")]) == [0.0]

@@ -45,9 +45,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exclude", action="append", default=[], metavar="PATH",
                         help="papers already reviewed (files or folders; repeatable): "
                              "papers with the same id are skipped")
-    parser.add_argument("--utility", choices=UTILITIES, default="total",
-                        help="rank by expected wrong labels per paper ('total', the "
-                             "default) or per sentence ('rate')")
+    parser.add_argument("--utility", choices=UTILITIES, default="weak",
+                        help="rank by the uncertainty about each label weighted towards "
+                             "the rare labels, per sentence ('weak', the default), or by "
+                             "expected wrong labels per paper ('total') or per sentence "
+                             "('rate')")
     parser.add_argument("--diversity", type=float, default=DEFAULT_DIVERSITY, metavar="D",
                         help="0..1: how much similarity to papers already chosen discounts "
                              f"a paper (default {DEFAULT_DIVERSITY}; 0: none)")

@@ -14,7 +14,9 @@
   fold and the repetition; the first k papers of an order, so a repetition's smaller sets
   are part of its larger ones); ``select``: :func:`coresc.selection.select_papers` with
   the source model (expected wrong labels per paper, ``diversity``), deterministic, so one
-  repetition; ``select-rate``: the same ranked by the expected share of wrong labels.
+  repetition; ``select-rate``: the same ranked by the expected share of wrong labels;
+  ``select-weak``: by the uncertainty about each label weighted towards the rare labels,
+  per sentence (``coresc select``'s default since issue 38).
 
 Every (test fold, k, choice, repetition) is one fold run of the runner, named
 ``fold1-k05-random-r2``; the parent run logs, per choice and k, the mean, standard
@@ -34,11 +36,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import UsageError
+from ..labels import sort_key
 from ._util import _progress
 from .splits import Fold, balanced_kfold, n_labelled
 
 KIND = "learning-curve"
-CHOICES = ("random", "select", "select-rate")
+CHOICES = ("random", "select", "select-rate", "select-weak")
 DEFAULT_SIZES = (0, 3, 5, 10, 15, 30)
 #: The measures whose spread over repetitions the parent run logs.
 CURVE_MEASURES = ("accuracy", "macro_f1", "kappa_coresc1_micro")
@@ -155,10 +158,14 @@ def _runs(cfg, papers, fold: str, pool: list[str], source):
         order = None
         if source is not None and sizes:
             order = select_order(source, papers, pool, min(max(sizes), len(pool)),
-                                 "rate" if choice == "select-rate" else "total",
+                                 _UTILITY[choice],
                                  spec["diversity"])
         for k in sizes:
             yield k, choice, 1, order
+
+
+#: The ``coresc select`` utility of each ``select*`` choice.
+_UTILITY = {"select": "total", "select-rate": "rate", "select-weak": "weak"}
 
 
 def select_order(source, papers, pool: list[str], budget: int, utility: str,
@@ -203,8 +210,56 @@ def curve_summary(folds: Sequence, fold_metrics: Mapping[str, Mapping[str, float
         row["runs"] = {f.name: fold_metrics[f.name].get(pre + ("agreement" if silver
                                                                  else "accuracy"))
                        for f in group}
+        row["f1"] = label_f1s([fold_metrics[f.name] for f in group], pre)
         rows.append(row)
     return metrics, rows
+
+
+def label_f1s(runs: Sequence[Mapping[str, float]], pre: str = "") -> dict[str, Any]:
+    """Macro-F1 and each label's F1 over a cell's runs: the mean, and the mean of the runs'
+    95% interval bounds (each a bootstrap over that run's test papers), for the labels
+    scored in any run (a label's mean over the runs that scored it)."""
+    names = {k[len(pre):] for m in runs for k in m
+             if k.startswith(pre + "f1_") and not k.endswith(("_ci_low", "_ci_high"))}
+    out: dict[str, Any] = {}
+    for name in ["macro_f1", *sorted(names, key=lambda n: sort_key(n[len("f1_"):]))]:
+        found = [m for m in runs if pre + name in m]
+        if not found:
+            continue
+        cell: dict[str, Any] = {"mean": sum(m[pre + name] for m in found) / len(found),
+                                "n": len(found)}
+        bounds = [(m[f"{pre}{name}_ci_low"], m[f"{pre}{name}_ci_high"]) for m in found
+                  if f"{pre}{name}_ci_low" in m]
+        if bounds:
+            cell["ci"] = [sum(b[0] for b in bounds) / len(bounds),
+                          sum(b[1] for b in bounds) / len(bounds)]
+        out["macro" if name == "macro_f1" else name[len("f1_"):]] = cell
+    return out
+
+
+def curve_f1_table(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Markdown: per k and choice, macro-F1 and each label's F1 in percent, mean over the
+    runs [the runs' mean 95% interval]."""
+    labels: list[str] = []
+    for row in rows:
+        labels += [lab for lab in row.get("f1", {}) if lab != "macro" and lab not in labels]
+    labels.sort(key=sort_key)
+    lines = ["| k | choice | macro-F1 | " + " | ".join(labels) + " |",
+             "|---" * (3 + len(labels)) + "|"]
+    for row in rows:
+        f1 = row.get("f1", {})
+        cells = [_f1_cell(f1.get(lab)) for lab in ["macro", *labels]]
+        lines.append(f"| {row['k']} | {row['choose']} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _f1_cell(cell: Mapping[str, Any] | None) -> str:
+    if not cell:
+        return "-"
+    text = f"{100 * cell['mean']:.1f}"
+    if "ci" in cell:
+        text += f" [{100 * cell['ci'][0]:.0f}-{100 * cell['ci'][1]:.0f}]"
+    return text
 
 
 def spread(values: Sequence[float]) -> dict[str, float]:

@@ -11,6 +11,11 @@ out-of-fold predictions of the reviewed papers, and a secondary layer when the r
 multi-labels (else the ranking's 2nd and 3rd labels come from the adapted CRF's
 marginals and none is emitted).
 
+The adapted CRF's marginals are then mixed, label by label, with the source's as the
+source decodes (:mod:`~coresc.model.mixing`; source setting ``mix``, on by default):
+a label the reviewed papers barely show stays the source's, so the rare labels the
+source knows are not lost; its labels are both models'.
+
 The source is never retrained and its corpora are never read: its probabilities on the
 reviewed papers are honest only if it never trained on them, so papers that its
 training record lists are named in a warning and in the model's ``meta.json``

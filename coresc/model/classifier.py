@@ -22,6 +22,7 @@ from .calibration import Calibration, keep_above
 from .crf import DEFAULT_GRID, biased_decode, crf_tag, open_tagger
 from .domains import augment, domain_kinds, domain_tag, paper_domains
 from .encoder import EncoderSettings, OnnxEncoder, encoder_features
+from .mixing import mixed
 from .params import check_params
 from .persist import load_model, save_model
 from .progress import log
@@ -112,6 +113,7 @@ class CoreSCClassifier:
         self._encoder: OnnxEncoder | None = None
         self._encoder_fitted: FittedEncoder | None = None
         self.label_bias_: dict[str, float] = {}
+        self.source_mix_: dict[str, float] = {}  # adapted: weight of its own marginals
         self.domains_: tuple[str, ...] = ()
         self.domain_bias_: dict[str, dict[str, float]] = {}
         self._tagger = None
@@ -242,7 +244,17 @@ class CoreSCClassifier:
         if self._stack_tagger is not None:
             x2 = marginal_features(x, self._full(marg), self.labels_, sentence_blocks(paper))
             pred, marg = crf_tag(self._stack_tagger, x2, self.labels_)
+        if self.source_mix_:
+            marg = self._mix(marg, x)
         return pred, marg
+
+    def _mix(self, marg: list[dict[str, float]], x: list[dict[str, float]]):
+        """An adapted model's marginals mixed per label with its source's decoding view
+        (:func:`~coresc.model.mixing.mixed`; the source's label biases, not its domains')."""
+        src = self._source
+        bias = src.label_bias_ if src.decode == "balanced" else {}
+        return mixed(marg, x, self.source_mix_, self.labels_, src.labels_, bias,
+                     SourceSettings.from_dict(self.source).scale)
 
     def domain_names(self, kind: str = "corpus") -> list[str]:
         """Names of the training domains of ``kind`` (``["art", "cra"]`` for corpora)."""

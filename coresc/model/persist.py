@@ -131,6 +131,12 @@ def load_model(cls, directory: str | Path, threads: int = 0):
             k in labels and isinstance(v, (int, float)) for k, v in bias.items()):
         raise ModelError(d / "meta.json", "bad label_bias")
     model.label_bias_ = {k: float(v) for k, v in bias.items()}
+    mix = meta.get("source_mix") or {}
+    if not isinstance(mix, dict) or not all(
+            k in labels and isinstance(v, (int, float)) and 0 <= v <= 1
+            for k, v in mix.items()):
+        raise ModelError(d / "meta.json", "bad source_mix")
+    model.source_mix_ = {k: float(v) for k, v in mix.items()}
     domains = meta.get("domains") or []
     if not isinstance(domains, list) or not all(isinstance(x, str) for x in domains):
         raise ModelError(d / "meta.json", "bad domains list")

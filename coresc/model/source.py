@@ -38,6 +38,9 @@ class SourceSettings:
         dense source features weigh more against the thousands of sparse hand-built ones.
     encoder : the source's sentence-encoder probabilities too, when it has an encoder.
     decoded : the source's decoded primary label (with its label biases) as a feature.
+    mix : the adapted model's marginals mixed per label with the source's as it decodes,
+        weighted by how often the reviewed papers show each label
+        (:mod:`~coresc.model.mixing`), so labels they barely show stay the source's.
     context : the means of the source's marginals over the rest of the sentence's
         paragraph (``mpara=L``) and section (``msec=L``) and over the paper (``mdoc=L``)
         too, as the stacked CRF's :func:`~coresc.features.marginal_features`.
@@ -51,6 +54,7 @@ class SourceSettings:
     encoder: bool = True
     decoded: bool = False
     context: bool = True
+    mix: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.neighbours, int) or isinstance(self.neighbours, bool) \
@@ -60,7 +64,7 @@ class SourceSettings:
         if not isinstance(self.scale, (int, float)) or isinstance(self.scale, bool) \
                 or self.scale <= 0:
             raise ValueError(f"source scale must be a number > 0, not {self.scale!r}")
-        for name in ("encoder", "decoded", "context"):
+        for name in ("encoder", "decoded", "context", "mix"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"source {name} must be true or false")
 

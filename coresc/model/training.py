@@ -36,10 +36,12 @@ from .domains import (
     paper_domains,
 )
 from .encoder import EncoderSettings, OnnxEncoder
+from .mixing import label_counts, mix_weights
 from .progress import _fmt_time
 from .provenance import training_record
 from .ranking import rank_labels
 from .secondary import design, fit_ovr, ovr_scores, sigmoid, tune_thresholds, vocabulary
+from .source import SourceSettings
 from .storage import (
     MODEL_FORMAT,
 )
@@ -73,6 +75,7 @@ def fit_model(model, papers: Sequence[Paper]) -> None:
         raise CorescError("no sentence with a gold label in the training data")
     t0 = time.monotonic()
     model._encoder = model._encoder_fitted = None
+    model.source_mix_ = {}
     oof_enc = _fit_encoder(model, papers, labels) if model.encoder is not None else None
     X = model.featurize(papers, encoder_probs=oof_enc)
     model.domains_ = tuple(sorted({t for p in papers
@@ -107,6 +110,8 @@ def fit_model(model, papers: Sequence[Paper]) -> None:
                                             model.max_iterations, model.min_freq)
     model._open_tagger()
     model.labels_ = label_set
+    if model._source is not None:
+        label_set, oof_marg = _fit_source_mix(model, X, labels, oof_marg)
     stack_scores: dict[str, float] = {}
     model._stack_bytes = model._stack_tagger = None
     if model.stack:
@@ -143,6 +148,7 @@ def fit_model(model, papers: Sequence[Paper]) -> None:
         "n_sentences": sum(len(x) for x in X),
         "n_labelled": sum(1 for seq in labels for lab in seq if lab),
         "c1": best[0], "c2": best[1], "label_bias": model.label_bias_,
+        "source_mix": model.source_mix_,
         "domains": list(model.domains_), "domain_bias": model.domain_bias_,
         "inner_cv_accuracy": cv_scores,
         "stack_inner_cv_accuracy": stack_scores,
@@ -152,6 +158,22 @@ def fit_model(model, papers: Sequence[Paper]) -> None:
         "train_seconds": round(time.monotonic() - t0, 1),
         "training_data": training_record(papers),
     }
+
+
+def _fit_source_mix(model, X, labels, oof_marg) -> tuple[tuple[str, ...], list]:
+    """An adapted model's per-label weights against its source (:mod:`.mixing`, unless
+    its source settings say ``mix: false``): its labels become both models', and the
+    out-of-fold marginals the biases, the secondary layer and the calibration are fitted
+    on are mixed as predictions will be."""
+    model.source_mix_ = {}
+    if not SourceSettings.from_dict(model.source).mix:
+        return model.labels_, oof_marg
+    union = tuple(sorted(set(model.labels_) | set(model._source.labels_), key=sort_key))
+    model.source_mix_ = mix_weights(label_counts(labels), union, model._source.labels_)
+    model.labels_ = union
+    model._log(f"mixed with the source per label: {model.source_mix_}")
+    return union, [None if m is None else (m[0], model._mix(m[1], x))
+                   for m, x in zip(oof_marg, X, strict=True)]
 
 
 def inner_folds(model, papers, X, k: int) -> list[int]:

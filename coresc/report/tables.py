@@ -124,7 +124,7 @@ def curve_section(client, runs: Sequence[RunInfo]) -> list[str]:
     (from the parent run's ``curve.json``)."""
     import json
 
-    from ..experiments.curve import curve_runs_table, curve_table
+    from ..experiments.curve import curve_f1_table, curve_runs_table, curve_table
 
     md: list[str] = []
     for r in runs:
@@ -137,7 +137,10 @@ def curve_section(client, runs: Sequence[RunInfo]) -> list[str]:
                f"{head} in percent on the held-out papers: mean ± sd (min-max) over the "
                "runs (test folds x repetitions) / mean macro-F1; k = reviewed target papers "
                "the source model was adapted to; the last columns: select minus random, "
-               "in points.", "", *curve_table(rows), "", *curve_runs_table(rows)]
+               "in points.", "", *curve_table(rows), "", *curve_runs_table(rows), "",
+               "Macro-F1 and each label's F1 in percent: the mean over the runs [the mean "
+               "of the runs' 95% intervals, each a bootstrap over its test papers].", "",
+               *curve_f1_table(rows)]
     return md
 
 
