@@ -222,7 +222,7 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
       be in a folder that cannot be written, or be an input: by resolved path or as the
       same file (links count), a file inside an input folder counting as an input; every
       other argument naming an existing path is an input;
-    * a number must lie in its range (``--seed`` >= 0, ``--resamples`` 100..100000, ...).
+    * a number must lie in its range (``--budget`` >= 1, ...).
 
     Raises :class:`UsageError` (one line, exit 2). ``tests/test_output_rule.py`` finds
     every verb's output options and runs each through the same hostile set.
