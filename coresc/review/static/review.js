@@ -22,7 +22,7 @@
   if (cur < 0) { cur = Math.max(0, S.findIndex((s, j) => listed(j))); }
   S.forEach((s) => { s.ok = s.d; });  // s.d: what the page shows; s.ok: what is saved
   const queue = [];  // requests not yet answered, in the order the keys were pressed
-  let sending = false, offline = false, retry = null;
+  let sending = false, offline = false, retry = null, lost = "";
   const RETRY_MS = 2000;
 
   // the labels a decision gives: the person's, else the model's primary only (its
@@ -140,9 +140,18 @@
     $("rv-alert").hidden = !isError;
   }
 
+  // the alert counts what waits now, not what waited when the server stopped answering
+  function notSaved() {
+    saved("NOT SAVED: " + queue.length + " decision(s) wait (" + lost + "). " +
+      "The server does not answer: keep this page open and start coresc review " +
+      "again (same papers, same -o and --annotator); they are sent as soon as it answers.",
+    true);
+  }
+
   function mark() {
     document.body.setAttribute("data-pending", String(queue.length));
     document.body.setAttribute("data-unsaved", offline ? String(queue.length) : "0");
+    if (offline && queue.length) { notSaved(); }
     const js = new Set(queue.map((q) => q.j));
     document.querySelectorAll(".s.rv-wait, .s.rv-unsaved").forEach((el) => {
       js.add(Number(el.getAttribute("data-sid")));
@@ -172,8 +181,8 @@
         throw new Error(answer.error || r.statusText);
       }
       queue.shift();
+      offline = false;  // it answered, even if it refused
       if (!r.ok) { refused(q, answer.error || r.statusText); return; }
-      offline = false;
       q.then(answer);
       progress(answer.progress);
       if (!queue.length) {
@@ -183,10 +192,8 @@
     })).catch((err) => {
       // no answer (the server stopped): keep the request, show it unsaved, try again
       offline = true;
-      saved("NOT SAVED: " + queue.length + " decision(s) wait (" + err.message + "). " +
-        "The server does not answer: keep this page open and start coresc review " +
-        "again (same papers, same -o and --annotator); they are sent as soon as it answers.",
-      true);
+      lost = err.message;
+      notSaved();
       document.body.setAttribute("data-error", err.message);
       retry = setTimeout(() => { retry = null; pump(); }, RETRY_MS);
     }).finally(() => {
