@@ -5,6 +5,7 @@ annotators at once."""
 from __future__ import annotations
 
 import json
+import re
 import time
 import urllib.request
 from pathlib import Path
@@ -190,6 +191,13 @@ def test_reviewed_sentences_show_at_a_glance_and_a_finished_paper(browser, tmp_p
             "return [0, 5].map((j) => [s(j).color, s(j).outlineStyle, s(j).boxShadow]);")
         done, todo = look
         assert done[0] != todo[0] and todo[1] == "dotted" and done[2] != todo[2]
+        # an uncertain sentence is marked in another colour than a decision not saved
+        unc, unsaved = browser.execute_script(
+            "const g = (q) => getComputedStyle(document.querySelector(q));"
+            "return [g('.s.rv-unc:not(.rv-done)').boxShadow, g('.rv-key-unsaved').outlineColor];")
+        red, green, _ = map(int, re.search(r"rgb\((\d+), (\d+), (\d+)\)", unc).groups())
+        assert unsaved == "rgb(160, 0, 0)" and green > red / 3  # amber, not a red
+        assert "uncertain" in browser.find_element("class name", "rv-legend").text
         assert not browser.find_element("id", "rv-finished").is_displayed()
         press(browser, *["ENTER"] * (n - 2))
         assert browser.find_element("id", "rv-finished").is_displayed()

@@ -119,6 +119,7 @@ adapt the model</button>
 <div id="rv-alert" class="error" role="alert" hidden></div>
 <div class="rv-legend"><span class="rv-key-done">reviewed &#10003;</span> \
 <span class="rv-key-todo">not reviewed</span> \
+<span class="rv-key-unc">uncertain</span> \
 <span class="rv-key-unsaved">not saved !</span></div>
 <div id="rv-current" aria-live="polite"></div>
 <div id="rv-adapt-message" aria-live="polite"></div>
