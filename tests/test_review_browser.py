@@ -226,7 +226,17 @@ def test_the_top_bar_keeps_one_line_and_the_adapted_model_shows(browser, tmp_pat
         assert "changed their primary label" in message
         assert bar.size["height"] == height
         model = browser.find_element("id", "rv-model").text
-        assert model.endswith("alice-adapted-model")
+        assert model == "alice-adapted-model"  # the folder's name; its path on hover
+        where = browser.find_element("id", "rv-where").get_attribute("title")
+        assert where.startswith("labels by ") and where.endswith("/alice-adapted-model")
+        # with the long adapted model's name in the bar, the save status still reads whole
+        press(browser, "ENTER")
+        for part in ("rv-saved", "rv-where"):
+            text, scroll, client = browser.execute_script(
+                "const e = document.getElementById(arguments[0]);"
+                "return [e.textContent, e.scrollWidth, e.clientWidth];", part)
+            assert 0 < scroll <= client, (text, scroll, client)
+            assert part == "rv-where" or text.startswith("saved ")
 
 
 def test_two_servers_with_tokens_keep_their_own_cookie(browser, tmp_path):  # noqa: F811

@@ -106,8 +106,9 @@ def review_page(store: ReviewStore, i: int) -> str:
                      for lab, k in LABEL_KEYS.items())
     bar = f"""<nav class="rv-bar ui" id="rv-bar">
 <a href="./">&#8592; all papers</a>
-<span>paper {i + 1} of {len(store.papers)} · annotator <b>{esc(store.annotator)}</b> \
-· labels by <b id="rv-model">{esc(review.model)}</b></span>
+<span id="rv-where" title="labels by {esc(review.model)}">paper {i + 1} of \
+{len(store.papers)} · annotator <b>{esc(store.annotator)}</b> \
+· labels by <b id="rv-model">{esc(short_name(review.model))}</b></span>
 <span id="rv-finished" hidden>&#10003; paper finished</span>
 <span id="rv-progress" aria-live="polite"></span>
 <span id="rv-saved" aria-live="polite"></span>
@@ -131,6 +132,12 @@ adapt the model</button>
 """
     addon = Addon(css=_asset("review.css"), html=bar, script=_asset("review.js"), connect=True)
     return render_paper(view_paper(review), addon)
+
+
+def short_name(model: str) -> str:
+    """A model folder's own name (``reviews/alice-adapted-model``), not its whole path:
+    the bar keeps one line; the whole path is its tooltip."""
+    return model.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or model
 
 
 def short_title(title: str, limit: int = 90) -> str:

@@ -122,9 +122,13 @@
 
   function progress(p) {
     const mine = p.papers[data.paper], all = p.all;
-    $("rv-progress").textContent = "this paper: " + mine.reviewed + "/" + mine.total +
-      " reviewed, " + mine.changed + " changed · all papers: " + all.reviewed + "/" +
-      all.total + " reviewed, " + all.changed + " changed";
+    const el = $("rv-progress"), several = p.papers.length > 1;
+    // short in the bar, which keeps one line; the whole sentence on hover
+    el.textContent = mine.reviewed + "/" + mine.total + " reviewed, " + mine.changed +
+      " changed" + (several ? " · all papers " + all.reviewed + "/" + all.total : "");
+    el.title = "this paper: " + mine.reviewed + "/" + mine.total + " reviewed, " +
+      mine.changed + " changed · all papers: " + all.reviewed + "/" + all.total +
+      " reviewed, " + all.changed + " changed";
     const finished = mine.total > 0 && mine.reviewed === mine.total;
     $("rv-finished").hidden = !finished;
     document.body.classList.toggle("rv-finished", finished);
@@ -324,7 +328,8 @@
         if (!waiting(j)) { S[j].d = s.d; S[j].ok = s.d; }
         render(j);
       });
-      $("rv-model").textContent = fresh.model;
+      $("rv-model").textContent = fresh.model.replace(/[\\/]+$/, "").split(/[\\/]/).pop() || fresh.model;
+      $("rv-where").title = "labels by " + fresh.model;
       progress(fresh.progress);
       panel();
     });
