@@ -12,6 +12,7 @@ from test_model import GROUPS, make_paper
 
 from coresc import cli
 from coresc.errors import CorescError
+from coresc.labels import LABEL_NAMES
 from coresc.model import CoreSCClassifier, ModelError
 from coresc.model.adapt import adapt
 from coresc.model.source import SourceSettings
@@ -152,6 +153,10 @@ def test_cli_train_from(cli_source, tmp_path, fixtures, capsys):
     rc, card, _ = _coresc(["model-info", str(out)], capsys)
     assert rc == 0 and "## Adapted model" in card and f"`{cli_source}`" in card
     assert "`p1`" in card and "`p2`" in card
+    # and how much each label is its own against the source's
+    assert meta["source_mix"] and "this model's weight" in card
+    for lab, w in meta["source_mix"].items():
+        assert f"| {lab} | {LABEL_NAMES[lab]} | {w:.2f} | {1 - w:.2f} |" in card.splitlines()
     # evaluate keeps the reviewed papers (and the source's own) apart from held-out ones
     rc, report, err = _coresc(["evaluate", "--model", str(out), str(reviewed)], capsys)
     assert rc == 0, err

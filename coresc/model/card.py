@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..labels import LABEL_NAMES, sort_key
+from .mixing import MIX_T
 from .storage import DEFAULT_MODEL_DIR, read_json, write_atomic
 
 CARD_FILE = "MODEL_CARD.md"
@@ -187,6 +188,7 @@ def _adapted_section(meta: Mapping[str, Any]) -> list[str]:
              f"{', '.join(f'`{r}`' for r in reviewed)}. The source model is kept in "
              "`source/`; its label probabilities for each sentence are features of this "
              "model's CRF, which was trained on the reviewed papers only.", ""]
+    lines += _mixing_lines(meta.get("source_mix"))
     seen = record.get("seen_by_source")
     if seen:
         lines += [f"**Warning:** {len(seen)} of the reviewed papers were in the source "
@@ -196,6 +198,21 @@ def _adapted_section(meta: Mapping[str, Any]) -> list[str]:
         lines += ["The source model does not record its training papers: whether it saw "
                   "the reviewed papers is unknown.", ""]
     return lines
+
+
+def _mixing_lines(mix: Any) -> list[str]:
+    """The per-label weights of the adapted model against its source (issue 38)."""
+    if not isinstance(mix, Mapping) or not mix:
+        return ["Its labels are its own CRF's (no mixing with the source's).", ""]
+    lines = ["Each label's probability is this model's and the source's mixed, the source "
+             f"as it decodes: this model weighs `n / (n + {MIX_T:g})` for a label of `n` "
+             "reviewed sentences, so a label the reviewed papers barely show stays the "
+             "source's (`coresc/model/mixing.py`).", "",
+             "| label | | this model's weight | the source's |", "| --- | --- | ---: | ---: |"]
+    for lab in sorted(mix, key=sort_key):
+        w = float(mix[lab])
+        lines.append(f"| {lab} | {LABEL_NAMES.get(lab, '')} | {w:.2f} | {1 - w:.2f} |")
+    return lines + [""]
 
 
 def _what_and_licence(counts: Counter | None) -> tuple[str, str]:
