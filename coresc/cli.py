@@ -10,6 +10,7 @@ import argparse
 import importlib
 import signal
 import sys
+from typing import NoReturn
 
 from ._version import __version__
 from .errors import CorescError
@@ -21,8 +22,16 @@ COMMANDS = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error said in one line (and where the help is), not after
+    the whole usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see: {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="coresc",
         description="Label the sentences of scientific papers with CoreSC discourse roles.",
     )
@@ -40,8 +49,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run a verb, report user errors as one line, exit non-zero on failure."""
-    args = build_parser().parse_args(argv)
-    args._argv = list(sys.argv[1:] if argv is None else argv)  # to say how to run it again
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if not argv:  # a bare `coresc`: what it can do, not just an error
+        parser.print_help(sys.stderr)
+        return 2
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said by the verb's parser, so that the line names the verb and its help
+        args._parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args._argv = argv  # to say how to run it again
     try:
         from .commands.options import check_arguments
 

@@ -19,7 +19,7 @@ def run(argv: list[str], capsys) -> tuple[int, str]:
     """``coresc ARGV`` in-process: (exit code, stderr). Other exceptions propagate."""
     try:
         rc = cli.main(argv)
-    except SystemExit as exc:  # argparse: usage line + error line, exit 2
+    except SystemExit as exc:  # argparse: one error line, exit 2
         rc = exc.code
     err = capsys.readouterr().err
     assert "Traceback" not in err, err
@@ -119,6 +119,20 @@ def test_bad_arguments_give_one_line(verb: str, files, capsys) -> None:
         assert not list(Path(files["out"]).rglob("lock"))  # every refusal let go of it
     rc, err = run([verb], capsys)  # no arguments at all
     assert rc in (0, 2), (verb, err)
+
+
+@pytest.mark.parametrize("verb", cli.COMMANDS)
+def test_a_usage_error_is_one_line_naming_the_help(verb: str, capsys) -> None:
+    for case in (["--no-such-option"], ["--port", "x"] if verb in ("serve", "review")
+                 else ["--model"] if verb != "experiment" else ["x", "--jobs", "two"]):
+        rc, err = run([verb, *case], capsys)
+        assert rc == 2 and len(err.strip().splitlines()) == 1, (verb, case, err)
+        assert err.startswith(f"coresc {verb}: error: ") and f"coresc {verb} --help" in err
+
+
+def test_bare_coresc_lists_the_verbs(capsys) -> None:
+    rc, err = run([], capsys)
+    assert rc == 2 and "usage: coresc" in err and all(v in err for v in cli.COMMANDS)
 
 
 #: Per verb, a valid call; with the extras blocked, the verbs that need one exit 2 saying
