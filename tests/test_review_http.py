@@ -46,6 +46,25 @@ def test_pages_and_a_decision(tmp_path: Path) -> None:
     assert [s["d"] is not None for s in data["sentences"]][:3] == [False, False, True]
 
 
+def test_a_request_sent_again_is_carried_out_once(tmp_path: Path) -> None:
+    c = client(tmp_path)
+    for j, labels in ((0, ["Met"]), (1, ["Res"])):
+        body = {"labels": labels, "request": f"pg-{j}"}
+        first = c.post(f"/api/papers/0/sentences/{j}", json=body, headers=POST).json()
+        again = c.post(f"/api/papers/0/sentences/{j}", json=body, headers=POST).json()
+        assert again["decision"] == first["decision"]
+    for _ in range(2):  # the page did not hear the answer: the same undo, once
+        r = c.post("/api/papers/0/undo", json={"request": "pg-2"}, headers=POST)
+        assert r.json()["sentence"] == 1 and r.json()["decision"] is None
+    data = c.get("/api/papers/0").json()
+    assert [s["d"]["labels"] if s["d"] else None for s in data["sentences"]][:2] == \
+        [["Met"], None]
+    for bad in ("", "a b", "x" * 65, 5, ["pg"]):
+        r = c.post("/api/papers/0/undo", json={"request": bad}, headers=POST)
+        assert r.status_code == 400, bad
+    assert c.post("/api/papers/0/undo", json={}, headers=POST).json()["sentence"] == 0
+
+
 @pytest.mark.parametrize("path", [
     "/paper/1", "/paper/-1", "/paper/abc", "/paper/0x1", "/paper/99999999999",
     "/api/papers/1", "/api/papers/%2e%2e", "/paper/..%2f..%2fetc%2fpasswd",

@@ -17,6 +17,7 @@ from coresc.errors import OutputError, UsageError
 from coresc.evaluation import evaluate_papers
 from coresc.readers import read_file
 from coresc.review.adapt import Adapter
+from coresc.review.decisions import ANSWERED_KEPT
 from coresc.review.lock import Lock
 from coresc.review.store import open_store
 
@@ -145,6 +146,22 @@ def test_undo_restores_the_decision_before(tmp_path: Path) -> None:
     assert store.undo(0) == 1
     assert gold_of(store.paper(0).out)[1] == []
     assert store.paper(0).progress()["reviewed"] == 0
+
+
+def test_a_request_already_carried_out_is_not_repeated_after_a_restart(tmp_path: Path) -> None:
+    store = store_for(tmp_path)
+    store.decide(0, 1, ["Exp"], request="r1")
+    store.decide(0, 2, ["Met"], request="r2")
+    assert store.undo(0, request="r3") == 2
+    again = store_for(tmp_path)  # the server died before the page heard the answers
+    assert again.undo(0, request="r3") == 2  # sent again: answered, not undone twice
+    assert again.decide(0, 2, ["Met"], request="r2").labels == ["Met"]
+    review = again.paper(0)
+    assert sorted(review.decisions) == [1] and len(review.undo_stack) == 1
+    assert again.undo(0, request="r4") == 1 and not again.paper(0).decisions
+    for k in range(ANSWERED_KEPT + 5):  # what is remembered stays bounded
+        again.paper(0).remember(f"x{k}", {"sentence": None})
+    assert len(again.paper(0).answered) == ANSWERED_KEPT
 
 
 def test_a_changed_paper_is_not_resumed_from_another_version(tmp_path: Path) -> None:

@@ -5,7 +5,9 @@ review). API: ``GET /api/papers`` (progress), ``GET /api/papers/{i}`` (a paper's
 sentences, suggestions and decisions), ``POST /api/papers/{i}/sentences/{j}`` (a
 decision: ``{"accept": true}`` or ``{"labels": [...], "novelty", "advantage",
 "comment"}``), ``POST /api/papers/{i}/undo``, ``GET``/``POST /api/adapt`` (switch to an
-adapted model), ``GET /health``.
+adapted model), ``GET /health``. A decision or undo may carry ``"request": ID``: the
+same ID sent again is answered again, not carried out twice (the page sends one again
+when the server saved it but died before answering).
 
 Papers and sentences are addressed by their index among the papers given on the
 command line: nothing a request sends names a file. A server with a token wants it as
@@ -21,6 +23,7 @@ address the ``Host`` must be a loopback name (no DNS rebinding).
 from __future__ import annotations
 
 import hmac
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -40,6 +43,8 @@ from .store import ReviewStore
 from .validate import MAX_BODY, json_object, path_index, text_field
 
 COOKIE = "coresc_review_token"
+#: The form of the page's request ids (see :func:`_request_id`).
+REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def cookie_name(request: Request) -> str:
@@ -122,7 +127,8 @@ def create_app(store: ReviewStore, adapter: Adapter, settings: Settings) -> Fast
         try:
             decision = await run_in_threadpool(
                 store.decide, index, sentence, labels, text_field(body, "novelty"),
-                text_field(body, "advantage"), text_field(body, "comment") or "")
+                text_field(body, "advantage"), text_field(body, "comment") or "",
+                _request_id(body))
         except LookupError as exc:
             raise Failure(404, str(exc)) from None
         except CorescError as exc:
@@ -133,9 +139,9 @@ def create_app(store: ReviewStore, adapter: Adapter, settings: Settings) -> Fast
     @app.post("/api/papers/{i}/undo")
     async def undo(request: Request, i: str) -> JSONResponse:
         authorise(request)
-        await _json_body(request)
+        body = await _json_body(request)
         index = _paper_index(store, i)
-        sentence = await run_in_threadpool(store.undo, index)
+        sentence = await run_in_threadpool(store.undo, index, _request_id(body))
         decision = store.paper(index).decisions.get(sentence) if sentence is not None else None
         return JSONResponse({"sentence": sentence,
                              "decision": asdict(decision) if decision else None,
@@ -189,6 +195,17 @@ async def _json_body(request: Request) -> dict[str, Any]:
         if len(raw) > MAX_BODY:
             raise Failure(413, f"the body is larger than {MAX_BODY} bytes")
     return json_object(raw)
+
+
+def _request_id(body: dict[str, Any]) -> str | None:
+    """The page's id for a decision or undo (``request``), so that one sent again after
+    the server died before answering is not carried out twice; None without one."""
+    value = body.get("request")
+    if value is None:
+        return None
+    if not (isinstance(value, str) and REQUEST_ID.fullmatch(value)):
+        raise Failure(400, "request: an id of 1-64 letters, digits, '-' or '_'")
+    return value
 
 
 def _host_name(header: str) -> str:

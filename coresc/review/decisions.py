@@ -23,6 +23,8 @@ UNCERTAIN_SHARE = 0.25
 NOVELTY = ("New", "Old", "Future")
 ADVANTAGE = ("Advantage", "Disadvantage")
 STATE_VERSION = 1
+#: Requests remembered per paper (see :attr:`PaperReview.answered`).
+ANSWERED_KEPT = 200
 
 
 def now() -> str:
@@ -83,6 +85,10 @@ class PaperReview:
     undo_stack: list[tuple[int, Decision | None]] = field(default_factory=list)
     #: Adjudication (see :mod:`.adjudicate`): per disagreement, each annotator's labels.
     choices: dict[int, list[list[str]]] = field(default_factory=dict)
+    #: The page's request ids already carried out, with what was answered, saved with the
+    #: state: a request the page sends again (the server saved it but died before
+    #: answering) is answered again, not carried out twice (an undo would undo two).
+    answered: dict[str, Any] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -154,6 +160,14 @@ class PaperReview:
             self.decisions[j] = before
         return j
 
+    def remember(self, request: str | None, answer: Any) -> None:
+        """Record what request ``request`` was answered (None: a request without an id)."""
+        if request is None:
+            return
+        self.answered[request] = answer
+        while len(self.answered) > ANSWERED_KEPT:
+            del self.answered[next(iter(self.answered))]
+
     def _check_index(self, j: int) -> None:
         if not 0 <= j < self.n:
             raise LookupError(f"sentence {j}: this paper has sentences 0 to {self.n - 1}")
@@ -166,7 +180,8 @@ class PaperReview:
                 "model": self.model, "suggestions": self.suggestions,
                 "decisions": {str(j): asdict(d) for j, d in sorted(self.decisions.items())},
                 "undo": [[j, asdict(d) if d else None] for j, d in self.undo_stack],
-                "choices": {str(j): c for j, c in sorted(self.choices.items())}}
+                "choices": {str(j): c for j, c in sorted(self.choices.items())},
+                "answered": self.answered}
 
     def load_state(self, data: dict[str, Any]) -> None:
         self.model = data["model"]
@@ -175,6 +190,7 @@ class PaperReview:
         self.decisions = {int(j): Decision(**d) for j, d in data["decisions"].items()}
         self.undo_stack = [(int(j), Decision(**d) if d else None) for j, d in data["undo"]]
         self.choices = {int(j): c for j, c in data.get("choices", {}).items()}
+        self.answered = dict(data.get("answered", {}))
 
     def attributes(self, annotator: str) -> list[list[dict]]:
         """Per sentence, its ``CoreSc``/``CoreScWithheld`` attribute dicts (see the module)."""

@@ -69,28 +69,41 @@ class ReviewStore:
         return {"annotator": self.annotator, "papers": per, "all": total}
 
     def decide(self, i: int, j: int, labels: Sequence[str] | None, novelty: str | None = None,
-               advantage: str | None = None, comment: str = "") -> Decision:
+               advantage: str | None = None, comment: str = "",
+               request: str | None = None) -> Decision:
+        """Decide sentence ``j`` of paper ``i`` and save it. ``request``: the page's id
+        for this request; one already carried out is answered again, not repeated."""
         with self.lock:
             review = self.paper(i)
+            if request is not None and request in review.answered:
+                return Decision(**review.answered[request])
             decision = review.decide(j, labels, novelty, advantage, comment)
+            review.remember(request, asdict(decision))
             self._save_or_take_back(review, {"event": "decide", "sentence": j,
-                                             **asdict(decision)})
+                                             **asdict(decision)}, request)
             return decision
 
-    def undo(self, i: int) -> int | None:
+    def undo(self, i: int, request: str | None = None) -> int | None:
+        """Take back paper ``i``'s last decision; the sentence it was about (``request``:
+        as for :meth:`decide`)."""
         with self.lock:
             review = self.paper(i)
+            if request is not None and request in review.answered:
+                return review.answered[request]["sentence"]
             j = review.undo()
+            review.remember(request, {"sentence": j})
             if j is not None:
                 self.save(review, {"event": "undo", "sentence": j, "at": now()})
             return j
 
-    def _save_or_take_back(self, review: PaperReview, event: dict[str, Any]) -> None:
+    def _save_or_take_back(self, review: PaperReview, event: dict[str, Any],
+                           request: str | None = None) -> None:
         """Save a new decision; if that fails, forget it (the files keep the one before)."""
         try:
             self.save(review, event)
         except Exception:
             review.undo()
+            review.answered.pop(request, None)
             try:
                 self.save(review)
             except Exception:  # the first failure is the one to report

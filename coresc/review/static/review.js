@@ -165,7 +165,13 @@
   }
 
   // requests go one at a time, in the order the keys were pressed
+  // each request has an id, kept when it is sent again: the server carries it out once
+  const page = Array.from(crypto.getRandomValues(new Uint32Array(2)),
+    (x) => x.toString(36)).join("");
+  let sent = 0;
   function send(path, body, j, then) {
+    sent += 1;
+    body.request = page + "-" + sent;
     queue.push({ path: path, body: body, j: j, then: then });
     if (!offline) { saved("saving…", false); }
     mark();
