@@ -190,7 +190,9 @@ class PaperReview:
         self.decisions = {int(j): Decision(**d) for j, d in data["decisions"].items()}
         self.undo_stack = [(int(j), Decision(**d) if d else None) for j, d in data["undo"]]
         self.choices = {int(j): c for j, c in data.get("choices", {}).items()}
-        self.answered = dict(data.get("answered", {}))
+        memo = data.get("answered")  # only a memo: a damaged one is forgotten, not fatal
+        self.answered = {k: v for k, v in memo.items() if isinstance(v, dict)} \
+            if isinstance(memo, dict) else {}
 
     def attributes(self, annotator: str) -> list[list[dict]]:
         """Per sentence, its ``CoreSc``/``CoreScWithheld`` attribute dicts (see the module)."""
