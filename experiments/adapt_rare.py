@@ -13,7 +13,7 @@ Phase 1 (slow, cached as JSON in --cache): per seed and k, the adapted CRF's mar
 the source's marginals on the held-out papers, and on the reviewed papers the adapted
 model's out-of-fold marginals from adapt()'s own inner folds (captured, not recomputed)
 beside the source's. Phase 2 (fast): each method's primary labels from those, scored
-with coresc's bootstrap intervals over held-out papers (coresc.evaluation.score_label_lists).
+with coresc's intervals over held-out papers (coresc.evaluation.score_label_lists).
 
 Methods (T: reviewed sentences of a label at which both models weigh the same):
   today        the adapted CRF's largest marginal (adapt's decoding before issue 38)
@@ -24,7 +24,11 @@ Methods (T: reviewed sentences of a label at which both models weigh the same):
   count-cv     count-T with T chosen on the reviewed papers' out-of-fold marginals
                (accuracy + macro-F1, as the decoding biases are tuned)
   mix-T        count-T against the source as it decodes (its marginals times exp of its
-               label biases, coresc.model.mixing); mix-30 is adapt()'s since issue 38
+               label biases, coresc.model.mixing); mix-30 was adapt()'s in issue 38
+  absent-C     mix-30, with the source's view of each label the reviewed papers never
+               show scaled by C / (e + C), e the sentences of it the source expected
+               among their labelled ones (coresc.model.mixing.absent_scale); absent-10
+               is adapt()'s since (the default of its source setting ``mix``)
 
 Macro-F1 is coresc's (the labels in gold or predicted: predicting a label the held-out
 papers lack adds a 0) and, in brackets in the summary, over the gold labels only.
@@ -55,7 +59,9 @@ from coresc.model import CoreSCClassifier  # noqa: E402
 from coresc.model import training as _training  # noqa: E402
 from coresc.model.adapt import adapt  # noqa: E402
 from coresc.model.mixing import (  # noqa: E402
+    ABSENT_C,
     MIX_T,
+    absent_scale,
     decoding_view,
     label_counts,
     mix_marginals,
@@ -231,6 +237,10 @@ def predictions(method: str, data: dict, run: dict) -> tuple[list[list[str]], st
                 for src, ad in zip(held["source_decoded"], run["held_decoded"],
                                    strict=True)], ""
     name, _, t = method.partition("-")
+    absent: dict[str, float] = {}
+    if name == "absent" and t.replace(".", "", 1).isdigit():
+        absent = absent_scale(counts(run["rev_gold"]), _expected(data, run), float(t))
+        name, t = "mix", str(MIX_T)
     if name == "count" and t == "cv":
         t = fit_t(run, labels)
     elif name not in ("mix", "count") or not t.replace(".", "", 1).isdigit():
@@ -241,17 +251,30 @@ def predictions(method: str, data: dict, run: dict) -> tuple[list[list[str]], st
     for a, s in zip(run["held"], held["source"], strict=True):
         n = len(labels)
         view = decoding_view(np.array(s).reshape(-1, n), labels, bias)
+        if absent:
+            view = view * np.array([absent.get(lab, 1.0) for lab in labels])
+            view = view / np.maximum(view.sum(axis=1, keepdims=True), 1e-300)
         p = mix_marginals(np.array(a).reshape(-1, n), view, w)
         out.append([labels[i] for i in np.argmax(p, 1)] if len(p) else [])
     return out, f"T={float(t):g}"
 
 
-def score(data: dict, pred: list[list[str]], boot_seed: int = 0) -> dict:
+def _expected(data: dict, run: dict) -> dict[str, float]:
+    """Sentences of each label the source expected among the reviewed labelled ones."""
+    labels, n = data["labels"], len(data["labels"])
+    total = np.zeros(n)
+    for src, gold in zip(run["rev_source"], run["rev_gold"], strict=True):
+        view = decoding_view(np.array(src).reshape(-1, n), labels, data["source_bias"])
+        total += view[[j for j, g in enumerate(gold) if g]].sum(axis=0)
+    return dict(zip(labels, total.tolist(), strict=True))
+
+
+def score(data: dict, pred: list[list[str]]) -> dict:
     gold_by, pred_by = {}, {}
     for pid, gold, pr in zip(data["held"]["ids"], data["held"]["gold"], pred, strict=True):
         gold_by[pid] = [[g] for g in gold if g]
         pred_by[pid] = [[p] for g, p in zip(gold, pr, strict=True) if g]
-    return score_label_lists(gold_by, pred_by, seed=boot_seed)["primary"]
+    return score_label_lists(gold_by, pred_by, intervals=True)["primary"]
 
 
 def _ci(x, ci) -> str:
@@ -320,7 +343,8 @@ def main(argv: list[str] | None = None) -> int:
                     choices=("select", "random", "rare-unc", "rare-unc-rate", "rare-mass",
                              "rare-mass-rate"))
     ap.add_argument("--methods", nargs="+",
-                    default=["today", "floor", "count-30", "count-cv", f"mix-{MIX_T:g}"])
+                    default=["today", "floor", "count-30", "count-cv", f"mix-{MIX_T:g}",
+                             f"absent-{ABSENT_C:g}"])
     ap.add_argument("--labels", action="store_true", help="every label's F1 with intervals")
     ap.add_argument("--cache", default="/tmp/adapt-rare-cache")
     args = ap.parse_args(argv)

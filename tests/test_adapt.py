@@ -155,6 +155,8 @@ def test_cli_train_from(cli_source, tmp_path, fixtures, capsys):
     assert "`p1`" in card and "`p2`" in card
     # and how much each label is its own against the source's
     assert meta["source_mix"] and "this model's weight" in card
+    for lab, v in meta["source_absent"].items():
+        assert f"{lab} x {v:.2f}" in card
     for lab, w in meta["source_mix"].items():
         assert f"| {lab} | {LABEL_NAMES[lab]} | {w:.2f} | {1 - w:.2f} |" in card.splitlines()
     # evaluate keeps the reviewed papers (and the source's own) apart from held-out ones
@@ -278,6 +280,8 @@ def test_a_label_the_reviewed_papers_lack_survives_adaptation(source, source_pap
     plain = adapt(source, field, source_settings={"mix": False}, **kw)
     assert "Goa" in source.labels_ and "Goa" not in plain.labels_
     assert "Goa" in mixed.labels_ and mixed.meta_["source_mix"]["Goa"] == 0.0
+    # never reviewed although the source expects it: its probability scaled down
+    assert 0 < mixed.source_absent_["Goa"] < 1 and set(mixed.source_absent_) == {"Goa"}
     test = source_papers[:2]
     assert "Goa" in _firsts(source.predict(test))
     assert "Goa" in _firsts(mixed.predict(test))
@@ -293,4 +297,8 @@ def test_mixing_weights_load_back_and_bad_ones_are_refused(adapted, tmp_path):
     meta["source_mix"] = {"Res": 1.5}
     meta_path.write_text(json.dumps(meta))
     with pytest.raises(ModelError, match="source_mix"):
+        CoreSCClassifier.load(tmp_path / "m")
+    meta["source_mix"], meta["source_absent"] = adapted.source_mix_, {"Res": 0.0}
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="source_absent"):
         CoreSCClassifier.load(tmp_path / "m")

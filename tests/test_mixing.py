@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from coresc.model.mixing import (
+    absent_scale,
     decoding_view,
+    expected_counts,
     label_counts,
     mix_marginals,
     mix_weights,
@@ -84,3 +86,26 @@ def test_mixed_uses_the_source_as_it_decodes():
     plain = mixed(marg, x, w, LABELS, LABELS, {}, 3.0)[0]
     biased = mixed(marg, x, w, LABELS, LABELS, {"Hyp": 1.0}, 3.0)[0]
     assert biased["Hyp"] > plain["Hyp"]
+
+
+def test_a_label_never_reviewed_is_scaled_by_how_many_the_source_expected():
+    scale = absent_scale({"Res": 40, "Met": 0}, {"Hyp": 30.0, "Res": 35.0, "Met": 0.0}, c=10)
+    assert scale == {"Hyp": 0.25}  # Res was seen; the source expected no Met
+    assert absent_scale({}, {"Hyp": 0.0}) == {}
+
+
+def test_expected_counts_sum_the_sources_view_over_labelled_sentences():
+    x = [_x([[0.5, 0.25, 0.25], [0.0, 1.0, 0.0]]), _x([[0.2, 0.4, 0.4]])]
+    gold = [["Res", None], ["Met"]]  # the unreviewed sentence does not count
+    e = expected_counts(x, gold, LABELS, {}, 3.0)
+    assert e == pytest.approx({"Hyp": 0.7, "Res": 0.65, "Met": 0.65})
+
+
+def test_a_scaled_label_gives_way_where_the_source_alone_would_choose_it():
+    marg = [{"Res": 0.6, "Met": 0.4}]
+    x = _x([[0.5, 0.3, 0.2]])
+    w = {"Hyp": 0.0, "Res": 0.3, "Met": 0.3}
+    plain = mixed(marg, x, w, LABELS, LABELS, {}, 3.0)[0]
+    scaled = mixed(marg, x, w, LABELS, LABELS, {}, 3.0, {"Hyp": 0.2})[0]
+    assert max(plain, key=plain.get) == "Hyp" and max(scaled, key=scaled.get) == "Res"
+    assert sum(scaled.values()) == pytest.approx(1.0)

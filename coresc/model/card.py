@@ -188,7 +188,7 @@ def _adapted_section(meta: Mapping[str, Any]) -> list[str]:
              f"{', '.join(f'`{r}`' for r in reviewed)}. The source model is kept in "
              "`source/`; its label probabilities for each sentence are features of this "
              "model's CRF, which was trained on the reviewed papers only.", ""]
-    lines += _mixing_lines(meta.get("source_mix"))
+    lines += _mixing_lines(meta.get("source_mix"), meta.get("source_absent"))
     seen = record.get("seen_by_source")
     if seen:
         lines += [f"**Warning:** {len(seen)} of the reviewed papers were in the source "
@@ -200,7 +200,7 @@ def _adapted_section(meta: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _mixing_lines(mix: Any) -> list[str]:
+def _mixing_lines(mix: Any, absent: Any = None) -> list[str]:
     """The per-label weights of the adapted model against its source (issue 38)."""
     if not isinstance(mix, Mapping) or not mix:
         return ["Its labels are its own CRF's (no mixing with the source's).", ""]
@@ -212,7 +212,14 @@ def _mixing_lines(mix: Any) -> list[str]:
     for lab in sorted(mix, key=sort_key):
         w = float(mix[lab])
         lines.append(f"| {lab} | {LABEL_NAMES.get(lab, '')} | {w:.2f} | {1 - w:.2f} |")
-    return lines + [""]
+    lines.append("")
+    if isinstance(absent, Mapping) and absent:
+        scaled = ", ".join(f"{lab} x {float(v):.2f}" for lab, v in
+                           sorted(absent.items(), key=lambda kv: sort_key(kv[0])))
+        lines += ["Labels the reviewed papers never show, although the source expected "
+                  "them there, keep the source's probability scaled down by how many it "
+                  f"expected (`c / (e + c)`): {scaled}.", ""]
+    return lines
 
 
 def _what_and_licence(counts: Counter | None) -> tuple[str, str]:

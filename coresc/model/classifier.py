@@ -114,6 +114,7 @@ class CoreSCClassifier:
         self._encoder_fitted: FittedEncoder | None = None
         self.label_bias_: dict[str, float] = {}
         self.source_mix_: dict[str, float] = {}  # adapted: weight of its own marginals
+        self.source_absent_: dict[str, float] = {}  # adapted: the source's unseen labels scaled
         self.domains_: tuple[str, ...] = ()
         self.domain_bias_: dict[str, dict[str, float]] = {}
         self._tagger = None
@@ -254,7 +255,7 @@ class CoreSCClassifier:
         src = self._source
         bias = src.label_bias_ if src.decode == "balanced" else {}
         return mixed(marg, x, self.source_mix_, self.labels_, src.labels_, bias,
-                     SourceSettings.from_dict(self.source).scale)
+                     SourceSettings.from_dict(self.source).scale, self.source_absent_)
 
     def domain_names(self, kind: str = "corpus") -> list[str]:
         """Names of the training domains of ``kind`` (``["art", "cra"]`` for corpora)."""

@@ -137,6 +137,12 @@ def load_model(cls, directory: str | Path, threads: int = 0):
             for k, v in mix.items()):
         raise ModelError(d / "meta.json", "bad source_mix")
     model.source_mix_ = {k: float(v) for k, v in mix.items()}
+    absent = meta.get("source_absent") or {}  # older adapted models: none
+    if not isinstance(absent, dict) or not all(
+            k in labels and isinstance(v, (int, float)) and 0 < v <= 1
+            for k, v in absent.items()):
+        raise ModelError(d / "meta.json", "bad source_absent")
+    model.source_absent_ = {k: float(v) for k, v in absent.items()}
     domains = meta.get("domains") or []
     if not isinstance(domains, list) or not all(isinstance(x, str) for x in domains):
         raise ModelError(d / "meta.json", "bad domains list")

@@ -36,7 +36,7 @@ from .domains import (
     paper_domains,
 )
 from .encoder import EncoderSettings, OnnxEncoder
-from .mixing import label_counts, mix_weights
+from .mixing import absent_scale, expected_counts, label_counts, mix_weights
 from .progress import _fmt_time
 from .provenance import training_record
 from .ranking import rank_labels
@@ -75,7 +75,7 @@ def fit_model(model, papers: Sequence[Paper]) -> None:
         raise CorescError("no sentence with a gold label in the training data")
     t0 = time.monotonic()
     model._encoder = model._encoder_fitted = None
-    model.source_mix_ = {}
+    model.source_mix_, model.source_absent_ = {}, {}
     oof_enc = _fit_encoder(model, papers, labels) if model.encoder is not None else None
     X = model.featurize(papers, encoder_probs=oof_enc)
     model.domains_ = tuple(sorted({t for p in papers
@@ -148,7 +148,7 @@ def fit_model(model, papers: Sequence[Paper]) -> None:
         "n_sentences": sum(len(x) for x in X),
         "n_labelled": sum(1 for seq in labels for lab in seq if lab),
         "c1": best[0], "c2": best[1], "label_bias": model.label_bias_,
-        "source_mix": model.source_mix_,
+        "source_mix": model.source_mix_, "source_absent": model.source_absent_,
         "domains": list(model.domains_), "domain_bias": model.domain_bias_,
         "inner_cv_accuracy": cv_scores,
         "stack_inner_cv_accuracy": stack_scores,
@@ -165,13 +165,19 @@ def _fit_source_mix(model, X, labels, oof_marg) -> tuple[tuple[str, ...], list]:
     its source settings say ``mix: false``): its labels become both models', and the
     out-of-fold marginals the biases, the secondary layer and the calibration are fitted
     on are mixed as predictions will be."""
-    model.source_mix_ = {}
-    if not SourceSettings.from_dict(model.source).mix:
+    model.source_mix_, model.source_absent_ = {}, {}
+    settings, src = SourceSettings.from_dict(model.source), model._source
+    if not settings.mix:
         return model.labels_, oof_marg
-    union = tuple(sorted(set(model.labels_) | set(model._source.labels_), key=sort_key))
-    model.source_mix_ = mix_weights(label_counts(labels), union, model._source.labels_)
+    union = tuple(sorted(set(model.labels_) | set(src.labels_), key=sort_key))
+    counts = label_counts(labels)
+    model.source_mix_ = mix_weights(counts, union, src.labels_)
+    bias = src.label_bias_ if src.decode == "balanced" else {}
+    model.source_absent_ = absent_scale(
+        counts, expected_counts(X, labels, src.labels_, bias, settings.scale))
     model.labels_ = union
-    model._log(f"mixed with the source per label: {model.source_mix_}")
+    model._log(f"mixed with the source per label: {model.source_mix_}; the source's "
+               f"labels the reviewed papers never show, scaled: {model.source_absent_}")
     return union, [None if m is None else (m[0], model._mix(m[1], x))
                    for m, x in zip(oof_marg, X, strict=True)]
 
