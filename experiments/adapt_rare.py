@@ -63,6 +63,7 @@ from coresc.model.mixing import (  # noqa: E402
     MIX_T,
     absent_scale,
     decoding_view,
+    expected_counts,
     label_counts,
     mix_marginals,
     mix_weights,
@@ -250,10 +251,7 @@ def predictions(method: str, data: dict, run: dict) -> tuple[list[list[str]], st
     out = []
     for a, s in zip(run["held"], held["source"], strict=True):
         n = len(labels)
-        view = decoding_view(np.array(s).reshape(-1, n), labels, bias)
-        if absent:
-            view = view * np.array([absent.get(lab, 1.0) for lab in labels])
-            view = view / np.maximum(view.sum(axis=1, keepdims=True), 1e-300)
+        view = decoding_view(np.array(s).reshape(-1, n), labels, bias, absent)
         p = mix_marginals(np.array(a).reshape(-1, n), view, w)
         out.append([labels[i] for i in np.argmax(p, 1)] if len(p) else [])
     return out, f"T={float(t):g}"
@@ -261,12 +259,9 @@ def predictions(method: str, data: dict, run: dict) -> tuple[list[list[str]], st
 
 def _expected(data: dict, run: dict) -> dict[str, float]:
     """Sentences of each label the source expected among the reviewed labelled ones."""
-    labels, n = data["labels"], len(data["labels"])
-    total = np.zeros(n)
-    for src, gold in zip(run["rev_source"], run["rev_gold"], strict=True):
-        view = decoding_view(np.array(src).reshape(-1, n), labels, data["source_bias"])
-        total += view[[j for j, g in enumerate(gold) if g]].sum(axis=0)
-    return dict(zip(labels, total.tolist(), strict=True))
+    n = len(data["labels"])
+    return expected_counts([np.array(s).reshape(-1, n) for s in run["rev_source"]],
+                           run["rev_gold"], data["labels"], data["source_bias"])
 
 
 def score(data: dict, pred: list[list[str]]) -> dict:

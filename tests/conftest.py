@@ -38,3 +38,19 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def fixtures() -> Path:
     return FIXTURES
+
+
+@pytest.fixture
+def coresc_cli(capsys):
+    """``coresc ARGV`` in-process, as a callable: (exit code, stderr); argparse's exit
+    counts as a return."""
+    from coresc import cli
+
+    def call(argv: list[str]) -> tuple[int, str]:
+        try:
+            rc = cli.main(argv)
+        except SystemExit as exc:
+            rc = exc.code
+        return rc, capsys.readouterr().err
+
+    return call

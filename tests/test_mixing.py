@@ -97,7 +97,7 @@ def test_a_label_never_reviewed_is_scaled_by_how_many_the_source_expected():
 def test_expected_counts_sum_the_sources_view_over_labelled_sentences():
     x = [_x([[0.5, 0.25, 0.25], [0.0, 1.0, 0.0]]), _x([[0.2, 0.4, 0.4]])]
     gold = [["Res", None], ["Met"]]  # the unreviewed sentence does not count
-    e = expected_counts(x, gold, LABELS, {}, 3.0)
+    e = expected_counts([source_marginals(p, LABELS, 3.0) for p in x], gold, LABELS, {})
     assert e == pytest.approx({"Hyp": 0.7, "Res": 0.65, "Met": 0.65})
 
 

@@ -124,24 +124,16 @@ def _fail_if_run(verb: str, monkeypatch) -> None:
     monkeypatch.setattr(module, "run", ran)
 
 
-def _call(argv: list[str], capsys) -> tuple[int, str]:
-    try:
-        rc = cli.main(argv)
-    except SystemExit as exc:
-        rc = exc.code
-    return rc, capsys.readouterr().err
-
-
 @pytest.mark.parametrize(("verb", "option", "kind"), OUTPUTS,
                          ids=[f"{v}{o}" for v, o, _ in OUTPUTS])
 def test_every_output_refuses_the_hostile_set(verb, option, kind, place, monkeypatch,
-                                              capsys) -> None:
+                                              coresc_cli) -> None:
     _fail_if_run(verb, monkeypatch)
     parser = _verb_parsers()[verb]
     before = {p: p.read_bytes() for p in place["in"].iterdir()}
     for value, reads in _hostile(kind, place):
         argv = _argv(verb, parser, option, value, reads)
-        rc, err = _call(argv, capsys)
+        rc, err = coresc_cli(argv)
         assert rc == 2, (argv, rc, err)
         lines = err.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"coresc {verb}: error: "), (argv, err)
@@ -152,23 +144,23 @@ def test_every_output_refuses_the_hostile_set(verb, option, kind, place, monkeyp
 @pytest.mark.parametrize(("verb", "option", "kind"), OUTPUTS,
                          ids=[f"{v}{o}" for v, o, _ in OUTPUTS])
 def test_a_good_output_passes_the_rule(verb, option, kind, place, monkeypatch,
-                                       capsys) -> None:
+                                       coresc_cli) -> None:
     module = importlib.import_module(f"coresc.commands.{verb.replace('-', '_')}")
     monkeypatch.setattr(module, "run", lambda args: 0)
     target = place["root"] / "new" / ("out" if kind == "folder" else "out.txt")
     argv = _argv(verb, _verb_parsers()[verb], option, str(target), str(place["paper"]))
-    rc, err = _call(argv, capsys)
+    rc, err = coresc_cli(argv)
     assert rc == 0, (argv, err)
 
 
-def test_an_unwritable_folder_is_refused(place, monkeypatch, capsys) -> None:
+def test_an_unwritable_folder_is_refused(place, monkeypatch, coresc_cli) -> None:
     # root may write anywhere, so the test tells the check the folder is read-only
     real = os.access
     monkeypatch.setattr(os, "access", lambda p, mode: False if Path(p) == place["root"]
                         / "adir" else real(p, mode))
     _fail_if_run("select", monkeypatch)
-    rc, err = _call(["select", str(place["paper"]), "--budget", "1", "-o",
-                     str(place["root"] / "adir" / "next.txt")], capsys)
+    rc, err = coresc_cli(["select", str(place["paper"]), "--budget", "1", "-o",
+                     str(place["root"] / "adir" / "next.txt")])
     assert rc == 2 and "not writable" in err, err
 
 
@@ -188,12 +180,12 @@ def test_seed_resamples_and_budget_are_bounded_everywhere() -> None:
 @pytest.mark.parametrize(("verb", "option", "bounds"), NUMBERS,
                          ids=[f"{v}{o}" for v, o, _ in NUMBERS])
 def test_numbers_out_of_range_are_one_line(verb, option, bounds, place, monkeypatch,
-                                           capsys) -> None:
+                                           coresc_cli) -> None:
     _fail_if_run(verb, monkeypatch)
     parser = _verb_parsers()[verb]
     bad = [bounds.low - 1, -1] + ([bounds.high + 1, 10**12] if bounds.high else [])
     for value in bad:
         argv = _argv(verb, parser, option, str(value), str(place["paper"]))
-        rc, err = _call(argv, capsys)
+        rc, err = coresc_cli(argv)
         assert rc == 2, (argv, err)
         assert len(err.strip().splitlines()) == 1 and option in err, (argv, err)

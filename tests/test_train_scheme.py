@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from coresc import cli
-
 QUICK = ["--c1", "0.1", "--c2", "0.1", "--max-iterations", "3", "--no-secondary"]
 
 
@@ -24,21 +22,15 @@ def _corpus(tmp_path: Path, fixtures: Path, old: str, new: str) -> Path:
     return d
 
 
-def _run(argv: list[str], capsys) -> tuple[int, str]:
-    try:
-        rc = cli.main(argv)
-    except SystemExit as exc:
-        rc = exc.code
-    return rc, capsys.readouterr().err
+def _train(corpus, out, source: str | None) -> list[str]:
+    return ["train", str(corpus), "-o", str(out), *QUICK, *(["--from", source] if source else [])]
 
 
 @pytest.mark.parametrize("source", [None, "fast"])
-def test_a_label_outside_the_scheme_is_refused(source, tmp_path, fixtures, capsys) -> None:
+def test_a_label_outside_the_scheme_is_refused(source, tmp_path, fixtures,
+                                                coresc_cli) -> None:
     corpus = _corpus(tmp_path, fixtures, "Bac", "Zzz")
-    argv = ["train", str(corpus), "-o", str(tmp_path / "m"), *QUICK]
-    if source:
-        argv += ["--from", source]
-    rc, err = _run(argv, capsys)
+    rc, err = coresc_cli(_train(corpus, tmp_path / "m", source))
     assert rc == 2, err
     line = err.strip().splitlines()[-1]
     assert "p1_mode2.xml" in line and "sentence 1" in line and "'Zzz'" in line, err
@@ -47,12 +39,10 @@ def test_a_label_outside_the_scheme_is_refused(source, tmp_path, fixtures, capsy
 
 
 @pytest.mark.parametrize("source", [None, "fast"])
-def test_a_code_in_another_case_is_normalised(source, tmp_path, fixtures, capsys) -> None:
+def test_a_code_in_another_case_is_normalised(source, tmp_path, fixtures,
+                                              coresc_cli) -> None:
     corpus = _corpus(tmp_path, fixtures, "Bac", "bac")
-    argv = ["train", str(corpus), "-o", str(tmp_path / "m"), *QUICK]
-    if source:
-        argv += ["--from", source]
-    rc, err = _run(argv, capsys)
+    rc, err = coresc_cli(_train(corpus, tmp_path / "m", source))
     assert rc == 0, err
     assert "'bac'" in err and "'Bac'" in err and "note" in err, err
     labels = json.loads((tmp_path / "m" / "meta.json").read_text())["labels"]

@@ -78,29 +78,31 @@ def absent_scale(counts: Mapping[str, int], expected: Mapping[str, float],
             if not counts.get(lab) and e > 0}
 
 
-def expected_counts(x: Sequence[Sequence[Mapping[str, float]]],
-                    gold: Sequence[Sequence[str | None]], source_labels: Sequence[str],
-                    source_bias: Mapping[str, float], scale: float) -> dict[str, float]:
+def expected_counts(marginals: Sequence[np.ndarray], gold: Sequence[Sequence[str | None]],
+                    source_labels: Sequence[str],
+                    source_bias: Mapping[str, float]) -> dict[str, float]:
     """Sentences of each source label the source expects among the labelled sentences
-    of the papers ``x`` (features with the source's marginals, as :func:`source_marginals`
-    reads them) and ``gold`` (their labels, None where unlabelled): the sum of its
-    decoding view."""
+    of some papers: the sum of its decoding view over them. ``marginals``: per paper, the
+    source's marginals (sentences x ``source_labels``); ``gold``: their labels, None
+    where unlabelled."""
     total = np.zeros(len(source_labels))
-    for feats, labs in zip(x, gold, strict=True):
-        rows = [f for f, lab in zip(feats, labs, strict=True) if lab]
+    for marg, labs in zip(marginals, gold, strict=True):
+        rows = [j for j, lab in enumerate(labs) if lab]
         if rows:
-            total += decoding_view(source_marginals(rows, source_labels, scale),
-                                   source_labels, source_bias).sum(axis=0)
+            total += decoding_view(np.asarray(marg)[rows], source_labels,
+                                   source_bias).sum(axis=0)
     return dict(zip(source_labels, total.tolist(), strict=True))
 
 
-def decoding_view(marg: np.ndarray, labels: Sequence[str],
-                  bias: Mapping[str, float]) -> np.ndarray:
+def decoding_view(marg: np.ndarray, labels: Sequence[str], bias: Mapping[str, float],
+                  absent: Mapping[str, float] | None = None) -> np.ndarray:
     """A model's marginals (sentences x ``labels``) times ``exp(bias)``, rows summing to
-    1: the distribution its biased decoding takes the largest of."""
-    if not bias:
-        return _normalised(marg)
-    return _normalised(marg * np.exp([bias.get(lab, 0.0) for lab in labels]))
+    1: the distribution its biased decoding takes the largest of; ``absent``:
+    :func:`absent_scale`'s factors, applied before the rows are summed to 1."""
+    factor = np.exp([bias.get(lab, 0.0) for lab in labels]) if bias else 1.0
+    if absent:
+        factor = factor * np.array([absent.get(lab, 1.0) for lab in labels])
+    return _normalised(marg * factor)
 
 
 def mix_marginals(adapted: np.ndarray, source: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -135,9 +137,7 @@ def mixed(marg: Sequence[Mapping[str, float]], x: Sequence[Mapping[str, float]],
         return []
     a = np.array([[m.get(lab, 0.0) for lab in labels] for m in marg], dtype=float)
     view = decoding_view(source_marginals(x, source_labels, scale), source_labels,
-                         source_bias)
-    if absent:
-        view = _normalised(view * np.array([absent.get(lab, 1.0) for lab in source_labels]))
+                         source_bias, absent)
     s = np.zeros_like(a)
     for j, lab in enumerate(source_labels):
         if lab in labels:

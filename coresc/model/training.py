@@ -36,7 +36,13 @@ from .domains import (
     paper_domains,
 )
 from .encoder import EncoderSettings, OnnxEncoder
-from .mixing import absent_scale, expected_counts, label_counts, mix_weights
+from .mixing import (
+    absent_scale,
+    expected_counts,
+    label_counts,
+    mix_weights,
+    source_marginals,
+)
 from .progress import _fmt_time
 from .provenance import training_record
 from .ranking import rank_labels
@@ -173,8 +179,9 @@ def _fit_source_mix(model, X, labels, oof_marg) -> tuple[tuple[str, ...], list]:
     counts = label_counts(labels)
     model.source_mix_ = mix_weights(counts, union, src.labels_)
     bias = src.label_bias_ if src.decode == "balanced" else {}
+    marginals = [source_marginals(x, src.labels_, settings.scale) for x in X]
     model.source_absent_ = absent_scale(
-        counts, expected_counts(X, labels, src.labels_, bias, settings.scale))
+        counts, expected_counts(marginals, labels, src.labels_, bias))
     model.labels_ = union
     model._log(f"mixed with the source per label: {model.source_mix_}; the source's "
                f"labels the reviewed papers never show, scaled: {model.source_absent_}")

@@ -86,6 +86,7 @@ def page_data(store: ReviewStore, i: int) -> dict:
                           "c": review.choices.get(j)})
     return {"paper": i, "papers": len(store.papers), "id": review.paper.id,
             "annotator": store.annotator, "model": review.model,
+            "model_name": short_name(review.model),
             "adjudicating": store.adjudicating, "sentences": sentences,
             "labels": list(LABELS), "names": LABEL_NAMES, "keys": LABEL_KEYS,
             "styles": label_styles(LABELS), "novelty": NOVELTY, "advantage": ADVANTAGE,

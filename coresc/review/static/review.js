@@ -334,7 +334,7 @@
         if (!waiting(j)) { S[j].d = s.d; S[j].ok = s.d; }
         render(j);
       });
-      $("rv-model").textContent = fresh.model.replace(/[\\/]+$/, "").split(/[\\/]/).pop() || fresh.model;
+      $("rv-model").textContent = fresh.model_name;
       $("rv-where").title = "labels by " + fresh.model;
       progress(fresh.progress);
       panel();
