@@ -133,7 +133,8 @@ def _weights(r: Ranked) -> dict[str, float]:
     return dict(zip(r, rank_weights(len(r)), strict=True))
 
 
-def _weighted(a: list[Ranked], b: list[Ranked]) -> float:
+def _weighted(a: list[Ranked], b: list[Ranked]) -> tuple[float, float]:
+    """(kappa, Po) of the weighted measure."""
     n = len(a)
     wa, wb = [_weights(r) for r in a], [_weights(r) for r in b]
     po = sum(sum(min(x[lab], y[lab]) for lab in x.keys() & y.keys())
@@ -144,12 +145,12 @@ def _weighted(a: list[Ranked], b: list[Ranked]) -> float:
         freq_a.update(x)
         freq_b.update(y)
     pe = sum((freq_a[lab] / n) * (freq_b[lab] / n) for lab in freq_a.keys() & freq_b.keys())
-    return _kappa(po, pe)
+    return _kappa(po, pe), po
 
 
 def _categorical(a: list[Hashable], b: list[Hashable],
-                 agree: Callable[[Any, Any], bool]) -> float:
-    """Kappa for any agreement predicate on per-sentence values.
+                 agree: Callable[[Any, Any], bool]) -> tuple[float, float]:
+    """(kappa, Po) for any agreement predicate on per-sentence values.
 
     Po = share of sentences where ``agree(a_i, b_i)``; Pe = probability that a value
     drawn from side A's empirical distribution and an independent one drawn from side
@@ -161,7 +162,7 @@ def _categorical(a: list[Hashable], b: list[Hashable],
     dist_a, dist_b = Counter(a), Counter(b)
     pe = sum(ca * cb for u, ca in dist_a.items() for v, cb in dist_b.items()
              if agree(u, v)) / (n * n)
-    return _kappa(po, pe)
+    return _kappa(po, pe), po
 
 
 def loose_agree(s: frozenset, t: frozenset) -> bool:
@@ -225,36 +226,35 @@ def kappas(a: Sequence[Sequence[str]], b: Sequence[Sequence[str]]) -> dict[str, 
     With one label per sentence on both sides all five equal Cohen's kappa.
     Raises ValueError when the lengths differ or no sentence is labelled on both sides.
     """
+    return _both(*_labelled(a, b))[0]
+
+
+def _labelled(a: Sequence[Sequence[str]], b: Sequence[Sequence[str]]
+              ) -> tuple[list[Ranked], list[Ranked]]:
     ra, rb = ranked_pairs(a, b)
     if not ra:
         raise ValueError("no sentence is labelled on both sides")
+    return ra, rb
+
+
+def _both(ra: list[Ranked], rb: list[Ranked]) -> tuple[dict[str, float], dict[str, float]]:
+    """The five measures' kappas and observed agreements over ranked lists."""
     sa, sb = [frozenset(r) for r in ra], [frozenset(r) for r in rb]
-    return {
+    parts = {
         "weighted": _weighted(ra, rb),
         "loose": _categorical(sa, sb, loose_agree),
         "abo": _categorical(sa, sb, abo_agree),
         "coresc1": _categorical([r[0] for r in ra], [r[0] for r in rb], _eq),
         "strict": _categorical(ra, rb, _eq),
     }
+    return {m: k for m, (k, _) in parts.items()}, {m: po for m, (_, po) in parts.items()}
 
 
 def observed(a: Sequence[Sequence[str]], b: Sequence[Sequence[str]]) -> dict[str, float]:
     """The observed agreement ``Po`` of each of the five measures (see :func:`kappas`):
     the share of sentences on which the two sides agree (``weighted``: the mean overlap
     of the rank weights), before chance is taken out. Same arguments and errors."""
-    ra, rb = ranked_pairs(a, b)
-    if not ra:
-        raise ValueError("no sentence is labelled on both sides")
-    pairs = list(zip(ra, rb, strict=True))
-    share = lambda agree: sum(agree(x, y) for x, y in pairs) / len(pairs)  # noqa: E731
-    return {
-        "weighted": share(lambda x, y: sum(min(wx, _weights(y).get(lab, 0.0))
-                                           for lab, wx in _weights(x).items())),
-        "loose": share(lambda x, y: loose_agree(frozenset(x), frozenset(y))),
-        "abo": share(lambda x, y: abo_agree(frozenset(x), frozenset(y))),
-        "coresc1": share(lambda x, y: x[0] == y[0]),
-        "strict": share(lambda x, y: x == y),
-    }
+    return _both(*_labelled(a, b))[1]
 
 
 def agreement(a: Mapping[str, Sequence[Sequence[str]]],
@@ -286,14 +286,16 @@ def agreement(a: Mapping[str, Sequence[Sequence[str]]],
             continue
         pooled_a.extend(ra)
         pooled_b.extend(rb)
-        per_paper.append(kappas(ra, rb))
-        po_paper.append(observed(ra, rb))
+        kappa, po = _both(ra, rb)
+        per_paper.append(kappa)
+        po_paper.append(po)
     if not pooled_a:
         raise ValueError("no sentence is labelled on both sides of any common paper")
+    micro, po_micro = _both(pooled_a, pooled_b)
     return {
-        "micro": kappas(pooled_a, pooled_b),
+        "micro": micro,
         "macro": {m: sum(k[m] for k in per_paper) / len(per_paper) for m in MEASURES},
-        "observed": {"micro": observed(pooled_a, pooled_b),
+        "observed": {"micro": po_micro,
                      "macro": {m: sum(k[m] for k in po_paper) / len(po_paper)
                                for m in MEASURES}},
         "n_sentences": len(pooled_a),
