@@ -16,8 +16,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from . import stats
 
 PREDICTIONS = "predictions.jsonl"
@@ -56,10 +54,7 @@ def run_intervals(predictions: Labelled, folds: dict[str, str]) -> dict[str, Any
     papers = sorted(predictions)
     table = stats.paper_table(_lists(predictions, 0), _lists(predictions, 1),
                               stats.strata_of(papers, folds))
-    found = stats.intervals(table)
-    ones = np.ones((1, len(papers)))
-    found["point"] = {k: float(v[0]) for k, v in stats.scores(table, ones).items()}
-    return found
+    return stats.intervals(table)
 
 
 def _lists(by: Labelled, which: int) -> dict[str, list[list[str]]]:

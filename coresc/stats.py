@@ -172,16 +172,17 @@ def _about(table: PaperTable, strata: np.ndarray, level: float) -> dict[str, Any
 
 
 def intervals(table: PaperTable, level: float = LEVEL) -> dict[str, Any]:
-    """``{"ci": {score: [low, high]}, "se": {...}, ...about}`` for every key of
-    :func:`scores` (deterministic: no resampling).
+    """``{"point": {score: value}, "ci": {score: [low, high]}, ...about}`` for every key
+    of :func:`scores` (deterministic: no resampling).
 
     Raises :class:`TooFewPapers` below :data:`MIN_PAPERS` papers."""
     _check_papers(table)
     strata = usable_strata(table.strata)
     point = scores(table, np.ones((1, len(table.papers))))
     left = scores(table, jackknife_weights(strata))
-    ci, se, _ = t_intervals(point, left, strata, level)
-    return {**_about(table, strata, level), "ci": ci, "se": se}
+    ci, _, _ = t_intervals(point, left, strata, level)
+    return {**_about(table, strata, level), "ci": ci,
+            "point": {k: float(v[0]) for k, v in point.items()}}
 
 
 # ---------------------------------------------------------------------------
@@ -312,7 +313,7 @@ def attach_intervals(result: dict[str, Any], gold_by, pred_by,
                               "n_sentences": table.n_sentences}
         return result
     ci = found.pop("ci")
-    found.pop("se")
+    found.pop("point")  # the result has its own scores
     prim = result["primary"]
     prim["accuracy_ci"], prim["macro_f1_ci"] = ci["accuracy"], ci["macro_f1"]
     for lab, s in prim["per_label"].items():
