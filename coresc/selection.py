@@ -56,8 +56,12 @@ class Candidate:
 
 def expected_errors(model, papers: Sequence[Paper]) -> list[tuple[float, int]]:
     """Per paper: (expected wrong primary labels, sentences), from calibrated scores."""
+    return _expected_errors(model.rank(papers))
+
+
+def _expected_errors(rankings) -> list[tuple[float, int]]:
     out = []
-    for ranked in model.rank(papers):
+    for ranked in rankings:
         scores = [r[0].score for r in ranked if r]
         out.append((float(sum(1.0 - min(1.0, max(0.0, s)) for s in scores)), len(scores)))
     return out
@@ -68,7 +72,10 @@ def weak_label_scores(model, papers: Sequence[Paper]) -> list[float]:
     (``p (1 - p)`` of its marginal), weighted by the inverse of the label's expected share
     of the pool (the mean marginal over every sentence of ``papers``, floored at
     :data:`MIN_SHARE`)."""
-    margs = model.marginals(papers)
+    return _weak_label_scores(model.marginals(papers))
+
+
+def _weak_label_scores(margs: Sequence[np.ndarray]) -> list[float]:
     rows = [m for m in margs if len(m)]
     if not rows:
         return [0.0] * len(margs)
@@ -93,10 +100,15 @@ def select_papers(model, papers: Sequence[Paper], budget: int, utility: str = "w
         raise UsageError(f"the budget must be at least 1 paper, not {budget}")
     if not 0.0 <= diversity <= 1.0:
         raise UsageError(f"diversity must be between 0 and 1, not {diversity}")
+    weak = None
+    if utility == "weak":  # one pass over the pool gives both
+        rankings, margs = model.rank_with_marginals(papers)
+        weak = _weak_label_scores(margs)
+    else:
+        rankings = model.rank(papers)
     pool = [Candidate(i, p, e, n)
-            for i, (p, (e, n)) in enumerate(zip(papers, expected_errors(model, papers),
+            for i, (p, (e, n)) in enumerate(zip(papers, _expected_errors(rankings),
                                                 strict=True))]
-    weak = weak_label_scores(model, papers) if utility == "weak" else None
     for i, c in enumerate(pool):
         c.utility = (c.expected_errors if utility == "total" else
                      c.error_rate if utility == "rate" else weak[i])

@@ -146,6 +146,9 @@ class MarginalModel(FakeModel):
     def marginals(self, papers):
         return [np.tile(self.marg_of[p.id], (len(list(p.sentences())), 1)) for p in papers]
 
+    def rank_with_marginals(self, papers):
+        return self.rank(papers), self.marginals(papers)
+
 
 def test_weak_spends_the_budget_on_uncertainty_about_rare_labels(papers) -> None:
     # stars: long and unsure between two common labels; rats2: unsure about the rare Hyp

@@ -296,21 +296,25 @@ class CoreSCClassifier:
     def _rank_raw(self, papers: Sequence[Paper]) -> list[list[list[Prediction]]]:
         """Rankings with raw scores: the decoded label's marginal, then the others'
         one-vs-rest probabilities (or marginals)."""
-        self._check_fitted()
-        out = []
-        for paper, x in self._prediction_features(papers):
-            out.append(self._rank_paper(paper, x, self._bias_for(paper)))
-        return out
+        return [self._rank_tagged(paper, x, pred, marg)
+                for paper, x, pred, marg in self._tagged(papers)]
 
-    def _rank_paper(self, paper: Paper, x: list[dict[str, float]],
-                    bias: dict[str, float]) -> list[list[Prediction]]:
+    def _tagged(self, papers: Sequence[Paper]):
+        """``(paper, features, viterbi, marginals)`` one paper at a time (the last two
+        None for a paper without sentences)."""
+        self._check_fitted()  # at the call, not at the first paper
+        return ((paper, x, *self._tag_paper(paper, x)) if x else (paper, x, None, None)
+                for paper, x in self._prediction_features(papers))
+
+    def _rank_tagged(self, paper: Paper, x: list[dict[str, float]], pred,
+                     marg) -> list[list[Prediction]]:
         if not x:
             return []
-        pred, marg = self._tag_paper(paper, x)
         probs = None
         if self._ovr is not None:
             probs = sigmoid(ovr_scores(x, self._ovr, self._full(marg)))
-        return rank_labels(self.labels_, self._decode(pred, marg, bias), marg, probs)
+        return rank_labels(self.labels_, self._decode(pred, marg, self._bias_for(paper)),
+                           marg, probs)
 
     def predict(self, papers: Sequence[Paper],
                 min_score: float | None = None) -> list[list[list[Prediction]]]:
@@ -353,13 +357,20 @@ class CoreSCClassifier:
             else:
                 paper.meta.pop("min_score", None)
 
+    def rank_with_marginals(self, papers: Sequence[Paper]
+                            ) -> tuple[list[list[list[Prediction]]], list[np.ndarray]]:
+        """:meth:`rank` and :meth:`marginals` from one pass over the papers (features,
+        encoder and CRF once)."""
+        ranks, margs = [], []
+        for paper, x, pred, marg in self._tagged(papers):
+            ranks.append([self._calibrated(r, _corpus(paper))
+                          for r in self._rank_tagged(paper, x, pred, marg)])
+            margs.append(self._full(marg if x else []))
+        return ranks, margs
+
     def marginals(self, papers: Sequence[Paper]) -> list[np.ndarray]:
         """CRF marginals per paper: array (sentences x labels), columns = ``labels_``."""
-        self._check_fitted()
-        out = []
-        for paper, x in self._prediction_features(papers):
-            out.append(self._full(self._tag_paper(paper, x)[1]) if x else self._full([]))
-        return out
+        return [self._full(marg if x else []) for _, x, _, marg in self._tagged(papers)]
 
     def source_outputs(self, paper: Paper, cache: bool = True,
                        analyses: list | None = None) -> SourceOutputs:
