@@ -349,7 +349,8 @@ def test_runs_log_intervals_over_papers_beside_the_scores() -> None:
     gold = {f"p{i}": [["Bac"], ["Met"], ["Res"], ["Con"]] for i in range(6)}
     pred = {f"p{i}": [["Bac"], ["Met"] if i % 2 else ["Bac"], ["Res"], ["Res"]]
             for i in range(6)}
-    scores = ex.score_predictions(gold, pred, {f"p{i}": str(i % 2) for i in range(6)}, seed=0)
+    scores = ex.score_predictions(gold, pred, {f"p{i}": str(i % 2) for i in range(6)},
+                                  intervals=True)
     m = ex.flat_metrics(scores, silver=False)
     assert m["accuracy_ci_low"] <= m["accuracy"] <= m["accuracy_ci_high"]
     assert m["n_papers"] == 6 and "kappa_coresc1_micro_ci_low" in m and "f1_Bac_ci_high" in m

@@ -217,7 +217,7 @@ def curve_summary(folds: Sequence, fold_metrics: Mapping[str, Mapping[str, float
 
 def label_f1s(runs: Sequence[Mapping[str, float]], pre: str = "") -> dict[str, Any]:
     """Macro-F1 and each label's F1 over a cell's runs: the mean, and the mean of the runs'
-    95% interval bounds (each a bootstrap over that run's test papers), for the labels
+    95% interval bounds (each a t interval over that run's test papers), for the labels
     scored in any run (a label's mean over the runs that scored it)."""
     names = {k[len(pre):] for m in runs for k in m
              if k.startswith(pre + "f1_") and not k.endswith(("_ci_low", "_ci_high"))}

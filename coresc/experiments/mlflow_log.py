@@ -44,7 +44,7 @@ def _log_fold(client, run_id: str, cfg: ExperimentConfig, fold: Fold, res: FoldR
     from .. import tracking
 
     gold_by, pred_by = _gold_pred(fold.test, papers, res.predictions)
-    scores = score_predictions(gold_by, pred_by, seed=cfg.seed)
+    scores = score_predictions(gold_by, pred_by, intervals=True)
     timing = {"train_time_s": res.train_time, "predict_time_s": res.predict_time}
     records = prediction_records(fold.test, papers, res.predictions, fold.name)
     out = work / f"fold-{fold.name}"
@@ -80,7 +80,7 @@ def _log_parent(client, run_id: str, cfg: ExperimentConfig, folds: Sequence[Fold
     if len(folds) == 1:  # one test set: stratify by each corpus it holds
         group = {k: papers[k].meta.get("corpus") for k in gold_by}
     scores = score_predictions(gold_by, pred_by, strata_of(list(gold_by), group),
-                               seed=cfg.seed)
+                               intervals=True)
     metrics = flat_metrics(scores, silver)
     head = "silver_agreement" if silver else "accuracy"
     pre = "silver_" if silver else ""

@@ -12,14 +12,13 @@ from ..errors import CorescError
 def score_predictions(gold_by: Mapping[str, list[list[str]]],
                       pred_by: Mapping[str, list[list[str]]],
                       strata: Mapping[str, str] | None = None,
-                      seed: int | None = None) -> dict[str, Any]:
+                      intervals: bool = False) -> dict[str, Any]:
     """Primary scores, the five kappas and secondary-label scores for aligned lists.
 
     ``gold_by`` / ``pred_by``: paper key -> ranked label list per sentence. Sentences
-    without gold are left out (as :func:`coresc.evaluation.evaluate_papers` does). ``seed``
-    given (a run's seed; the intervals themselves do not resample): 95% intervals over
-    papers, within ``strata`` (paper -> fold or corpus), beside the scores
-    (:func:`coresc.stats.attach_intervals`).
+    without gold are left out (as :func:`coresc.evaluation.evaluate_papers` does).
+    ``intervals``: 95% intervals over papers, within ``strata`` (paper -> fold or corpus),
+    beside the scores (:func:`coresc.stats.attach_intervals`).
     """
     from ..evaluation import NO_PREDICTION, score_label_lists
 
@@ -29,7 +28,7 @@ def score_predictions(gold_by: Mapping[str, list[list[str]]],
         g_by[key] = [g for g, _ in keep]
         p_by[key] = [p or [NO_PREDICTION] for _, p in keep]
     try:
-        return score_label_lists(g_by, p_by, intervals=seed is not None, strata=strata)
+        return score_label_lists(g_by, p_by, intervals=intervals, strata=strata)
     except ValueError:
         raise CorescError("no sentence with a gold label in the test set") from None
 

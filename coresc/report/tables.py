@@ -139,7 +139,7 @@ def curve_section(client, runs: Sequence[RunInfo]) -> list[str]:
                "the source model was adapted to; the last columns: select minus random, "
                "in points.", "", *curve_table(rows), "", *curve_runs_table(rows), "",
                "Macro-F1 and each label's F1 in percent: the mean over the runs [the mean "
-               "of the runs' 95% intervals, each a bootstrap over its test papers].", "",
+               "of the runs' 95% intervals, each a t interval over its test papers].", "",
                *curve_f1_table(rows)]
     return md
 
