@@ -63,13 +63,13 @@ def open_adjudication(folder: Path, annotator: str, sets: Sequence[str],
     where a saved state exists; :class:`UsageError` when the two have nothing to settle."""
     if len(sets) != 2:
         raise UsageError("--adjudicate takes two annotation sets (two annotators' folders)")
-    a, b = (load_set(s, labels="gold") for s in sets)
-    names = [Path(s).name or s for s in sets]
-    if Path(a.name).resolve() == Path(b.name).resolve():
+    if Path(sets[0]).resolve() == Path(sets[1]).resolve():  # before reading either
         raise UsageError(f"--adjudicate {sets[0]} {sets[1]}: the same annotation set twice")
     if folder.resolve() in (Path(s).resolve() for s in sets):
         raise UsageError(f"{folder}: is one of the annotation sets being adjudicated; "
                          "choose another --annotator")
+    a, b = (load_set(s, labels="gold") for s in sets)
+    names = [Path(s).name or s for s in sets]
     prepared = {pid: _prepare(a, b, pid) for pid in common_papers([a, b])}
     store = open_store(folder, annotator, [p for p, _, _ in prepared.values()],
                        f"{names[0]} / {names[1]}", lambda papers: None, warn)
