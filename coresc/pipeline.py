@@ -201,6 +201,14 @@ def annotate_paper(model, paper: Paper, domain: str | None = None,
 # ---------------------------------------------------------------- rendering
 
 
+def stream_header(writer: Writer, with_withheld: bool = False) -> bytes:
+    """What a stream (jsonl, tsv) starts with before the papers' parts; nothing for a
+    format written one file a paper."""
+    if writer.per_paper:
+        return b""
+    return writer.load("header")(True, with_withheld).encode("utf-8")
+
+
 def render(papers: list[Paper], writer: Writer | str,
            with_withheld: bool = False) -> list[tuple[Paper, bytes]]:
     """Each paper's output: a whole file (xml, html) or its part of a stream (jsonl, tsv).

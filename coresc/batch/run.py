@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, UsageError
-from ..pipeline import Source, check_domain, open_model
+from ..pipeline import Source, check_domain, open_model, stream_header
 from ..writers import get_writer, is_stdout, write_stdout_bytes
 from .manifest import Manifest, model_identity
 from .outputs import Store, Target, assemble, plan_target, remove_leftovers
@@ -256,9 +256,7 @@ def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest |
 
 
 def _stream_header(job: Job) -> bytes:
-    if job.writer.per_paper:
-        return b""
-    return job.writer.load("header")(True, job.min_score is not None).encode("utf-8")
+    return stream_header(job.writer, job.min_score is not None)
 
 
 def _stdout_outcome(oc: Outcome, job: Job) -> None:

@@ -24,6 +24,7 @@ from ..pipeline import (
     open_model,
     read_source,
     render,
+    stream_header,
 )
 
 #: What the server calls a body sent without a file name (the CLI's standard input).
@@ -96,8 +97,8 @@ def answer_request(model, request: Request, grobid: Any = None) -> Answer:
             paper.source_path = request.name
         annotate_paper(model, paper, request.domain, request.min_score)
     withheld = request.min_score is not None
-    header = b"" if writer.per_paper else writer.load("header")(True, withheld).encode("utf-8")
-    body = header + b"".join(data for _, data in render(papers, writer, withheld))
+    parts = render(papers, writer, withheld)
+    body = stream_header(writer, withheld) + b"".join(data for _, data in parts)
     return Answer(body, warnings)
 
 
