@@ -116,6 +116,10 @@ def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
     if not sources:
         raise UsageError(f"{', '.join(map(str, inputs))}: no readable files found "
                          f"(looked for {' '.join(INPUT_SUFFIXES)})")
+    if client is None and any(str(s.name).lower().endswith(".pdf") for s in sources):
+        from ..readers.pdf import pdf_notice
+
+        pdf_notice()  # here, once, before workers start: they inherit that it was shown
     model_dir = None if model is None else str(model)
     # a bad model fails before anything is read
     loaded = open_model(model_dir, shared=jobs > 1 or scheduler is not None)

@@ -1,7 +1,8 @@
 """Readers: turn an input into :class:`~coresc.document.Paper` objects.
 
 One call reads one input: ``read_file(path)`` reads a file, ``-`` (standard input) or a
-PDF (through a GROBID server), detecting the format unless ``fmt`` is given, and returns
+PDF (with the embedded reader, :mod:`coresc.readers.pdf`, or through a GROBID server),
+detecting the format unless ``fmt`` is given, and returns
 a list of papers (one for every format except JSONL, which holds one document per line);
 ``read_data(data, name)`` does the same for bytes already in memory. Both raise
 :class:`~coresc.errors.InputError` naming the input and the problem.
@@ -117,10 +118,11 @@ def read_file(path: str | Path, fmt: str = "auto",
     """Read one input: a file, or ``-`` for standard input. Raises :class:`InputError`.
 
     ``fmt`` names the format (``auto`` detects it). A PDF (known by its ``%PDF-``
-    header, whatever its name) is sent to the GROBID server ``grobid`` (a URL or a
-    :class:`~coresc.readers.grobid.GrobidClient`; ``None`` uses ``$CORESC_GROBID_URL``)
-    and its TEI read. Papers from standard input are named ``stdin`` and have no
-    ``source_path``.
+    header, whatever its name) is read by the embedded reader (:mod:`coresc.readers.pdf`)
+    unless a GROBID server is given: ``grobid`` (a URL or a
+    :class:`~coresc.readers.grobid.GrobidClient`; ``None`` uses ``$CORESC_GROBID_URL``
+    where it is set), which gets the PDF, and its TEI is read. Papers from standard
+    input are named ``stdin`` and have no ``source_path``.
     """
     if str(path) == STDIN:
         return read_stdin(fmt, grobid)
@@ -186,14 +188,16 @@ def _read_bytes(data: bytes, name: str | Path, fmt: str) -> list[Paper]:
 
 def _read_pdf(data: bytes, name: str | Path, fmt: str,
               grobid: GrobidClient | str | None) -> list[Paper]:
-    from .grobid import ENV_VAR, grobid_client
+    from .grobid import grobid_client
 
     if fmt not in ("auto", "tei"):
         raise InputError(name, f"is a PDF, cannot read as {fmt}")
     client = grobid_client(grobid)
-    if client is None:
-        raise InputError(name, f"is a PDF: PDFs are read through a GROBID server; give "
-                               f"--grobid URL (or set {ENV_VAR})")
+    if client is None:  # no server: the embedded reader
+        from .pdf import pdf_notice, read_pdf
+
+        pdf_notice()
+        return [read_pdf(data, name)]
     tree = client.parse(client.process(data, name), name)
     paper = _reader("tei")(name, tree)
     paper.meta["grobid"] = client.url

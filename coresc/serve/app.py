@@ -36,7 +36,7 @@ from .http import (
     warning_value,
 )
 from .pool import WorkerPool
-from .work import NO_GROBID, STDIN, Failure
+from .work import STDIN, Failure
 from .work import Request as Job
 
 
@@ -86,8 +86,7 @@ def create_app(settings: Settings, pool: WorkerPool) -> FastAPI:
         tei_only = None if out != "tei" else 400 if "to" in query else 406
         job = await read_job(request, settings.max_bytes, out, query.get("format", "auto"),
                              query.get("min_score"), query.get("domain"),
-                             query.get("filename"), tei_only=tei_only,
-                             reads_pdf=settings.grobid_url is not None)
+                             query.get("filename"), tei_only=tei_only)
         answer = await pool.answer(job)
         response = Response(answer.data, media_type=OUTPUTS[out][1],
                             headers={"Content-Disposition": disposition(job, out)})
@@ -187,13 +186,11 @@ def describe_api(app: FastAPI, settings: Settings, pool: WorkerPool) -> None:
 
 async def read_job(request: Request, limit: int, out: str, fmt: str, min_score: str | None,
                    domain: str | None, filename: str | None,
-                   tei_only: int | None = None, reads_pdf: bool = True) -> Job:
+                   tei_only: int | None = None) -> Job:
     """The paper and options of one request; :class:`Failure` for a bad one.
 
     ``tei_only``: the status for a paper that is not TEI (see :class:`~.work.Request`).
-    ``reads_pdf``: False when the server has no GROBID: a body (or file) declared a PDF
-    is then 415 before it is read (one that turns out a PDF under another type is 422,
-    by the worker, as any content it cannot read)."""
+    A PDF is read by GROBID where the server was given one, else by the embedded reader."""
     from ..readers import FORMATS
 
     if fmt not in ("auto", *FORMATS):
@@ -205,23 +202,13 @@ async def read_job(request: Request, limit: int, out: str, fmt: str, min_score: 
     ctype = request.headers.get("content-type")
     check_readable(ctype, "request body")
     name = Path(filename).name if filename else STDIN
-    if not reads_pdf:
-        _refuse_pdf(ctype, name)
     body = await read_body(request, limit)
     if media_type(ctype) == "multipart/form-data":
         upload, body, part_type = form_paper(body, ctype or "")
         check_readable(part_type, upload or "pasted text")
         name = upload or name
-        if not reads_pdf:
-            _refuse_pdf(part_type, name)
     return Job(data=body, name=name, to=OUTPUTS[out][0], fmt=fmt, min_score=threshold,
                domain=domain, tei_only=tei_only)
-
-
-def _refuse_pdf(content_type: str | None, name: str) -> None:
-    if media_type(content_type) in ("application/pdf", "application/x-pdf"):
-        raise Failure(415, f"{'stdin' if name == STDIN else name}: is a PDF: PDFs are read "
-                           f"through a GROBID server: {NO_GROBID}")
 
 
 def disposition(job: Job, out: str) -> str:

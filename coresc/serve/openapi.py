@@ -25,7 +25,7 @@ ANNOTATE_ERRORS = {
     401: "token missing or wrong",
     406: "nothing in Accept can be answered (or Accept asks for TEI and the paper is not)",
     413: "the body is larger than the server's --max-size",
-    415: "a media type that is no paper (or a PDF when the server has no GROBID)",
+    415: "a media type that is no paper",
     422: "the paper cannot be read (the CLI's one-line message): its bytes are no paper in "
          "the format given or detected; no schema can say which bytes are",
     500: "the worker died while annotating this paper (it is replaced)",
@@ -95,10 +95,11 @@ def annotate_parameters(domains: list[str]) -> list[dict[str, Any]]:
 
 def annotate_body(grobid: bool) -> dict[str, Any]:
     """The bodies read: a form with one paper (a file, or pasted text), or the paper raw."""
-    readable = [*RAW_BODIES, *(["application/pdf"] if grobid else [])]
+    readable = [*RAW_BODIES, "application/pdf"]
     paper = {"type": "string", "format": "binary",
              "description": "the paper: JATS, Elsevier, TEI, SciXML, mode2, plain text, "
-                            "JSONL" + (", PDF" if grobid else "")}
+                            "JSONL, PDF (GROBID's reading where the server has one)" if grobid
+                            else "JSONL, PDF"}
     form = {"type": "object", "additionalProperties": False, "minProperties": 1,
             "maxProperties": 1, "description": "one paper: `file` (or `paper`), or `text`",
             "properties": {"file": paper, "paper": {**paper, "description": "as file"},

@@ -29,7 +29,6 @@ from ..pipeline import (
 
 #: What the server calls a body sent without a file name (the CLI's standard input).
 STDIN = "-"
-NO_GROBID = "this server was started without --grobid, so it cannot read PDFs"
 
 
 @dataclass(frozen=True)
@@ -112,10 +111,6 @@ def failure_of(exc: CorescError) -> Failure:
             return Failure(503, message, retry_after=30)
         if any(k in message for k in ("cannot reach", "connection failed", "did not answer")):
             return Failure(502, message)
-        if "PDFs are read through a GROBID server" in message:
-            # declared application/pdf, it was a 415 before a worker saw it (app.read_job);
-            # under another media type, it is content the server cannot read
-            return Failure(422, f"{message.split('; give --grobid')[0]}: {NO_GROBID}")
     return Failure(422, message)
 
 

@@ -8,7 +8,7 @@
 
   fetch("health").then((r) => r.json()).then((h) => {
     $("token-row").hidden = !h.token_required;
-    if (h.grobid) { $("pdf-note").textContent = ", PDF"; }
+    if (h.grobid) { $("pdf-note").textContent = " (PDFs through GROBID)"; }
   }).catch(() => {});
 
   function say(text, isError) {

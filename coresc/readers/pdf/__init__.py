@@ -1,0 +1,124 @@
+"""PDFs read without a server: the text layer's glyphs laid out into a paper.
+
+:func:`read_pdf` reads a PDF's bytes into a :class:`~coresc.document.Paper`: PDFium
+(pypdfium2, a core dependency) gives the glyphs with their positions and fonts in a child
+process (``extract.py``: a crash, a hang or a bomb in the C library stays there, bounded
+in time and memory); ``layout.py`` finds the columns and the reading order;
+``structure.py`` the title, abstract, headings, paragraphs and captions, leaving out
+running heads, authors, small print, tables and back matter; ``tei.py`` writes them as
+TEI of GROBID's shape, which the TEI reader reads as it reads GROBID's. GROBID
+(``--grobid``) remains the better reader where one runs: it is trained on the layouts of
+many publishers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ...document import Paper
+from ...errors import InputError
+from .layout import (
+    Line,
+    page_gutters,
+    page_lines,
+    repeated_margins,
+    restyle,
+    run_body_size,
+)
+from .structure import body_size, classify, make_blocks
+from .tei import build_tei
+
+#: What ``Paper.meta["pdf_reader"]`` and the TEI header name.
+READER = "coresc-pdf (pypdfium2)"
+
+#: Seconds and megabytes the child reading one PDF may take.
+CHILD_SECONDS = 120.0
+CHILD_MEGABYTES = 1024
+
+#: Set once the notice has been shown, so that worker processes do not show it again.
+NOTICE_ENV = "CORESC_PDF_NOTICE_SHOWN"
+
+__all__ = ["NOTICE_ENV", "READER", "extract_pages", "layout_parts", "pdf_notice", "read_pdf"]
+
+
+def pdf_notice() -> None:
+    """Say once per run, on standard error, which reader reads PDFs and what GROBID gives."""
+    if os.environ.get(NOTICE_ENV):
+        return
+    os.environ[NOTICE_ENV] = "1"
+    sys.stderr.write(f"coresc: PDFs are read by the embedded reader ({READER}); "
+                     f"--grobid URL reads them with GROBID's structure instead\n")
+
+
+def extract_pages(data: bytes, name: str | Path, timeout: float | None = None) -> dict:
+    """The glyph runs of each page (``extract.py``'s JSON), read in a child process."""
+    cmd = [sys.executable, "-m", "coresc.readers.pdf.extract", str(CHILD_MEGABYTES)]
+    env = dict(os.environ)
+    package_root = str(Path(__file__).resolve().parents[3])
+    env["PYTHONPATH"] = package_root + os.pathsep + env.get("PYTHONPATH", "")
+    try:
+        done = subprocess.run(cmd, input=data, capture_output=True, env=env,
+                              timeout=timeout or CHILD_SECONDS, check=False)
+    except subprocess.TimeoutExpired:
+        raise InputError(name, f"took longer than {timeout or CHILD_SECONDS:g} s to read "
+                               f"as a PDF") from None
+    if done.returncode != 0:
+        raise InputError(name, _child_failure(done.returncode, done.stderr))
+    try:
+        out = json.loads(done.stdout)
+    except ValueError:
+        raise InputError(name, "the PDF reader gave no answer (it stopped early)") from None
+    if "error" in out:
+        raise InputError(name, str(out["error"]))
+    return out
+
+
+def _child_failure(code: int, stderr: bytes) -> str:
+    last = (stderr.decode("utf-8", "replace").strip().splitlines() or [""])[-1]
+    if "No module named 'pypdfium2'" in last or "No module named pypdfium2" in last:
+        return "reading PDFs needs pypdfium2: pip install pypdfium2 (or give --grobid URL)"
+    if code < 0:
+        return f"the PDF reader crashed on it (signal {-code}): the PDF is damaged"
+    if "MemoryError" in last:
+        return f"needs more than {CHILD_MEGABYTES} MB to read (a decompression bomb?)"
+    return f"the PDF reader failed ({last[:120] or f'exit {code}'})"
+
+
+def layout_parts(pages: list[dict]):
+    """The parts of the paper (:class:`~coresc.readers.pdf.structure.Part`) from the pages'
+    runs, in reading order."""
+    restyle(pages)
+    gutters = page_gutters(pages, run_body_size(pages))
+    per_page = [page_lines(p, i, g) for i, (p, g) in enumerate(zip(pages, gutters,
+                                                                   strict=True))]
+    margins = repeated_margins(per_page, [p["h"] for p in pages])
+    lines: list[Line] = [ln for page in per_page for ln in page if id(ln) not in margins
+                         and not _line_number(ln)]
+    body = body_size(lines)
+    blocks = make_blocks(lines, body)
+    return classify(blocks, body, len(pages))
+
+
+def _line_number(line: Line) -> bool:
+    """A line number in the margin, or another lone number (a page or equation number)."""
+    text = line.text.strip("() ")
+    return text.isdigit() and len(text) <= 4
+
+
+def read_pdf(data: bytes, name: str | Path, timeout: float | None = None) -> Paper:
+    """Read a PDF's bytes into a paper (see the module's docstring); the paper's
+    ``meta["pdf_reader"]`` names this reader. Raises :class:`InputError` in one line."""
+    from ..tei import read_tei
+
+    pages = extract_pages(data, name, timeout)["pages"]
+    parts = layout_parts(pages)
+    if not any(p.kind == "para" for p in parts):
+        raise InputError(name, "no body text found in the PDF's text layer")
+    tree = build_tei(parts, READER)
+    paper = read_tei(name, tree)
+    paper.meta["pdf_reader"] = READER
+    return paper

@@ -1,0 +1,286 @@
+"""The glyphs of a PDF, grouped into runs on a line: the part of reading a PDF that runs
+in a child process (``python -m coresc.readers.pdf.extract``).
+
+PDFium (through pypdfium2) parses the PDF and gives every character with its origin,
+box and font. A crash, a hang or a decompression bomb inside a C library cannot be
+stopped from Python in the same process, so this module runs as a child: the PDF's
+bytes on standard input, one JSON document on standard output, its memory capped
+(``RLIMIT_AS``) and its time bounded by the parent (:mod:`coresc.readers.pdf.child`).
+
+The JSON: ``{"pages": [{"w": width, "h": height, "runs": [run, ...]}, ...]}`` or
+``{"error": "one line"}``. A run is a list ``[x0, y0, x1, y1, base, size, text, bold,
+italic, font, styles]``: consecutive glyphs in content order on one baseline (PDF
+coordinates, y upwards, in points); ``size`` the glyph height of the run's main font;
+``bold`` and ``italic`` the share of its letters so set; ``styles`` the run's text
+split where boldness, italics or the font change, as ``[[n_chars, bold, italic, font],
+...]``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import sys
+import unicodedata
+
+#: Characters one page may hold, and the whole document: a page of millions of glyphs is
+#: refused rather than laid out (what a page of real text holds is under 20,000).
+MAX_PAGE_CHARS = 200_000
+MAX_DOC_CHARS = 3_000_000
+#: Pages read at most.
+MAX_PAGES = 2_000
+
+# Spacing accents that PDFs set as glyphs of their own beside the letter they sit on.
+_ACCENTS = {"\u00b4": "\u0301", "`": "\u0300", "\u00a8": "\u0308", "\u02c6": "\u0302",
+            "^": "\u0302", "\u02dc": "\u0303", "~": "\u0303", "\u00b8": "\u0327",
+            "\u02c7": "\u030c", "\u02da": "\u030a", "\u00af": "\u0304", "\u02d9": "\u0307"}
+# Characters that carry nothing: PDFium's markers, byte-order marks, controls.
+_DROP = {"\ufffe", "\uffff", "\ufeff", "\u0000", "\u0002", "\u00ad", "\u200b"}
+_SOFT_HYPHENS = {"\u00ad", "\ufffe", "\u0002"}
+
+
+class ExtractError(Exception):
+    """A PDF that cannot be read; the message is one line."""
+
+
+def _font_flags(name: str, weight: int, flags: int) -> tuple[bool, bool]:
+    low = name.lower()
+    bold = weight >= 600 or any(k in low for k in ("bold", "black", "heavy", "semibold",
+                                                   "demi", ",b", "-b", "medi")) \
+        or bool(flags & (1 << 18))
+    italic = any(k in low for k in ("italic", "oblique", ",i", "-it", "slant")) \
+        or bool(flags & (1 << 6))
+    return bold, italic
+
+
+class _Run:
+    __slots__ = ("x0", "y0", "x1", "y1", "base", "sizes", "chars", "bold", "italic",
+                 "font", "letters")
+
+    def __init__(self) -> None:
+        self.x0 = self.y0 = float("inf")
+        self.x1 = self.y1 = float("-inf")
+        self.base = 0.0
+        self.sizes: dict[float, int] = {}
+        self.chars: list[tuple] = []
+        self.bold = self.italic = self.letters = 0
+        self.font: dict[str, int] = {}
+
+    def size(self) -> float:
+        return max(self.sizes.items(), key=lambda kv: kv[1])[0] if self.sizes else 0.0
+
+    def add(self, ch: str, box: tuple[float, float, float, float], base: float, size: float,
+            bold: bool, italic: bool, font: str, main: bool) -> None:
+        x0, y0, x1, y1 = box
+        self.x0, self.y0 = min(self.x0, x0), min(self.y0, y0)
+        self.x1, self.y1 = max(self.x1, x1), max(self.y1, y1)
+        if main:
+            self.base = base
+        key = round(size * 2) / 2
+        if ch.strip():
+            self.sizes[key] = self.sizes.get(key, 0) + 1
+            if ch.isalpha():
+                self.letters += 1
+                self.bold += bold
+                self.italic += italic
+                self.font[font] = self.font.get(font, 0) + 1
+        self.chars.append((ch, bold, italic, font))
+
+    def dump(self) -> list:
+        text = "".join(c[0] for c in self.chars)
+        styles: list[list] = []
+        for ch, bold, italic, *font in self.chars:
+            if ch.isspace() and styles:
+                styles[-1][0] += 1  # a space keeps the style it follows
+            elif styles and styles[-1][1:] == [bold, italic, font[0] if font else ""]:
+                styles[-1][0] += 1
+            else:
+                styles.append([1, bold, italic, font[0] if font else ""])
+        n = max(self.letters, 1)
+        font = max(self.font.items(), key=lambda kv: kv[1])[0] if self.font else ""
+        return [round(self.x0, 2), round(self.y0, 2), round(self.x1, 2), round(self.y1, 2),
+                round(self.base, 2), self.size(), text, round(self.bold / n, 3),
+                round(self.italic / n, 3), font, styles]
+
+
+def _page_runs(textpage, raw, budget: int) -> list[list]:
+    """The runs of one page, in content order."""
+    tp = textpage.raw
+    count = raw.FPDFText_CountChars(tp)
+    if count > MAX_PAGE_CHARS or count > budget:
+        raise ExtractError(f"a page holds {count:,} characters, more than the "
+                           f"{min(MAX_PAGE_CHARS, budget):,} read")
+    buf = ctypes.create_string_buffer(96)
+    flags = ctypes.c_int()
+    ox, oy = ctypes.c_double(), ctypes.c_double()
+    rect = raw.FS_RECTF()
+    runs: list[list] = []
+    run: _Run | None = None
+    prev_x0 = prev_x1 = prev_base = prev_size = 0.0
+    accent = ""  # a spacing accent waiting for the letter after it
+    font_cache: dict[tuple[bytes, int, int], tuple[bool, bool, str]] = {}
+    get_object = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)(
+        ctypes.cast(raw.FPDFText_GetTextObject, ctypes.c_void_p).value)
+    codes = _page_codes(tp, raw, count)
+    angle = raw.FPDFText_GetCharAngle
+    last_obj = None
+    style = (False, False, "")
+    for i in range(count):
+        code = codes[i]
+        ch = chr(code) if 0 < code < 0x110000 else ""
+        if ch in (" ", "\r", "\n"):
+            if ch == " " and run is not None and run.chars and run.chars[-1][0] != " ":
+                run.chars.append((" ", False, False))
+            continue
+        if not ch or (ch in _DROP and ch not in _SOFT_HYPHENS):
+            continue
+        a = angle(tp, i)
+        if 0.05 < a < 6.23:
+            continue  # rotated text: margin notes, arXiv stamps, axis labels
+        raw.FPDFText_GetLooseCharBox(tp, i, rect)
+        raw.FPDFText_GetCharOrigin(tp, i, ox, oy)
+        size = rect.top - rect.bottom
+        if size <= 0.5:
+            continue
+        obj = get_object(tp, i)
+        if obj != last_obj:  # a text object has one font: look it up once
+            last_obj = obj
+            n = raw.FPDFText_GetFontInfo(tp, i, buf, 96, flags)
+            weight = raw.FPDFText_GetFontWeight(tp, i)
+            key = (buf.raw[:max(n - 1, 0)], weight, flags.value)
+            style = font_cache.get(key)
+            if style is None:
+                name = key[0].decode("latin-1")
+                style = (*_font_flags(name, weight, flags.value), name.split("+")[-1])
+                font_cache[key] = style
+        bold, italic, font = style
+        x0, x1 = rect.left, rect.right
+        base = oy.value
+        if ch in _SOFT_HYPHENS:
+            ch = "\u00ad"
+        if ch in _ACCENTS and size < 2 * prev_size + 1:
+            last = run.chars[-1][0] if run is not None and run.chars else ""
+            middle = (x0 + x1) / 2
+            if last.isalpha() and prev_x0 - 1 <= middle <= prev_x1 + 1:
+                composed = unicodedata.normalize("NFC", last + _ACCENTS[ch])
+                run.chars[-1] = (composed, *run.chars[-1][1:])
+            else:
+                accent = _ACCENTS[ch]
+            continue
+        if accent:
+            if ch.isalpha():
+                ch = unicodedata.normalize("NFC", ch + accent)
+            accent = ""
+        ch = unicodedata.normalize("NFKC", ch) if "\ufb00" <= ch <= "\ufb4f" else ch
+        if run is not None:
+            small = size < 0.8 * prev_size or prev_size < 0.8 * size
+            same_line = abs(base - prev_base) < 0.2 * max(size, prev_size) or (
+                small and rect.bottom < run.y1 and rect.top > run.y0)
+            gap = x0 - prev_x1
+            back = x0 < prev_x0 - 0.5 * size  # a ligature's second letter starts where it did
+            if not same_line or gap > 0.9 * max(size, prev_size) or back:
+                runs.append(run.dump())
+                run = None
+            elif gap > 0.18 * max(size, prev_size) and run.chars and run.chars[-1][0] != " ":
+                run.chars.append((" ", False, False))
+        if run is None:
+            run = _Run()
+            prev_size = size
+        main = not run.sizes or size >= 0.8 * run.size()
+        run.add(ch, (x0, rect.bottom, x1, rect.top), base, size, bold, italic, font, main)
+        prev_x0, prev_x1 = x0, x1
+        if main:
+            prev_base, prev_size = base, size
+    if run is not None:
+        runs.append(run.dump())
+    return runs
+
+
+def _page_codes(tp, raw, count: int) -> list[int]:
+    """The code point of each character index: one call for the page's text, or one a
+    character where the text holds characters beyond 16 bits (surrogate pairs)."""
+    buf = (ctypes.c_uint16 * (count + 1))()
+    written = raw.FPDFText_GetText(tp, 0, count, buf)
+    units = list(buf[:max(written - 1, 0)])
+    if len(units) == count and not any(0xD800 <= u <= 0xDFFF for u in units):
+        return units
+    return [raw.FPDFText_GetUnicode(tp, i) for i in range(count)]
+
+
+def extract(data: bytes) -> dict:
+    """The pages and runs of a PDF's bytes (see the module's docstring)."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    try:
+        pdf = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        raise ExtractError(_open_problem(str(exc))) from None
+    n_pages = len(pdf)
+    if n_pages == 0:
+        raise ExtractError("has no pages")
+    pages = []
+    budget = MAX_DOC_CHARS
+    for index in range(min(n_pages, MAX_PAGES)):
+        try:
+            page = pdf[index]
+            width, height = page.get_size()
+            textpage = page.get_textpage()
+        except pdfium.PdfiumError as exc:
+            raise ExtractError(f"page {index + 1} cannot be read ({exc})") from None
+        runs = _page_runs(textpage, raw, budget)
+        budget -= sum(len(r[6]) for r in runs)
+        pages.append({"w": round(width, 2), "h": round(height, 2), "runs": runs})
+        textpage.close()
+        page.close()
+    pdf.close()
+    if not any(page["runs"] for page in pages):
+        raise ExtractError("has no text layer (a scanned PDF?): run OCR on it first "
+                           "(e.g. ocrmypdf), or read it with --grobid")
+    return {"pages": pages, "n_pages": n_pages}
+
+
+def _open_problem(message: str) -> str:
+    low = message.lower()
+    if "password" in low:
+        return "is encrypted with a password: decrypt it first (e.g. qpdf --decrypt)"
+    if "format" in low or "not found" in low or "file" in low:
+        return f"is damaged or not a PDF PDFium can read ({message.split(chr(10))[0]})"
+    return f"cannot be read ({message.splitlines()[0] if message else 'unknown error'})"
+
+
+def _limit_memory(megabytes: int) -> None:
+    try:
+        import resource
+    except ImportError:  # Windows: the parent's timeout still holds
+        return
+    limit = megabytes * 1024 * 1024
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError):
+        pass
+
+
+def main() -> int:
+    memory_mb = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    data = sys.stdin.buffer.read()
+    import pypdfium2  # noqa: F401  (loaded before the cap: its library maps a lot)
+
+    if memory_mb:
+        _limit_memory(memory_mb)
+    try:
+        out = extract(data)
+    except ExtractError as exc:
+        out = {"error": str(exc)}
+    except MemoryError:
+        out = {"error": f"needs more than {memory_mb} MB to read (a decompression bomb?)"}
+    sys.stdout.write(json.dumps(out, ensure_ascii=True, separators=(",", ":")))
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,278 @@
+"""From a page's runs of glyphs to lines in reading order.
+
+Columns are found from the gaps that run down a page: the x positions that no run
+covers, first over the whole document (most pages share one layout), then on each page
+(a first page with a margin column). A run that crosses a gutter spans the columns: a
+title, a full-width abstract, a wide figure. Spanning runs cut a page into bands, and a
+band is read column by column, top to bottom, before the spanning run below it.
+Runs of one column on one baseline are then joined into a line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+#: Share of the page width one bin of the coverage profile spans.
+_BINS = 400
+
+
+@dataclass(slots=True)
+class Line:
+    """A line of text in one column (or across the columns), in PDF points, y upwards."""
+
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    base: float
+    size: float
+    text: str
+    bold: float
+    italic: float
+    styles: list[list] = field(default_factory=list)
+    column: int = -1  # -1: spans the columns
+    band: int = 0
+    gaps: int = 0  # wide gaps inside the line (table cells)
+    col_left: float = 0.0
+    col_right: float = 0.0
+
+    @property
+    def top(self) -> float:
+        return self.y1
+
+    @property
+    def bottom(self) -> float:
+        return self.y0
+
+    def bold_prefix(self) -> str:
+        """The line's text up to where its bold start ends ("" unless it starts bold)."""
+        if not self.styles or not self.styles[0][1]:
+            return ""
+        return self.text[: self.styles[0][0]]
+
+
+def column_starts(pages: list[dict], body: float, share: float) -> list[float]:
+    """Where columns start, as shares of the page width: x positions at which many runs of
+    body text start (at least ``share`` of the body text's characters), far enough apart
+    to hold a column between them, and crossed by few runs."""
+    weight = [0.0] * _BINS
+    runs = []
+    for page in pages:
+        width = page["w"] or 1.0
+        for r in page["runs"]:
+            if abs(r[5] - body) <= 1.0 and r[6].strip():
+                x0, x1 = r[0] / width, r[2] / width
+                runs.append((x0, x1))
+                weight[min(_BINS - 1, max(0, int(x0 * _BINS)))] += len(r[6])
+    total = sum(weight)
+    if not total:
+        return []
+    smooth = [sum(weight[max(0, i - 1):i + 2]) for i in range(_BINS)]
+    peaks = [i for i in range(_BINS) if smooth[i] >= share * total
+             and smooth[i] >= max(smooth[max(0, i - 4):i + 5])]
+    starts: list[float] = []
+    for i in peaks:
+        x = i / _BINS
+        if starts and x - starts[-1] < 0.15:
+            continue  # an indent, or the same column
+        starts.append(x)
+    kept = starts[:1]
+    for x in starts[1:]:
+        crossing = sum(1 for a, b in runs if a < x - 0.02 and b > x + 0.005)
+        starting = sum(1 for a, _ in runs if abs(a - x) < 0.01)
+        if crossing <= 0.3 * starting:
+            kept.append(x)
+    return kept
+
+
+def page_gutters(pages: list[dict], body: float) -> list[list[tuple[float, float]]]:
+    """The gutters of each page (shares of its width): the document's, and its own."""
+    common = column_starts(pages, body, 0.08)[1:]
+    out = []
+    for page in pages:
+        own = column_starts([page], body, 0.06)[1:] if len(page["runs"]) >= 12 else []
+        starts = sorted(common + [x for x in own if all(abs(x - c) > 0.03 for c in common)])
+        out.append([(x - 0.008, x - 0.002) for x in starts])
+    return out
+
+
+_NAMED_BOLD = re.compile(r"bold|black|heavy|semibd|demi|[,-]b$|[,-]bd|medium", re.I)
+_NAMED_ITALIC = re.compile(r"ital|obli|[,-]i$|[,-]it$|slant", re.I)
+
+
+def restyle(pages: list[dict]) -> None:
+    """Where no font's name says it is bold (subset names such as ``AdvP40319B``), take
+    letters in a font other than the body's, and not named italic, as set apart.
+
+    Changes the runs' bold share and their styles in place.
+    """
+    letters: Counter = Counter()
+    for page in pages:
+        for r in page["runs"]:
+            for n, _b, _i, font in r[10]:
+                letters[font] += n
+    if not letters or any(_NAMED_BOLD.search(f) for f in letters):
+        return
+    body_font = letters.most_common(1)[0][0]
+    for page in pages:
+        for r in page["runs"]:
+            total = marked = 0
+            for style in r[10]:
+                n, bold, italic, font = style
+                if not bold and font and font != body_font and not _NAMED_ITALIC.search(font) \
+                        and not italic:
+                    style[1] = True
+                total += n
+                marked += n if style[1] else 0
+            r[7] = marked / total if total else 0.0
+
+
+def run_body_size(pages: list[dict]) -> float:
+    """The size most characters of the runs are set in."""
+    sizes: Counter = Counter()
+    for page in pages:
+        for r in page["runs"]:
+            sizes[round(r[5] * 2) / 2] += len(r[6])
+    return sizes.most_common(1)[0][0] if sizes else 10.0
+
+
+def _column_of(x0: float, x1: float, gutters: list[tuple[float, float]], width: float) -> int:
+    """The column a run lies in, or -1 when it crosses a gutter."""
+    for a, b in gutters:
+        if x0 < a * width and x1 > b * width:
+            return -1
+    mid = (x0 + x1) / 2
+    return sum(1 for a, b in gutters if mid > (a + b) / 2 * width)
+
+
+def page_lines(page: dict, index: int, gutters: list[tuple[float, float]]) -> list[Line]:
+    """A page's lines in reading order (see the module's docstring)."""
+    width = page["w"]
+    runs = [r for r in page["runs"] if r[6].strip()]
+    placed = [(r, _column_of(r[0], r[2], gutters, width)) for r in runs]
+    if gutters:
+        placed = _lone_runs_span(placed)
+    spanning = sorted(((r[1] + r[3]) / 2 for r, col in placed if col < 0), reverse=True)
+
+    def band_of(r: list) -> int:
+        mid = (r[1] + r[3]) / 2
+        return sum(1 for s in spanning if s > mid + 0.1)
+
+    keyed = []
+    for r, col in placed:
+        band = band_of(r)
+        # a spanning run closes the band above it; column runs are read column by column
+        key = (band, 1, 0, -r[4], r[0]) if col < 0 else (band, 0, col, -r[4], r[0])
+        keyed.append((key, r, col, band))
+    keyed.sort(key=lambda k: k[0])
+    lines: list[Line] = []
+    for _key, r, col, band in keyed:
+        x0, y0, x1, y1, base, size, text, bold, italic, _font, styles = r
+        last = lines[-1] if lines else None
+        if last is not None and last.column == col and last.band == band and \
+                abs(last.base - base) < 0.35 * max(size, last.size) and x0 >= last.x1 - 1:
+            _extend(last, r)
+            continue
+        lines.append(Line(index, x0, y0, x1, y1, base, size, text.strip(), bold, italic,
+                          _strip_styles(styles, text), col, band))
+    _column_bounds(lines, gutters, width)
+    return lines
+
+
+def _lone_runs_span(placed: list[tuple[list, int]]) -> list[tuple[list, int]]:
+    """A run in a column with no run of another column beside it, but a spanning run just
+    above or below, spans too: the short last line of a full-width paragraph or title."""
+    out = []
+    for r, col in placed:
+        if col >= 0:
+            y0, y1, size = r[1], r[3], r[5]
+            beside = any(c >= 0 and c != col and o[1] < y1 + 3 * size and o[3] > y0 - 3 * size
+                         for o, c in placed)
+            near = any(c < 0 and (0 <= o[1] - y1 < 1.5 * size or 0 <= y0 - o[3] < 1.5 * size)
+                       for o, c in placed)
+            if not beside and near:
+                col = -1
+        out.append((r, col))
+    return out
+
+
+def _strip_styles(styles: list[list], text: str) -> list[list]:
+    lead = len(text) - len(text.lstrip())
+    out = [list(s) for s in styles]
+    while lead and out:
+        take = min(lead, out[0][0])
+        out[0][0] -= take
+        lead -= take
+        if out[0][0] == 0:
+            out.pop(0)
+    return out
+
+
+def _extend(line: Line, r: list) -> None:
+    x0, y0, x1, y1, _base, size, text, bold, italic, _font, styles = r
+    gap = x0 - line.x1
+    if gap > 1.5 * max(size, line.size):
+        line.gaps += 1
+    n_old = max(len(line.text), 1)
+    n_new = max(len(text.strip()), 1)
+    line.bold = (line.bold * n_old + bold * n_new) / (n_old + n_new)
+    line.italic = (line.italic * n_old + italic * n_new) / (n_old + n_new)
+    line.styles.append([1, line.styles[-1][1] if line.styles else False, False])
+    line.styles.extend(_strip_styles(styles, text))
+    line.text = line.text + " " + text.strip()
+    line.x1 = max(line.x1, x1)
+    line.y0, line.y1 = min(line.y0, y0), max(line.y1, y1)
+    line.size = max(line.size, size) if size >= 0.8 * line.size else line.size
+
+
+def _column_bounds(lines: list[Line], gutters: list[tuple[float, float]], width: float) -> None:
+    """Each line's column edges: where most lines of its column start and end."""
+    starts: dict[tuple[int, int], Counter] = {}
+    ends: dict[tuple[int, int], Counter] = {}
+    for line in lines:
+        key = (line.column, 0)
+        starts.setdefault(key, Counter())[round(line.x0)] += 1
+        ends.setdefault(key, Counter())[round(line.x1)] += 1
+    for line in lines:
+        key = (line.column, 0)
+        common = [x for x, n in starts[key].most_common(3)]
+        line.col_left = min(common) if common else line.x0
+        right = max(ends[key]) if ends[key] else line.x1
+        line.col_right = right
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def repeated_margins(pages_lines: list[list[Line]], heights: list[float]) -> set[int]:
+    """``id``s of the lines that are running heads or feet: near the top or bottom of a
+    page and repeated on other pages (digits aside), or only a page number."""
+    seen: Counter = Counter()
+    marginal: list[tuple[Line, str]] = []
+    for lines, height in zip(pages_lines, heights, strict=True):
+        keys = set()
+        for line in lines:
+            zone = "top" if line.y0 > height * 0.9 else "bottom" if line.y1 < height * 0.09 \
+                else ""
+            if not zone:
+                continue
+            key = zone + _DIGITS.sub("#", line.text.lower().replace(" ", ""))
+            marginal.append((line, key))
+            keys.add(key)
+        seen.update(keys)
+    out = set()
+    for line, key in marginal:
+        bare = key[3:] if key.startswith("top") else key[6:]
+        if seen[key] >= 2 or _is_page_number(bare):
+            out.add(id(line))
+    return out
+
+
+_PAGE_NUMBER = re.compile(r"^(?:page)?#(?:of#)?$|^[ivxlc]+$|^#[-/]#$")
+
+
+def _is_page_number(key: str) -> bool:
+    return bool(_PAGE_NUMBER.match(key)) or len(key) <= 2

@@ -1,0 +1,78 @@
+"""The parts of a paper read from its PDF, as TEI of the shape GROBID writes: the title
+in the header, the abstract (with its headed parts) in ``profileDesc``, the body as
+nested ``div`` elements with ``head`` (a heading's number in ``@n``), ``p`` paragraphs,
+and each caption as a ``figure`` (its label as ``head``, its text as ``figDesc``) where
+the reader met it. The TEI reader then reads it as it reads GROBID's, so a PDF's
+sentences, sections and features are made by the same code whichever route read it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from ...tei import TEI_NS
+from .structure import Part
+
+_T = f"{{{TEI_NS}}}"
+# Characters XML cannot hold (controls, lone surrogates, U+FFFE/FFFF), dropped.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _sub(parent: etree._Element, name: str, text: str | None = None, **attrs: str):
+    el = etree.SubElement(parent, _T + name, {k: v for k, v in attrs.items() if v})
+    if text is not None:
+        el.text = _NOT_XML.sub("", text)
+    return el
+
+
+def _add(where: etree._Element, part: Part) -> None:
+    if part.kind == "para":
+        _sub(where, "p", part.text)
+    elif part.kind == "caption":
+        figure = _sub(where, "figure")
+        if part.label:
+            _sub(figure, "head", part.label)
+        if part.text:
+            _sub(figure, "figDesc", part.text)
+
+
+def build_tei(parts: list[Part], reader: str) -> etree._ElementTree:
+    """A TEI document holding ``parts`` (``reader`` names the PDF reader in the header)."""
+    root = etree.Element(_T + "TEI", nsmap={None: TEI_NS})
+    header = _sub(root, "teiHeader")
+    file_desc = _sub(header, "fileDesc")
+    stmt = _sub(file_desc, "titleStmt")
+    title = next((p.text for p in parts if p.kind == "title"), "")
+    if title:
+        _sub(stmt, "title", title, level="a", type="main")
+    app = _sub(_sub(_sub(header, "encodingDesc"), "appInfo"), "application", ident=reader)
+    _sub(app, "label", reader)
+    profile = _sub(header, "profileDesc")
+    body = _sub(_sub(root, "text"), "body")
+    abstract: etree._Element | None = None
+    in_abstract: etree._Element | None = None  # where abstract text goes
+    stack: list[tuple[int, etree._Element]] = []  # open body divs: (level, element)
+    for part in parts:
+        if part.kind == "title":
+            continue
+        if part.kind == "abstract":
+            abstract = in_abstract = _sub(profile, "abstract")
+            continue
+        if part.zone == "abstract" and abstract is not None:
+            if part.kind == "heading":
+                in_abstract = _sub(abstract, "div")
+                _sub(in_abstract, "head", part.text)
+            else:
+                _add(in_abstract, part)
+            continue
+        if part.kind == "heading":
+            while stack and stack[-1][0] >= part.level:
+                stack.pop()
+            div = _sub(stack[-1][1] if stack else body, "div")
+            _sub(div, "head", part.text, n=part.number)
+            stack.append((part.level, div))
+        else:
+            _add(stack[-1][1] if stack else body, part)
+    return etree.ElementTree(root)
