@@ -37,7 +37,7 @@ READER = "coresc-pdf (pypdfium2)"
 
 #: Seconds and megabytes the child reading one PDF may take.
 CHILD_SECONDS = 120.0
-CHILD_MEGABYTES = 1024
+CHILD_MEGABYTES = 768
 
 #: Set once the notice has been shown, so that worker processes do not show it again.
 NOTICE_ENV = "CORESC_PDF_NOTICE_SHOWN"
@@ -81,10 +81,10 @@ def _child_failure(code: int, stderr: bytes) -> str:
     last = (stderr.decode("utf-8", "replace").strip().splitlines() or [""])[-1]
     if "No module named 'pypdfium2'" in last or "No module named pypdfium2" in last:
         return "reading PDFs needs pypdfium2: pip install pypdfium2 (or give --grobid URL)"
-    if code < 0:
-        return f"the PDF reader crashed on it (signal {-code}): the PDF is damaged"
-    if "MemoryError" in last:
-        return f"needs more than {CHILD_MEGABYTES} MB to read (a decompression bomb?)"
+    if code < 0 or "MemoryError" in last or "bad_alloc" in last:
+        return (f"the PDF reader stopped on it ({f'signal {-code}' if code < 0 else 'memory'}):"
+                f" the PDF is damaged, or needs more than {CHILD_MEGABYTES} MB to read "
+                f"(a decompression bomb?)")
     return f"the PDF reader failed ({last[:120] or f'exit {code}'})"
 
 

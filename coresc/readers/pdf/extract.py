@@ -241,12 +241,13 @@ def extract(data: bytes) -> dict:
 
 
 def _open_problem(message: str) -> str:
-    low = message.lower()
+    detail = message.split("(PDFium: ")[-1].rstrip(".) ") if "PDFium: " in message else message
+    low = detail.lower()
     if "password" in low:
         return "is encrypted with a password: decrypt it first (e.g. qpdf --decrypt)"
-    if "format" in low or "not found" in low or "file" in low:
-        return f"is damaged or not a PDF PDFium can read ({message.split(chr(10))[0]})"
-    return f"cannot be read ({message.splitlines()[0] if message else 'unknown error'})"
+    if low == "success":  # PDFium loaded no page tree
+        return "is damaged or has no pages (no page tree could be read)"
+    return f"is damaged or not a PDF (PDFium: {detail.lower() or 'unknown error'})"
 
 
 def _limit_memory(megabytes: int) -> None:

@@ -1,0 +1,206 @@
+"""The embedded PDF reader (coresc/readers/pdf): structure from small PDFs made here,
+bad PDFs refused in one line, and the real pairs read (integration)."""
+
+from __future__ import annotations
+
+import zlib
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("reportlab")
+
+import pdf_fixtures as fx  # noqa: E402
+
+from coresc.errors import InputError  # noqa: E402
+from coresc.readers import read_data  # noqa: E402
+from coresc.readers.pdf.structure import join_lines  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def one_column():
+    return read_data(fx.one_column(), "one.pdf")[0]
+
+
+def _texts(paper, zone=None):
+    return [s.text for s in paper.sentences() if zone is None or s.zone == zone]
+
+
+def test_title_abstract_and_nested_headings(one_column):
+    secs = [(s.heading, s.type, s.depth) for s in one_column.sections]
+    assert secs == [("Title", "title", 0), ("Abstract", "abstract", 0),
+                    ("Introduction", "introduction", 1), ("Methods", "methods", 1),
+                    ("Growth conditions", "methods", 2), ("Results", "results", 1)]
+    assert one_column.title == "Copper Stress Changes Biofilm Matrix Genes"
+    assert _texts(one_column, "abstract")[0] == "Biofilms protect bacteria from metals."
+
+
+def test_heading_numbers_kept_apart(one_column):
+    heads = one_column.tree.getroot().iter("{*}head")
+    numbered = {h.text: h.get("n") for h in heads if h.get("n")}
+    assert numbered == {"Introduction": "1", "Methods": "2", "Growth conditions": "2.1",
+                        "Results": "3"}
+
+
+def test_no_running_heads_page_numbers_authors_or_references(one_column):
+    text = " ".join(_texts(one_column))
+    for stray in ("Journal of Small Tests", "Ann Author", "University of Examples",
+                  "Smith J", "Metals and biofilms", "References"):
+        assert stray not in text
+    assert not any(t.strip().isdigit() for t in _texts(one_column))
+
+
+def test_word_broken_at_line_end_is_joined(one_column):
+    assert "Strains were kept at four degrees before the experiments began." in \
+        _texts(one_column)
+
+
+def test_caption_is_a_caption_without_its_label(one_column):
+    captions = _texts(one_column, "caption")
+    assert captions == ["Growth curves of the three strains under copper stress, measured "
+                        "hourly."]
+
+
+def test_two_columns_read_left_then_right():
+    paper = read_data(fx.two_columns(), "two.pdf")[0]
+    body = _texts(paper, "body")
+    assert body[0] == "Left column sentence number 1 is read first."
+    assert body.index("Left column sentence number 30 is read first.") < \
+        body.index("Right column sentence number 1 is read second.")
+    assert len(body) == 60
+
+
+def test_paper_says_which_reader(one_column):
+    assert one_column.meta["pdf_reader"].startswith("coresc-pdf")
+    assert one_column.source_format == "tei"
+
+
+@pytest.mark.parametrize("lines, joined", [
+    (["experi-", "ments began"], "experiments began"),
+    (["soft\u00ad", "hyphen"], "softhyphen"),
+    (["well-", "Known"], "well- Known"),
+    (["a line", "another"], "a line another"),
+])
+def test_join_lines(lines, joined):
+    assert join_lines(lines) == joined
+
+
+# -- bad PDFs: one line each, never a traceback -------------------------------------------
+
+def _bomb() -> bytes:
+    co = zlib.compressobj(1)
+    data = b"".join(co.compress(b"0 0 m " * (1 << 20)) for _ in range(250)) + co.flush()
+    return fx.raw_pdf(data, "FlateDecode")
+
+
+@pytest.mark.parametrize("make, problem", [
+    (lambda: fx.one_column(_encrypt("secret", "owner")), "is encrypted with a password"),
+    (fx.image_only, "has no text layer (a scanned PDF?): run OCR on it first"),
+    (lambda: fx.one_column()[:3000], "is damaged or not a PDF"),
+    (lambda: fx.raw_pdf(b"", pages=0), "is damaged or has no pages"),
+    (lambda: b"%PDF-1.4\n" + bytes(range(256)) * 50, "is damaged or not a PDF"),
+    (lambda: fx.many_glyphs(300_000), "a page holds 302,300 characters, more than"),
+], ids=["password", "scanned", "truncated", "no-pages", "garbage", "millions-of-glyphs"])
+def test_bad_pdfs_one_line(make, problem):
+    with pytest.raises(InputError) as err:
+        read_data(make(), "bad.pdf")
+    message = str(err.value)
+    assert message.startswith("bad.pdf: ") and problem in message and "\n" not in message
+
+
+@pytest.mark.slow
+def test_decompression_bomb_is_stopped():
+    with pytest.raises(InputError, match="needs more than 768 MB to read"):
+        read_data(_bomb(), "bomb.pdf")
+
+
+def test_owner_password_only_is_read():
+    paper = read_data(fx.one_column(_encrypt("", "owner")), "owner.pdf")[0]
+    assert paper.title == "Copper Stress Changes Biofilm Matrix Genes"
+
+
+def _encrypt(user: str, owner: str):
+    from reportlab.lib.pdfencrypt import StandardEncryption
+
+    return StandardEncryption(user, owner)
+
+
+@pytest.mark.fuzz
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_damaged_pdfs_give_papers_or_one_line(data):
+    """Bytes of a good PDF overwritten, cut or repeated: a paper or an InputError."""
+    pdf = bytearray(fx.two_columns())
+    for _ in range(data.draw(st.integers(1, 8))):
+        at = data.draw(st.integers(0, len(pdf) - 1))
+        what = data.draw(st.sampled_from(["byte", "cut", "dup"]))
+        if what == "byte":
+            pdf[at] = data.draw(st.integers(0, 255))
+        elif what == "cut":
+            del pdf[at:at + data.draw(st.integers(1, 400))]
+        else:
+            pdf[at:at] = pdf[at:at + data.draw(st.integers(1, 400))]
+    try:
+        papers = read_data(bytes(pdf), "fuzzed.pdf")
+    except InputError as exc:
+        assert str(exc).startswith("fuzzed.pdf: ") and "\n" not in str(exc)
+    else:
+        assert len(papers) == 1
+
+
+# -- everywhere a paper goes ---------------------------------------------------------------
+
+def test_annotate_a_pdf_says_once_which_reader(tmp_path, coresc_cli, monkeypatch):
+    from coresc.readers.pdf import NOTICE_ENV
+
+    monkeypatch.delenv(NOTICE_ENV, raising=False)
+    monkeypatch.delenv("CORESC_GROBID_URL", raising=False)
+    for name in ("a.pdf", "b.pdf"):
+        (tmp_path / name).write_bytes(fx.one_column())
+    rc, err = coresc_cli(["annotate", str(tmp_path), "--model", "fast", "--to", "jsonl",
+                          "--jobs", "2", "-o", str(tmp_path / "out.jsonl")])
+    assert rc == 0
+    assert err.count("PDFs are read by the embedded reader") == 1
+    assert "--grobid URL reads them with GROBID's structure" in err
+    assert (tmp_path / "out.jsonl").read_text().count('"Copper Stress') >= 2
+
+
+def test_convert_pdf_to_tei_keeps_sections(tmp_path, coresc_cli, monkeypatch):
+    monkeypatch.delenv("CORESC_GROBID_URL", raising=False)
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes(fx.one_column())
+    rc, _ = coresc_cli(["convert", str(pdf), "--to", "xml", "-o", str(tmp_path / "out.xml")])
+    assert rc == 0
+    written = (tmp_path / "out.xml").read_bytes()
+    assert b"http://www.tei-c.org/ns/1.0" in written
+    out = read_data(written, "paper.xml")[0]
+    assert [s.heading for s in out.sections][2:] == ["Introduction", "Methods",
+                                                     "Growth conditions", "Results"]
+
+
+def test_api_reads_a_pdf_path(tmp_path, monkeypatch):
+    import coresc
+
+    monkeypatch.delenv("CORESC_GROBID_URL", raising=False)
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes(fx.two_columns())
+    paper = coresc.load("fast")(str(pdf))
+    assert all(s.pred for s in paper.sentences())
+
+
+@pytest.mark.slow
+def test_real_pairs_are_read_with_their_structure(shared_data):
+    """Each of the 15 PDFs with its publisher's XML: read, titled, headed, and about as many
+    sentences as the XML (fidelity is measured in benchmarks/pdf_fidelity.py)."""
+    from coresc.readers import read_file
+
+    pairs = sorted(p for p in (shared_data / "pdf-pairs").iterdir() if p.is_dir())
+    assert len(pairs) == 15
+    for folder in pairs:
+        pdf = read_file(folder / "paper.pdf")[0]
+        ref_path = next(p for p in folder.iterdir() if p.suffix in (".xml", ".jats"))
+        ref = read_file(ref_path)[0]
+        assert pdf.title, folder.name
+        assert sum(1 for s in pdf.sections if s.depth >= 1) >= 2, folder.name
+        assert 0.7 < len(pdf) / len(ref) < 1.4, (folder.name, len(pdf), len(ref))
