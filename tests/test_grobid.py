@@ -96,18 +96,17 @@ def test_connection_refused(tei_dir, no_env):
         read_file(tei_dir / "N18-3011.pdf", grobid=url)
 
 
-def test_without_grobid_a_pdf_says_how(tei_dir, no_env):
-    with pytest.raises(InputError) as err:
-        read_file(tei_dir / "N18-3011.pdf")
-    assert str(err.value) == (f"{tei_dir / 'N18-3011.pdf'}: is a PDF: PDFs are read through a "
-                              f"GROBID server; give --grobid URL (or set {ENV_VAR})")
+def test_without_grobid_the_embedded_reader_reads_a_pdf(tei_dir, no_env):
+    [paper] = read_file(tei_dir / "N18-3011.pdf")
+    assert paper.meta["pdf_reader"].startswith("coresc-pdf") and "grobid" not in paper.meta
+    assert len(paper) > 100
 
 
 def test_text_only_pdf_is_never_read_as_text(tmp_path, no_env):
     """A PDF whose bytes are all text (no NUL) used to be read as a plain-text paper."""
     f = tmp_path / "paper.txt"
     f.write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << >>\n%%EOF\n")
-    with pytest.raises(InputError, match="is a PDF: PDFs are read through a GROBID server"):
+    with pytest.raises(InputError, match="paper.txt: is damaged or not a PDF"):
         read_file(f)
 
 

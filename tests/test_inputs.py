@@ -170,6 +170,14 @@ def _pdf(tmp_path, shared_data, fixtures):
     return shutil.copy(shared_data / "tei" / "N18-3011.pdf", tmp_path / "paper.pdf")
 
 
+def _scanned_pdf(tmp_path, shared_data, fixtures):
+    from pdf_fixtures import image_only
+
+    f = tmp_path / "scan.pdf"
+    f.write_bytes(image_only())
+    return f
+
+
 def _fake_pdf(tmp_path, shared_data, fixtures):
     f = tmp_path / "paper.pdf"
     f.write_text("<html><body>Access denied</body></html>")
@@ -196,8 +204,8 @@ def _truncated_tei(tmp_path, shared_data, fixtures):
 
 #: input, GROBID server mode (None: no --grobid), what the one line says.
 BATTERY = {
-    "PDF without a GROBID server": (_pdf, None, "is a PDF: PDFs are read through a GROBID "
-                                                "server; give --grobid URL"),
+    "scanned PDF, no GROBID server": (_scanned_pdf, None, "has no text layer (a scanned "
+                                                          "PDF?): run OCR on it first"),
     "GROBID busy (503) on every try": (_pdf, "busy", "stayed busy (HTTP 503) through 6 "
                                                      "attempts"),
     "GROBID too slow": (_pdf, "slow:5", "did not answer within 0.3s"),

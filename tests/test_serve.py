@@ -321,14 +321,16 @@ def test_grobid_busy_is_503_and_down_is_502_naming_grobid(server, grobid, shared
 
 
 @pytest.mark.slow
-def test_pdf_without_grobid_is_415(shared_data):
-    pdf = shared_data / "tei" / "N18-3011.pdf"
+def test_pdf_without_grobid_is_read_by_the_embedded_reader(tmp_path):
+    from pdf_fixtures import image_only, two_columns
+
     with Server(["--model", "fast", "--workers", "1"], env={"CORESC_GROBID_URL": ""}) as srv:
-        answer = call(srv, "annotate", pdf.read_bytes(), {"Content-Type": "application/pdf"},
-                      auth=False)
-    assert answer[0] == 415 and error_of(answer) == ("stdin: is a PDF: PDFs are read through a "
-                                               "GROBID server: this server was started "
-                                               "without --grobid, so it cannot read PDFs")
+        answer = call(srv, "annotate?to=jsonl", two_columns(),
+                      {"Content-Type": "application/pdf"}, auth=False)
+        scanned = call(srv, "annotate", image_only(), {"Content-Type": "application/pdf"},
+                       auth=False)
+    assert answer[0] == 200 and b"Left column sentence number 1 is read first." in answer[2]
+    assert scanned[0] == 422 and "has no text layer" in error_of(scanned)
 
 
 def _wait_for_busy(server, timeout: float = 10) -> int:

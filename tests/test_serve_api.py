@@ -272,17 +272,16 @@ expected-statuses = ["2xx", "422"]
 """
 
 
-def test_without_grobid_a_declared_pdf_is_415_and_a_disguised_one_422(plain_server,
-                                                                      shared_data):
-    pdf = (shared_data / "tei" / "N18-3011.pdf").read_bytes()
-    no_grobid = "this server was started without --grobid, so it cannot read PDFs"
+def test_without_grobid_the_upload_reads_a_pdf(plain_server):
+    from pdf_fixtures import two_columns
+
+    pdf = two_columns()
     declared = call(plain_server, "annotate", *form(pdf, "a.pdf", ctype="application/pdf"))
-    assert declared[0] == 415 and error_of(declared) == f"a.pdf: is a PDF: PDFs are read " \
-                                                        f"through a GROBID server: {no_grobid}"
+    assert declared[0] == 200 and b"Left column sentence number 1" in declared[2]
     disguised = call(plain_server, "annotate", *form(pdf, "a.xml", ctype="application/xml"))
-    assert disguised[0] == 422 and error_of(disguised).endswith(no_grobid)
+    assert disguised[0] == 200 and b"Right column sentence number 30" in disguised[2]
     spec = json.loads(call(plain_server, "openapi.json")[2])
-    assert "application/pdf" not in spec["paths"]["/annotate"]["post"]["requestBody"]["content"]
+    assert "application/pdf" in spec["paths"]["/annotate"]["post"]["requestBody"]["content"]
     assert "security" not in spec["paths"]["/annotate"]["post"]
 
 
