@@ -31,8 +31,7 @@ from pathlib import Path
 import coresc
 from coresc.config import data_dir
 from coresc.errors import InputError
-from coresc.readers import read_data, read_file
-from coresc.readers.pdf import read_pdf
+from coresc.readers import read_data, read_file, read_pdf
 
 MIN_CHARS = 12
 SIMILAR = 0.9

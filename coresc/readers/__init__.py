@@ -48,7 +48,7 @@ __all__ = [
     "FORMATS", "INPUT_SUFFIXES", "READERS", "STDIN", "STDIN_NAME", "XML_FORMATS", "InputFiles",
     "ReadResult", "decode_input", "detect_xml_format", "find_inputs", "is_pdf",
     "iter_input_files", "paper_id_from_path", "read_corpus", "read_data", "read_file",
-    "read_input_bytes", "read_inputs", "read_stdin", "read_stdin_bytes", "stat_problem",
+    "read_input_bytes", "read_inputs", "read_pdf", "read_stdin", "read_stdin_bytes", "stat_problem",
     "xml_bytes",
 ]
 
@@ -194,7 +194,7 @@ def _read_pdf(data: bytes, name: str | Path, fmt: str,
         raise InputError(name, f"is a PDF, cannot read as {fmt}")
     client = grobid_client(grobid)
     if client is None:  # no server: the embedded reader
-        from .pdf import pdf_notice, read_pdf
+        from .pdf import pdf_notice
 
         pdf_notice()
         return [read_pdf(data, name)]
@@ -202,6 +202,16 @@ def _read_pdf(data: bytes, name: str | Path, fmt: str,
     paper = _reader("tei")(name, tree)
     paper.meta["grobid"] = client.url
     return [paper]
+
+
+def read_pdf(data: bytes, name: str | Path = "data.pdf") -> Paper:
+    """Read a PDF's bytes with the embedded reader (:mod:`coresc.readers.pdf`), no server;
+    the paper's ``meta["pdf_reader"]`` names the reader. Raises :class:`InputError`."""
+    from .pdf import READER, pdf_tree
+
+    paper = _reader("tei")(name, pdf_tree(data, name))
+    paper.meta["pdf_reader"] = READER
+    return paper
 
 
 def _reader(fmt: str) -> Callable:

@@ -1,6 +1,7 @@
 """PDFs read without a server: the text layer's glyphs laid out into a paper.
 
-:func:`read_pdf` reads a PDF's bytes into a :class:`~coresc.document.Paper`: PDFium
+:func:`pdf_tree` reads a PDF's bytes into TEI that :func:`coresc.readers.read_pdf` makes
+a :class:`~coresc.document.Paper` of: PDFium
 (pypdfium2, a core dependency) gives the glyphs with their positions and fonts in a child
 process (``extract.py``: a crash, a hang or a bomb in the C library stays there, bounded
 in time and memory); ``layout.py`` finds the columns and the reading order;
@@ -19,7 +20,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ...document import Paper
 from ...errors import InputError
 from .layout import (
     Line,
@@ -42,7 +42,7 @@ CHILD_MEGABYTES = 768
 #: Set once the notice has been shown, so that worker processes do not show it again.
 NOTICE_ENV = "CORESC_PDF_NOTICE_SHOWN"
 
-__all__ = ["NOTICE_ENV", "READER", "extract_pages", "layout_parts", "pdf_notice", "read_pdf"]
+__all__ = ["NOTICE_ENV", "READER", "extract_pages", "layout_parts", "pdf_notice", "pdf_tree"]
 
 
 def pdf_notice() -> None:
@@ -109,16 +109,11 @@ def _line_number(line: Line) -> bool:
     return text.isdigit() and len(text) <= 4
 
 
-def read_pdf(data: bytes, name: str | Path, timeout: float | None = None) -> Paper:
-    """Read a PDF's bytes into a paper (see the module's docstring); the paper's
-    ``meta["pdf_reader"]`` names this reader. Raises :class:`InputError` in one line."""
-    from ..tei import read_tei
-
+def pdf_tree(data: bytes, name: str | Path, timeout: float | None = None):
+    """A PDF's bytes as TEI of GROBID's shape (an lxml ``ElementTree``; see the module's
+    docstring), which the TEI reader makes a paper of. Raises :class:`InputError`."""
     pages = extract_pages(data, name, timeout)["pages"]
     parts = layout_parts(pages)
     if not any(p.kind == "para" for p in parts):
         raise InputError(name, "no body text found in the PDF's text layer")
-    tree = build_tei(parts, READER)
-    paper = read_tei(name, tree)
-    paper.meta["pdf_reader"] = READER
-    return paper
+    return build_tei(parts, READER)
