@@ -241,7 +241,11 @@ def _is_heading(block: Block, text: str, body: float) -> bool:
     styled = block.bold >= 0.75 or bigger or caps or (block.italic >= 0.9 and numbered)
     if not styled:
         return False
-    if block.size < body - 0.6 and not (caps or block.bold >= 0.75):
+    if block.size < body - (1.2 if block.bold >= 0.75 else 0.6) or text.endswith(";") \
+            or "=" in text:
+        return False
+    if len(letters) < 0.6 * len(text.replace(" ", "")) or not re.search(r"[A-Za-z\u00c0-\u024f]{4}",
+                                                                          text):
         return False
     if text.endswith((".", ",", ";")) and not numbered and not text.endswith("..."):
         return len(text.split()) <= 6  # "Results." alone on a line
@@ -249,10 +253,17 @@ def _is_heading(block: Block, text: str, body: float) -> bool:
 
 
 def _style(block: Block, body: float) -> tuple:
+    """How a heading looks: (size, capitals, bold, upright, font); a larger tuple (the
+    font aside) stands out more."""
     text = block.heading_text or block.text()
     letters = [c for c in text if c.isalpha()]
     caps = bool(letters) and sum(c.isupper() for c in letters) > 0.85 * len(letters)
-    return (round(block.size * 2) / 2, caps, block.bold >= 0.75, block.italic < 0.5)
+    fonts = Counter()
+    for line in block.lines:
+        for n, _b, _i, *font in line.styles:
+            fonts[font[0] if font else ""] += n
+    font = fonts.most_common(1)[0][0] if fonts else ""
+    return (round(block.size * 2) / 2, caps, block.bold >= 0.75, block.italic < 0.5, font)
 
 
 _TOP = re.compile(r"^(?:introduc|background|related work|methods?|materials?|results?|"
@@ -262,25 +273,33 @@ _TOP = re.compile(r"^(?:introduc|background|related work|methods?|materials?|res
 
 
 def _levels(blocks: list[Block], body: float) -> None:
+    """Each heading's level: from its number; else 1 for the style of the paper's main
+    headings ("Introduction", "Results" ...) and any larger, and 2, 3 ... for the other
+    styles in order of how much they stand out."""
     headings = [b for b in blocks if b.kind == "heading" and not b.number]
-    styles = sorted({_style(b, body) for b in headings}, reverse=True)
     tops = [_style(b, body) for b in headings if _TOP.match(b.heading_text)]
-    top = Counter(tops).most_common(1)[0][0] if tops else (styles[0] if styles else None)
+    counts = Counter(_style(b, body) for b in headings)
+    top = Counter(tops).most_common(1)[0][0] if tops else \
+        (max(counts, key=lambda s: (s[:4], counts[s])) if counts else None)
+    below = sorted((s for s in counts if top is not None and s != top and s[0] <= top[0] + 0.4),
+                   key=lambda s: (s[:4], counts[s]), reverse=True)
     for block in blocks:
         if block.kind != "heading":
             continue
+        style = _style(block, body)
         if block.number:
             block.level = min(block.number.count(".") + 1, 4)
-        elif top is None or _style(block, body) >= top:
+        elif top is None or style == top or style not in below:
             block.level = 1
         else:
-            below = [s for s in styles if s < top]
-            block.level = min(2 + below.index(_style(block, body)), 4)
+            block.level = min(2 + below.index(style), 4)
 
 
 def _parts(blocks: list[Block], body: float) -> list[Part]:
     parts: list[Part] = []
     state = _Walk(body)
+    state.abstract_ahead = any(b.first.page <= 1 and _ABSTRACT.match(b.text()) and
+                               (b.kind == "heading" or b.first.bold > 0.5) for b in blocks)
     for block in blocks:
         state.take(block, parts)
     return parts
@@ -299,6 +318,7 @@ class _Walk:
         self.last_para: Part | None = None
         self.pending: list[Part] = []  # captions met inside a paragraph
         self.level = 1
+        self.abstract_ahead = False  # an abstract heading is still to come
 
     def take(self, block: Block, parts: list[Part]) -> None:
         if self.ended or block.kind == "drop":
@@ -320,7 +340,7 @@ class _Walk:
                 text = text[m.end():].strip()
                 if not text:
                     return
-            elif _body_like(block, text, self.body):
+            elif not self.abstract_ahead and _body_like(block, text, self.body):
                 self.where = "body"  # a paper without an abstract: its text has begun
             else:
                 return  # authors, affiliations, dates, notes on the first page
@@ -336,6 +356,7 @@ class _Walk:
 
     def start_abstract(self, parts: list[Part]) -> None:
         self.abstracts += 1
+        self.abstract_ahead = False
         if self.abstracts > 1:  # a second abstract: the paper's translation of its own
             self.skip_level = 1
             return
