@@ -34,7 +34,7 @@ def count_citations_markup(el: etree._Element) -> int | None:
     """
     n = 0
     seen = False
-    for sub in el.iter("{*}REF", "{*}xref", "{*}cross-ref", "{*}cross-refs"):
+    for sub in el.iter("{*}REF", "{*}xref", "{*}ref", "{*}cross-ref", "{*}cross-refs"):
         name = localname(sub)
         if name == "REF":
             seen = True

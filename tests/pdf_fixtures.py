@@ -76,6 +76,9 @@ def one_column(encrypt=None) -> bytes:
     y = _lines(c, 72, height - 80, ["3 Results"], "Helvetica-Bold", 11)
     y = _lines(c, 72, y - 4, _wrap("Copper raised the expression of every matrix gene. " + LOREM,
                                    95))
+    _superscript_cite(c, 72, y, "Earlier work found the same in soil bacteria", "3,4",
+                      " and in water, the m", "2", " of a film.")
+    y -= 12.5
     y = _lines(c, 72, y - 14, ["References"], "Helvetica-Bold", 11)
     _lines(c, 72, y - 4, ["1. Smith J, Jones K. Metals and biofilms. J Tests. 2001;3:1-9.",
                           "2. Lee A. Matrix genes in soil bacteria. Microbes. 2010;5:7-8."],
@@ -83,6 +86,15 @@ def one_column(encrypt=None) -> bytes:
     c.showPage()
     c.save()
     return buf.getvalue()
+
+
+def _superscript_cite(c, x, y, *pieces) -> None:
+    """Text with every second piece set small and raised: a citation, then a unit's power."""
+    for k, piece in enumerate(pieces):
+        size, rise = (6, 4) if k % 2 else (10, 0)
+        c.setFont("Times-Roman", size)
+        c.drawString(x, y + rise, piece)
+        x += c.stringWidth(piece, "Times-Roman", size)
 
 
 def two_columns() -> bytes:

@@ -62,6 +62,15 @@ def test_caption_is_a_caption_without_its_label(one_column):
                         "hourly."]
 
 
+def test_superscript_citations_are_marked_and_counted(one_column):
+    [sent] = [s for s in one_column.sentences() if s.text.startswith("Earlier work")]
+    assert sent.text == "Earlier work found the same in soil bacteria3,4 and in water, the m2 " \
+                        "of a film."
+    assert sent.n_citations == 2  # 3 and 4; the square metre's 2 is no citation
+    refs = [r.text for r in sent.element.iter("{*}ref")]
+    assert refs == ["3", "4"]
+
+
 def test_two_columns_read_left_then_right():
     paper = read_data(fx.two_columns(), "two.pdf")[0]
     body = _texts(paper, "body")
@@ -204,3 +213,19 @@ def test_real_pairs_are_read_with_their_structure(shared_data):
         assert pdf.title, folder.name
         assert sum(1 for s in pdf.sections if s.depth >= 1) >= 2, folder.name
         assert 0.7 < len(pdf) / len(ref) < 1.4, (folder.name, len(pdf), len(ref))
+
+
+@pytest.mark.parametrize("xml, n", [
+    ('<s xmlns="http://www.tei-c.org/ns/1.0">as shown<ref type="bibr" target="#b1 #b4">'
+     '[1,4]</ref> before</s>', 2),
+    ('<s xmlns="http://www.tei-c.org/ns/1.0">a gene<ref type="bibr">12</ref></s>', 1),
+    ('<s xmlns="http://www.tei-c.org/ns/1.0">see <ref type="figure">Fig. 2</ref></s>', None),
+])
+def test_tei_citation_markup_counts(xml, n):
+    """TEI ``ref type="bibr"`` (GROBID's, and the PDF reader's superscripts) counts, as the
+    docstring of count_citations_markup always said; it was never looked for."""
+    from lxml import etree
+
+    from coresc.citations import count_citations_markup
+
+    assert count_citations_markup(etree.fromstring(xml)) == n

@@ -12,7 +12,8 @@ The JSON: ``{"pages": [{"w": width, "h": height, "runs": [run, ...]}, ...]}`` or
 italic, font, styles]``: consecutive glyphs in content order on one baseline (PDF
 coordinates, y upwards, in points); ``size`` the glyph height of the run's main font;
 ``bold`` and ``italic`` the share of its letters so set; ``styles`` the run's text
-split where boldness, italics or the font change, as ``[[n_chars, bold, italic, font],
+split where boldness, italics or the font change; superscript glyphs stand between
+``SUP_OPEN`` and ``SUP_CLOSE`` in the text, as ``[[n_chars, bold, italic, font],
 ...]``.
 """
 
@@ -39,6 +40,10 @@ _DROP = {"\ufffe", "\uffff", "\ufeff", "\u0000", "\u0002", "\u00ad", "\u200b"}
 _SOFT_HYPHENS = {"\u00ad", "\ufffe", "\u0002"}
 
 
+#: Around a run of superscript glyphs in a run's text (citation numbers, footnote marks).
+SUP_OPEN, SUP_CLOSE = "\ue000", "\ue001"
+
+
 class ExtractError(Exception):
     """A PDF that cannot be read; the message is one line."""
 
@@ -55,7 +60,7 @@ def _font_flags(name: str, weight: int, flags: int) -> tuple[bool, bool]:
 
 class _Run:
     __slots__ = ("x0", "y0", "x1", "y1", "base", "sizes", "chars", "bold", "italic",
-                 "font", "letters")
+                 "font", "letters", "sup")
 
     def __init__(self) -> None:
         self.x0 = self.y0 = float("inf")
@@ -65,6 +70,7 @@ class _Run:
         self.chars: list[tuple] = []
         self.bold = self.italic = self.letters = 0
         self.font: dict[str, int] = {}
+        self.sup = False  # inside a run of raised small glyphs
 
     def size(self) -> float:
         return max(self.sizes.items(), key=lambda kv: kv[1])[0] if self.sizes else 0.0
@@ -84,9 +90,16 @@ class _Run:
                 self.bold += bold
                 self.italic += italic
                 self.font[font] = self.font.get(font, 0) + 1
+        raised = not main and self.sizes and y0 > self.base + 0.1 * self.size()
+        if raised != self.sup and (ch.strip() or not raised):
+            self.chars.append((SUP_OPEN if raised else SUP_CLOSE, bold, italic, font))
+            self.sup = raised
         self.chars.append((ch, bold, italic, font))
 
     def dump(self) -> list:
+        if self.sup:
+            self.chars.append((SUP_CLOSE, False, False, ""))
+            self.sup = False
         text = "".join(c[0] for c in self.chars)
         styles: list[list] = []
         for ch, bold, italic, *font in self.chars:

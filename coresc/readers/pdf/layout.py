@@ -14,6 +14,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .extract import SUP_CLOSE, SUP_OPEN
+
 #: Share of the page width one bin of the coverage profile spans.
 _BINS = 400
 
@@ -38,6 +40,7 @@ class Line:
     gaps: int = 0  # wide gaps inside the line (table cells)
     col_left: float = 0.0
     col_right: float = 0.0
+    marked: str = ""  # the text with its superscripts marked (``extract.SUP_OPEN`` ...)
 
     @property
     def top(self) -> float:
@@ -48,10 +51,11 @@ class Line:
         return self.y0
 
     def bold_prefix(self) -> str:
-        """The line's text up to where its bold start ends ("" unless it starts bold)."""
+        """The line's marked text up to where its bold start ends ("" unless it starts
+        bold)."""
         if not self.styles or not self.styles[0][1]:
             return ""
-        return self.text[: self.styles[0][0]]
+        return self.marked[: self.styles[0][0]]
 
 
 def column_starts(pages: list[dict], body: float, share: float) -> list[float]:
@@ -176,8 +180,9 @@ def page_lines(page: dict, index: int, gutters: list[tuple[float, float]]) -> li
                 abs(last.base - base) < 0.35 * max(size, last.size) and x0 >= last.x1 - 1:
             _extend(last, r)
             continue
-        lines.append(Line(index, x0, y0, x1, y1, base, size, text.strip(), bold, italic,
-                          _strip_styles(styles, text), col, band))
+        lines.append(Line(index, x0, y0, x1, y1, base, size, unmark(text).strip(), bold,
+                          italic, _strip_styles(styles, text), col, band,
+                          marked=text.strip()))
     _column_bounds(lines, gutters, width)
     return lines
 
@@ -197,6 +202,11 @@ def _lone_runs_span(placed: list[tuple[list, int]]) -> list[tuple[list, int]]:
                 col = -1
         out.append((r, col))
     return out
+
+
+def unmark(text: str) -> str:
+    """``text`` without its superscript marks."""
+    return text.replace(SUP_OPEN, "").replace(SUP_CLOSE, "") if SUP_OPEN in text else text
 
 
 def _strip_styles(styles: list[list], text: str) -> list[list]:
@@ -222,7 +232,8 @@ def _extend(line: Line, r: list) -> None:
     line.italic = (line.italic * n_old + italic * n_new) / (n_old + n_new)
     line.styles.append([1, line.styles[-1][1] if line.styles else False, False])
     line.styles.extend(_strip_styles(styles, text))
-    line.text = line.text + " " + text.strip()
+    line.text = line.text + " " + unmark(text).strip()
+    line.marked = line.marked + " " + text.strip()
     line.x1 = max(line.x1, x1)
     line.y0, line.y1 = min(line.y0, y0), max(line.y1, y1)
     line.size = max(line.size, size) if size >= 0.8 * line.size else line.size

@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .layout import Line
+from .layout import Line, unmark
 
 _NUMBER = re.compile(r"^((?:\d{1,2}|[IVX]{1,4}|[A-H])(?:\.\d{1,2}){0,3})\.?\s+(?=\S)")
 _CAPTION = re.compile(
@@ -85,6 +85,10 @@ class Block:
 
     def text(self) -> str:
         return join_lines([line.text for line in self.lines])
+
+    def marked(self) -> str:
+        """The text with its superscripts marked."""
+        return join_lines([line.marked for line in self.lines])
 
 
 def join_lines(texts: list[str]) -> str:
@@ -163,7 +167,7 @@ class Part:
     """One part of the paper in reading order, as the TEI is built from it."""
 
     kind: str  # title, abstract, heading, para, caption
-    text: str
+    text: str  # a paragraph's or caption's with its superscripts marked
     level: int = 1
     number: str = ""
     label: str = ""  # a caption's label ("Figure 2.")
@@ -332,12 +336,15 @@ class _Walk:
             return
         if self.skip_level is not None:
             return
+        marked = block.marked()
         if self.where == "front":
             m = _ABSTRACT.match(text)
             if m and block.first.page <= 1 and (block.first.bold > 0.5 or block.first.text[:8]
                                                 .isupper()):
                 self.start_abstract(parts)
                 text = text[m.end():].strip()
+                m = _ABSTRACT.match(marked)
+                marked = marked[m.end():].strip() if m else marked
                 if not text:
                     return
             elif not self.abstract_ahead and _body_like(block, text, self.body):
@@ -345,14 +352,14 @@ class _Walk:
             else:
                 return  # authors, affiliations, dates, notes on the first page
         if block.kind == "caption":
-            self.caption(block, text, parts)
+            self.caption(block, marked, parts)
             return
         if _FRONT_LABEL.match(text) and block.first.page <= 1 and block.kind != "body" \
                 or _KEYWORDS.match(text):
             return
         if block.kind == "small" and self.where != "abstract":
             return
-        self.paragraph(block, text, parts)
+        self.paragraph(block, marked, parts)
 
     def start_abstract(self, parts: list[Part]) -> None:
         self.abstracts += 1
@@ -395,6 +402,7 @@ class _Walk:
         self.last_para = None
 
     def caption(self, block: Block, text: str, parts: list[Part]) -> None:
+        """A caption; ``text`` keeps its superscript marks."""
         m = _CAPTION.match(text)
         label, rest = (m.group(1), text[m.end():]) if m else ("", text)
         part = Part("caption", rest.strip(), label=label.strip(), zone=self.zone)
@@ -408,6 +416,7 @@ class _Walk:
         return "abstract" if self.where == "abstract" else "body"
 
     def paragraph(self, block: Block, text: str, parts: list[Part]) -> None:
+        """A paragraph, or more of the last one; ``text`` keeps its superscript marks."""
         run_in = _run_in(block)
         if run_in and self.where in ("abstract", "body"):
             head, rest = run_in
@@ -442,6 +451,7 @@ def _carries_on(before: str, text: str, block: Block) -> bool:
     line = block.first
     if line.x0 - line.col_left > 0.6 * line.size:
         return False  # indented: a new paragraph
+    before = unmark(before)
     return text[:1].islower() or not _SENTENCE_END.search(before) or \
         before.endswith(("-", "\u00ad"))
 
@@ -454,9 +464,9 @@ def _run_in(block: Block) -> tuple[str, str] | None:
         return None
     if len(prefix.split()) > 10 or not prefix[:1].isupper():
         return None
-    if not prefix.endswith((".", ":", "\u2014")) and not line.text[len(line.bold_prefix()):] \
+    if not prefix.endswith((".", ":", "\u2014")) and not line.marked[len(line.bold_prefix()):] \
             .lstrip().startswith((".", ":", "\u2014")):
         return None
-    head = prefix.rstrip(".:\u2014 ")
-    rest = block.text()[len(line.bold_prefix()):].lstrip().lstrip(".:\u2014").strip()
+    head = unmark(prefix).rstrip(".:\u2014 ")
+    rest = block.marked()[len(line.bold_prefix()):].lstrip().lstrip(".:\u2014").strip()
     return head, rest

@@ -13,6 +13,8 @@ import re
 from lxml import etree
 
 from ...tei import TEI_NS
+from .extract import SUP_CLOSE, SUP_OPEN
+from .layout import unmark
 from .structure import Part
 
 _T = f"{{{TEI_NS}}}"
@@ -23,19 +25,56 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 def _sub(parent: etree._Element, name: str, text: str | None = None, **attrs: str):
     el = etree.SubElement(parent, _T + name, {k: v for k, v in attrs.items() if v})
     if text is not None:
-        el.text = _NOT_XML.sub("", text)
+        el.text = _NOT_XML.sub("", unmark(text))
     return el
+
+
+_SUP = re.compile(f"{SUP_OPEN}(.*?){SUP_CLOSE}", re.S)
+# Superscript numbers that cite: "12", "3,5", "4-7", "22, 25, 38" (not "-3" or "2" of a unit).
+_CITES = re.compile(r"^\s*\d{1,3}(?:\s*[,\u2013\u2014-]\s*\d{1,3})*\s*$")
+_UNIT = re.compile(r"(?:^|\W)(?:[mkcµunp]?m|[mkµ]?[gls]|mol|h|R|r|x|n|p|[A-Z][a-z]?\d*|\d)$")
+
+
+def _marked_text(el: etree._Element, text: str) -> None:
+    """``text`` into ``el``, each superscript citation number as ``<ref type="bibr">`` (as
+    GROBID marks citations) and other superscripts as plain text."""
+    text = _NOT_XML.sub("", text)
+    el.text = ""
+    last: etree._Element | None = None
+    pos = 0
+
+    def put(s: str) -> None:
+        if last is None:
+            el.text += s
+        else:
+            last.tail = (last.tail or "") + s
+
+    for m in _SUP.finditer(text):
+        before = text[pos:m.start()]
+        put(unmark(before))
+        inner = m.group(1)
+        if _CITES.match(inner) and not _UNIT.search(unmark(text[:m.start()])):
+            for k, piece in enumerate(re.split(r"(\d+)", inner)):
+                if k % 2:
+                    last = etree.SubElement(el, _T + "ref", type="bibr")
+                    last.text = piece
+                else:
+                    put(piece)
+        else:
+            put(unmark(inner))
+        pos = m.end()
+    put(unmark(text[pos:]))
 
 
 def _add(where: etree._Element, part: Part) -> None:
     if part.kind == "para":
-        _sub(where, "p", part.text)
+        _marked_text(_sub(where, "p"), part.text)
     elif part.kind == "caption":
         figure = _sub(where, "figure")
         if part.label:
             _sub(figure, "head", part.label)
         if part.text:
-            _sub(figure, "figDesc", part.text)
+            _marked_text(_sub(figure, "figDesc"), part.text)
 
 
 def build_tei(parts: list[Part], reader: str) -> etree._ElementTree:
