@@ -155,7 +155,7 @@ def _column_of(x0: float, x1: float, gutters: list[tuple[float, float]], width: 
 def page_lines(page: dict, index: int, gutters: list[tuple[float, float]]) -> list[Line]:
     """A page's lines in reading order (see the module's docstring)."""
     width = page["w"]
-    runs = [r for r in page["runs"] if r[6].strip()]
+    runs = _join_pieces([r for r in page["runs"] if r[6].strip()])
     placed = [(r, _column_of(r[0], r[2], gutters, width)) for r in runs]
     if gutters:
         placed = _lone_runs_span(placed)
@@ -185,6 +185,36 @@ def page_lines(page: dict, index: int, gutters: list[tuple[float, float]]) -> li
                           marked=text.strip()))
     _column_bounds(lines, gutters, width)
     return lines
+
+
+def _join_pieces(runs: list[list]) -> list[list]:
+    """Runs that follow each other on one baseline with a word's gap or less between them
+    (a change of font, an italic word) joined into one, before columns are assigned."""
+    out: list[list] = []
+    for r in runs:
+        last = out[-1] if out else None
+        if last is not None:
+            size = max(r[5], last[5])
+            gap = r[0] - last[2]
+            if abs(r[4] - last[4]) < 0.2 * size and -0.5 * size < gap < 0.9 * size:
+                out[-1] = _joined(last, r, gap > 0.18 * size)
+                continue
+        out.append(list(r))
+    return out
+
+
+def _joined(a: list, b: list, space: bool) -> list:
+    na, nb = max(len(a[6].strip()), 1), max(len(b[6].strip()), 1)
+    text_a = a[6] + (" " if space and not a[6].endswith(" ") else "")
+    styles = [list(x) for x in a[10]]
+    if len(text_a) > len(a[6]) and styles:
+        styles[-1][0] += 1
+    styles += [list(x) for x in b[10]]
+    size = a[5] if na >= nb else b[5]
+    return [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]),
+            a[4] if na >= nb else b[4], size, text_a + b[6],
+            (a[7] * na + b[7] * nb) / (na + nb), (a[8] * na + b[8] * nb) / (na + nb),
+            a[9] if na >= nb else b[9], styles]
 
 
 def _lone_runs_span(placed: list[tuple[list, int]]) -> list[tuple[list, int]]:

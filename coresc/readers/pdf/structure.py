@@ -143,7 +143,7 @@ def _breaks(prev: Line, line: Line, body: float) -> bool:
         return True
     if abs(prev.size - line.size) > 0.6:
         return True
-    if (prev.bold >= 0.8) != (line.bold >= 0.8):
+    if prev.bold >= 0.6 and line.bold < 0.3 or prev.bold < 0.3 and line.bold >= 0.6:
         return True
     indent = line.x0 - line.col_left
     prev_indent = prev.x0 - prev.col_left
