@@ -114,19 +114,24 @@ def restyle(pages: list[dict]) -> None:
     Changes the runs' bold share and their styles in place.
     """
     letters: Counter = Counter()
+    pieces: Counter = Counter()
     for page in pages:
         for r in page["runs"]:
             for n, _b, _i, font in r[10]:
                 letters[font] += n
+                pieces[font] += 1
     if not letters or any(_NAMED_BOLD.search(f) for f in letters):
         return
-    body_font = letters.most_common(1)[0][0]
+    body_font, most = letters.most_common(1)[0]
+    # a font for headings and run-in phrases is used little, in short pieces (not, say,
+    # the whole abstract's font)
+    emphasis = {f for f, n in letters.items() if n < 0.1 * most and n / pieces[f] < 50}
     for page in pages:
         for r in page["runs"]:
             total = marked = 0
             for style in r[10]:
                 n, bold, italic, font = style
-                if not bold and font and font != body_font and not _NAMED_ITALIC.search(font) \
+                if not bold and font in emphasis and not _NAMED_ITALIC.search(font) \
                         and not italic:
                     style[1] = True
                 total += n

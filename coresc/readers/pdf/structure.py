@@ -245,7 +245,7 @@ def _is_heading(block: Block, text: str, body: float) -> bool:
     styled = block.bold >= 0.75 or bigger or caps or (block.italic >= 0.9 and numbered)
     if not styled:
         return False
-    if block.size < body - (1.2 if block.bold >= 0.75 else 0.6) or text.endswith(";") \
+    if block.size < (0.86 * body if block.bold >= 0.75 else body - 0.6) or text.endswith(";") \
             or "=" in text:
         return False
     if len(letters) < 0.6 * len(text.replace(" ", "")) or not re.search(r"[A-Za-z\u00c0-\u024f]{4}",
