@@ -148,8 +148,9 @@ def _page_runs(textpage, raw, budget: int) -> list[list]:
         if not ch or (ch in _DROP and ch not in _SOFT_HYPHENS):
             continue
         a = angle(tp, i)
-        if 0.05 < a < 6.23:
-            continue  # rotated text: margin notes, arXiv stamps, axis labels
+        if 0.6 < a < 5.68:
+            continue  # rotated text: margin notes, arXiv stamps, axis labels (a small
+            # angle is a slanted font: PDFs fake italics and bold with a sheared matrix)
         raw.FPDFText_GetLooseCharBox(tp, i, rect)
         raw.FPDFText_GetCharOrigin(tp, i, ox, oy)
         size = rect.top - rect.bottom
