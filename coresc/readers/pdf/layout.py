@@ -58,16 +58,18 @@ class Line:
         return self.marked[: self.styles[0][0]]
 
 
-def column_starts(pages: list[dict], body: float, share: float) -> list[float]:
+def column_starts(pages: list[dict], body: float, share: float,
+                  smaller: float = 1.0) -> list[float]:
     """Where columns start, as shares of the page width: x positions at which many runs of
-    body text start (at least ``share`` of the body text's characters), far enough apart
+    body text (or of text down to ``smaller`` times the body's size below it) start (at least ``share`` of the body text's characters), far enough apart
     to hold a column between them, and crossed by few runs."""
     weight = [0.0] * _BINS
     runs = []
     for page in pages:
         width = page["w"] or 1.0
         for r in page["runs"]:
-            if abs(r[5] - body) <= 1.0 and r[6].strip():
+            if body - smaller * body <= r[5] <= body + 1.0 and r[6].strip() or \
+                    abs(r[5] - body) <= 1.0 and r[6].strip():
                 x0, x1 = r[0] / width, r[2] / width
                 runs.append((x0, x1))
                 weight[min(_BINS - 1, max(0, int(x0 * _BINS)))] += len(r[6])
@@ -97,7 +99,9 @@ def page_gutters(pages: list[dict], body: float) -> list[list[tuple[float, float
     common = column_starts(pages, body, 0.08)[1:]
     out = []
     for page in pages:
-        own = column_starts([page], body, 0.06)[1:] if len(page["runs"]) >= 12 else []
+        # a page's own columns: a margin column of smaller print (notes, licence, dates)
+        own = column_starts([page], body, 0.06, smaller=0.3)[1:] \
+            if len(page["runs"]) >= 12 else []
         starts = sorted(common + [x for x in own if all(abs(x - c) > 0.03 for c in common)])
         out.append([(x - 0.008, x - 0.002) for x in starts])
     return out
