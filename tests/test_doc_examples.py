@@ -8,7 +8,8 @@ Each fenced block of commands (``sh`` or ``python``) is preceded by a marker com
   script and run by this interpreter (``python example.py``: what a process that Dask or
   multiprocessing starts imports again is the script, as for a reader). The blocks of one page run in order in one sandbox folder (below), so a
   later block may use what an earlier one wrote. A ``text`` block marked
-  ``<!-- output -->`` right after a run block must equal that block's standard output.
+  ``<!-- output -->`` right after a run block must equal that block's standard output,
+  and ``check && echo WORDS`` must print WORDS (``bash -e`` goes on when ``check`` fails).
 * ``<!-- run: installed -->``: the front page's install command. The install itself is
   what ``tests/test_installed.py`` does; here the command after ``pip install .`` runs.
 * ``<!-- run: ci -->``: the test command; ``.ci/run`` must run exactly it.
@@ -201,6 +202,10 @@ def test_page_examples_run(page: Path, shared_data: Path, tmp_path: Path) -> Non
             out = run_block(block, work)
             if block.output is not None:
                 assert out == block.output, (page.name, out)
+            # `check && echo done`: bash -e does not stop when `check` fails, so the
+            # promised words are what shows that it passed
+            for said in re.findall(r"&& echo ([^#\n|;&]+?)\s*(?:#.*)?$", block.body, re.M):
+                assert " ".join(shlex.split(said)) in out, (page.name, said, out[-2000:])
 
 
 def test_tei_example_is_real_output(shared_data: Path, tmp_path: Path, default_model) -> None:
