@@ -15,9 +15,9 @@ Each fenced block of commands (``sh`` or ``python``) is preceded by a marker com
   what ``tests/test_installed.py`` does; here the command after ``pip install .`` runs.
 * ``<!-- run: ci -->``: the test command; ``.ci/run`` must run exactly it.
 * ``<!-- check: REASON -->``: cannot run in the suite, and REASON says why (whole-corpus
-  training, experiments, a cluster, a server that runs until stopped). Every ``coresc`` line must parse with the command line's own
-  parser, and every path it names under ``data/`` or ``../shared/`` must exist; Python
-  blocks must compile.
+  training, experiments, a cluster, a server that runs until stopped). Every ``coresc``
+  line must parse with the command line's own parser, and every path it names under
+  ``data/`` or ``../shared/`` must exist; Python blocks must compile.
 
 A block of commands without a marker, or a check without its reason, fails the test, so
 no example is left out silently. Blocks are found line by line, indented ones (in a list
