@@ -1,4 +1,4 @@
-"""Speed of `coresc annotate` with the bundled model, on one core.
+"""Speed of `coresc annotate` with a bundled model, on one core.
 
 1. Throughput: papers from raw XML to output files through `coresc.annotate_files` (what
    `coresc annotate` runs: read, annotate, write each paper atomically, manifest), timed
@@ -13,7 +13,12 @@
 
     python benchmarks/annotate_speed.py                   # JATS + Elsevier, mode2 XML
     python benchmarks/annotate_speed.py --corpus jats --to jsonl --runs 3
+    python benchmarks/annotate_speed.py --corpus jats --runs 1 --model fast
     PYTHONPATH=/path/to/old/checkout python benchmarks/annotate_speed.py   # code before
+
+`--model NAME` (a bundled name or a model directory) times that model; without it, the
+default model (`accurate`, or `$CORESC_MODEL`), as `coresc annotate` would use. The model
+is named in the result: the two bundled models differ in speed by more than 10x.
 
 BLAS is pinned to one thread; add `taskset -c 0` to pin the process to one core.
 """
@@ -109,20 +114,28 @@ def main() -> int:
     ap.add_argument("--corpus", choices=("jats", "elsevier", "both"), default="both")
     ap.add_argument("--to", default="xml", choices=("xml", "jsonl", "tsv", "html"))
     ap.add_argument("--runs", type=int, default=RUNS)
+    ap.add_argument("--model", help="a bundled model's name or a model directory (default: "
+                                    "the default model, as `coresc annotate` uses)")
     ap.add_argument("--once", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.model:  # the fresh processes and `coresc annotate` below inherit it
+        os.environ["CORESC_MODEL"] = args.model
     files = corpus_files(args.corpus)
     if args.once:
         with tempfile.TemporaryDirectory() as tmp:
             print(json.dumps(throughput(files, Path(tmp), args.to)))
         return 0
+    from coresc.model.storage import default_model_dir
+
+    print(f"model: {default_model_dir()}")
     print(f"load average before: {os.getloadavg()[0]:.2f} (1 min)")
     runs = [in_fresh_process(args.corpus, args.to) for _ in range(args.runs)]
     for r in runs:
         print(f"  run: {r['sentences']} sentences in {r['seconds']:.2f}s wall "
               f"({r['cpu']:.2f}s CPU) = {r['sentences'] / r['seconds']:,.0f} sentences/s")
     med = sorted(runs, key=lambda r: r["seconds"])[len(runs) // 2]
-    print(f"annotate {med['papers']} papers ({args.corpus}) to {args.to}: "
+    print(f"annotate {med['papers']} papers ({args.corpus}) to {args.to} with "
+          f"{default_model_dir().name}: "
           f"{med['sentences']} sentences in {med['seconds']:.2f}s = "
           f"{med['sentences'] / med['seconds']:,.0f} sentences/s wall, "
           f"{med['sentences'] / med['cpu']:,.0f} per CPU second "

@@ -1,5 +1,6 @@
-"""Which papers to review next: the ones where the model expects the most errors, spread
-out so that a budget is not spent on near-identical papers (``coresc select``).
+"""Which papers to review next: the ones whose labels the model is least sure of (by
+default ``weak``, below), spread out so that a budget is not spent on near-identical
+papers (``coresc select``).
 
 A paper's *expected errors* are the sum over its sentences of ``1 - p``, where ``p`` is
 the model's calibrated probability that its primary label is right: the number of

@@ -95,6 +95,21 @@ def test_mistakes_are_reported_before_any_work(papers_dir, tmp_path, capsys, mon
     assert not (tmp_path / "x").exists()
 
 
+def test_scheduler_without_dask_leaves_nothing(papers_dir, tmp_path, capsys, monkeypatch):
+    """`pip install coresc` without the dask extra: one line naming the extra, and no
+    output folder, manifest or parts left behind."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # not installed
+    monkeypatch.delitem(sys.modules, "coresc.batch.cluster", raising=False)
+    for out in ("annotated", "labels.jsonl"):
+        assert main(["annotate", str(papers_dir), "-o", str(tmp_path / out), "--scheduler",
+                     "tcp://127.0.0.1:1"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "pip install 'coresc[dask]'" in err[0], err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_unwritable_output_is_refused_first(papers_dir, tmp_path, capsys):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")

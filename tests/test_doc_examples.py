@@ -4,19 +4,24 @@ as written.
 Each fenced block of commands (``sh`` or ``python``) is preceded by a marker comment:
 
 * ``<!-- run -->``: executed. Shell blocks go through ``bash -e -o pipefail`` with the
-  ``coresc`` of this interpreter's environment first on PATH, Python blocks through this
-  interpreter. The blocks of one page run in order in one sandbox folder (below), so a
-  later block may use what an earlier one wrote. A ``text`` block marked
-  ``<!-- output -->`` right after a run block must equal that block's standard output.
+  ``coresc`` of this interpreter's environment first on PATH, Python blocks saved as a
+  script and run by this interpreter (``python example.py``, as a reader would: the
+  worker processes Dask starts import the script again). The blocks of one page run in
+  order in one sandbox folder (below), so a later block may use what an earlier one
+  wrote. A ``text`` block marked
+  ``<!-- output -->`` right after a run block must equal that block's standard output,
+  and ``check && echo WORDS`` must print WORDS (``bash -e`` goes on when ``check`` fails).
 * ``<!-- run: installed -->``: the front page's install command. The install itself is
   what ``tests/test_installed.py`` does; here the command after ``pip install .`` runs.
 * ``<!-- run: ci -->``: the test command; ``.ci/run`` must run exactly it.
-* ``<!-- check: REASON -->``: too slow to run in the suite (whole-corpus training,
-  experiments, a cluster). Every ``coresc`` line must parse with the command line's own
-  parser, and every path it names under ``data/`` or ``../shared/`` must exist; Python
-  blocks must compile.
+* ``<!-- check: REASON -->``: cannot run in the suite, and REASON says why (whole-corpus
+  training, experiments, a cluster, a server that runs until stopped). Every ``coresc``
+  line must parse with the command line's own parser, and every path it names under
+  ``data/`` or ``../shared/`` must exist; Python blocks must compile.
 
-A block of commands without a marker fails the test, so no example is left out silently.
+A block of commands without a marker, or a check without its reason, fails the test, so
+no example is left out silently. Blocks are found line by line, indented ones (in a list
+item) included.
 
 The sandbox: an empty folder where ``data/`` and ``tests/`` are the project's,
 ``../shared`` is the real shared data, ``paper.nxml`` is a real JATS article from
@@ -49,8 +54,8 @@ PAGES = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", ROOT / "CONTRIBUTING.md",
 #: each); those are the benchmark scripts' business, not examples.
 NOT_EXAMPLES = {"benchmarks.md"}
 COMMAND_LANGS = {"sh", "bash", "console", "python"}
-BLOCK = re.compile(r"(?:<!-- (?P<marker>[^>]*?) -->\n)?```(?P<lang>\w*)[^\n]*\n(?P<body>.*?)^```",
-                   re.S | re.M)
+FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>\w*)")
+MARKER = re.compile(r"^[ \t]*<!-- (?P<marker>[^>]*?) -->[ \t]*$")
 
 
 @dataclass
@@ -62,14 +67,35 @@ class Block:
     output: str | None = None  # the <!-- output --> block that follows it
 
 
+def fenced(text: str, page: str) -> list[tuple[str, str, str]]:
+    """Every fenced block of a page as (the marker on the line just before it, or "";
+    its language; its body), indented ones (inside a list item) included, their indent
+    taken off. A fence left open fails: everything after it would be read out of step."""
+    lines = text.splitlines(keepends=True)
+    found, i = [], 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        marker = MARKER.match(lines[i - 1]) if i else None
+        end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == "```"), None)
+        assert end is not None, f"{page}:{i + 1}: a fenced block that never closes"
+        indent = m["indent"]
+        body = "".join(ln[len(indent):] if ln.startswith(indent) else ln
+                       for ln in lines[i + 1:end])
+        found.append((marker["marker"] if marker else "", m["lang"], body))
+        i = end + 1
+    return found
+
+
 def blocks(page: Path) -> list[Block]:
     found: list[Block] = []
-    for m in BLOCK.finditer(page.read_text(encoding="utf-8")):
-        lang, marker, body = m["lang"], m["marker"], m["body"]
+    for marker, lang, body in fenced(page.read_text(encoding="utf-8"), page.name):
         if marker == "output" and found:
             found[-1].output = body
         elif lang in COMMAND_LANGS:
-            found.append(Block(page.name, lang, marker or "", body))
+            found.append(Block(page.name, lang, marker, body))
     return found
 
 
@@ -81,10 +107,21 @@ def all_blocks() -> list[Block]:
     return [b for p in example_pages() for b in blocks(p)]
 
 
+def test_blocks_in_list_items_are_read_and_keep_the_rest_in_step() -> None:
+    text = ("* a list item:\n\n  ```json\n  {\"a\": 1}\n  ```\n\n"
+            "<!-- run -->\n```sh\ncoresc model-info\n```\n\n"
+            "<!-- check: why -->\n```python\nimport coresc\n```\n")
+    assert fenced(text, "t.md") == [("", "json", '{"a": 1}\n'),
+                                     ("run", "sh", "coresc model-info\n"),
+                                     ("check: why", "python", "import coresc\n")]
+    with pytest.raises(AssertionError, match="t.md:1: a fenced block that never closes"):
+        fenced("```sh\ncoresc model-info\n", "t.md")
+
+
 def test_every_example_has_a_marker() -> None:
     unmarked = [(b.page, b.body.splitlines()[0]) for b in all_blocks()
                 if not (b.marker in ("run", "run: installed", "run: ci")
-                        or b.marker.startswith("check: "))]
+                        or (b.marker.startswith("check: ") and b.marker[7:].strip()))]
     assert not unmarked, unmarked
     assert sum(b.marker == "run" for b in all_blocks()) >= 10
 
@@ -144,8 +181,10 @@ def run_block(block: Block, work: Path) -> str:
     body = block.body
     if block.marker == "run: installed":
         body = body.split("pip install . && ", 1)[1]
-    if block.lang == "python":
-        cmd = [sys.executable, "-c", body]
+    if block.lang == "python":  # saved and run as a script, as a reader would
+        script = work / "example.py"
+        script.write_text(body, encoding="utf-8")
+        cmd = [sys.executable, script.name]
     else:
         cmd = ["bash", "-e", "-o", "pipefail", "-c", body]
     res = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=600)
@@ -166,6 +205,10 @@ def test_page_examples_run(page: Path, shared_data: Path, tmp_path: Path) -> Non
             out = run_block(block, work)
             if block.output is not None:
                 assert out == block.output, (page.name, out)
+            # `check && echo done`: bash -e does not stop when `check` fails, so the
+            # promised words are what shows that it passed
+            for said in re.findall(r"&& echo ([^#\n|;&]+?)\s*(?:#.*)?$", block.body, re.M):
+                assert " ".join(shlex.split(said)) in out, (page.name, said, out[-2000:])
 
 
 def test_tei_example_is_real_output(shared_data: Path, tmp_path: Path, default_model) -> None:

@@ -57,3 +57,20 @@ def test_encoder_tests_skip_without_torch_and_say_how() -> None:
     assert CPU_TORCH in res.stdout and "'.[test,train]'" in res.stdout
     contributing = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     assert CPU_TORCH in contributing and "'.[test,train" in contributing
+
+
+def test_getting_started_lists_every_extra_and_what_test_holds() -> None:
+    """The extras table names each extra of pyproject.toml once; the `test` row names the
+    extras it pulls in (and says `train` is not one) and every other package it adds."""
+    extras = _extras()
+    page = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([\w-]+)` \| [^|]+ \| ([^|]+) \|$", page, re.M))
+    assert set(rows) == set(extras), sorted(rows)
+    test_row = rows["test"].lower()
+    inner = re.search(r"coresc\[(.*)\]", " ".join(extras["test"]))[1].split(",")
+    for extra in extras:
+        assert (f"`{extra}`" in test_row) == (extra in inner or extra == "train"), extra
+    assert "not `train`" in test_row
+    for req in extras["test"]:
+        name = re.match(r"[A-Za-z0-9_.-]+", req)[0].lower()
+        assert name == "coresc" or name in test_row, name

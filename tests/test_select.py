@@ -164,3 +164,11 @@ def test_weak_spends_the_budget_on_uncertainty_about_rare_labels(papers) -> None
 def test_weak_label_scores_of_an_empty_pool_are_zero() -> None:
     model = MarginalModel({}, {"e": [0.5, 0.5, 0.0]})
     assert weak_label_scores(model, [Paper(id="e")]) == [0.0]
+
+
+def test_help_describes_the_default_utility() -> None:
+    """`coresc select --help` ranks as the option's default does (it described 'total')."""
+    from coresc.commands import select as command
+
+    default = cli.build_parser().parse_args(["select", "p", "--budget", "1"]).utility
+    assert f"'{default}' (the default)" in " ".join(command.__doc__.split())

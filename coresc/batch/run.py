@@ -80,9 +80,11 @@ def annotate_files(inputs: Sequence[str | Path], output: str | Path | None = Non
     caller maps it to :class:`Terminated`), :class:`~coresc.errors.UsageError` for a
     mistake in the arguments.
     """
+    # Dask missing is found before the plan makes the output folder
+    dask_run = _cluster() if scheduler is not None else None
     plan = _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
                  as_directory, grobid, min_score)
-    cluster = _cluster()(scheduler, plan.job) if scheduler is not None else None
+    cluster = dask_run(scheduler, plan.job) if dask_run is not None else None
     try:
         return _execute(plan, cluster, jobs, resume, progress, batch_size)
     finally:

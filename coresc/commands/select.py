@@ -1,8 +1,11 @@
-"""Choose which papers to review next: those where the model expects the most errors.
+"""Choose which papers to review next: those whose labels the model is least sure of.
 
-Each unreviewed paper (any format coresc reads) is labelled by MODEL; its expected
-errors are the sum over its sentences of 1 - the calibrated score of the primary label.
-Papers are chosen greedily by that number, discounted by their word similarity to the
+Each unreviewed paper (any format coresc reads) is labelled by MODEL and scored by
+--utility: 'weak' (the default) is the model's uncertainty about each label, per
+sentence, weighted towards the labels it expects rarely in the pool, averaged over the
+paper's sentences; 'total' is the paper's expected errors (the sum over its sentences of
+1 - the calibrated score of the primary label), 'rate' their share of its sentences.
+Papers are chosen greedily by that score, discounted by their word similarity to the
 papers already chosen (--diversity), so a budget is not spent on near-identical papers.
 Papers that carry gold labels, and papers whose id matches one under --exclude (e.g. the
 folder `coresc review` writes to), count as reviewed and are skipped.

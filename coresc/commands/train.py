@@ -2,8 +2,11 @@
 
 CORPUS may be files or directories (read recursively) in any readable format with gold
 labels (ART SciXML, mode2 / Multi-CoreSC, JSONL with "gold"). The CRF's c1/c2 are chosen
-by cross-validation on the training papers unless both are given. The one-vs-rest
-secondary layer is trained when the data has multi-label papers (e.g. the CRA corpus).
+on inner folds of the training papers unless both are given. The inner folds are trained
+either way (with --c1 and --c2, on that one pair), as the per-label biases of the default
+decoding, the secondary layer's thresholds and the scores' calibration are fitted on
+their out-of-fold predictions. The one-vs-rest secondary layer is trained when the data
+has multi-label papers (e.g. the CRA corpus).
 
 With --encoder a transformer sentence encoder (all-MiniLM-L6-v2 unless --base-encoder
 names another) is fine-tuned on the training sentences first and its label probabilities

@@ -51,7 +51,8 @@ def resolve_model(spec: str | Path | None) -> Path:
         bundled = BUNDLED_DIR / BUNDLED_MODELS[str(spec)]
         if not (bundled / "config.json").is_file():
             raise ModelError(spec, "this installation has no such bundled model; train one "
-                             f"with `python experiments/train_default_model.py --tier {spec}`")
+                             f"with `python experiments/train_default_model.py --tier {spec} "
+                             f"-o {bundled}`")
         return bundled
     return path
 

@@ -39,12 +39,14 @@ class RunInfo:
         return self.metrics.get("silver_agreement" if self.silver else "accuracy")
 
     def per_label(self) -> dict[str, dict[str, float]]:
+        """Label -> its precision, recall and F1 (``f1_Bac`` ...); the bounds of an F1's
+        interval (``f1_Bac_ci_low``) are kept under their label, never read as a label."""
         out: dict[str, dict[str, float]] = {}
-        pat = re.compile(rf"^{self.prefix}(precision|recall|f1)_(.+)$")
+        pat = re.compile(rf"^{self.prefix}(precision|recall|f1)_(.+?)(_ci_low|_ci_high)?$")
         for k, v in self.metrics.items():
             m = pat.match(k)
-            if m and not (not self.silver and k.startswith("silver_")):
-                out.setdefault(m.group(2), {})[m.group(1)] = v
+            if m:
+                out.setdefault(m.group(2), {})[m.group(1) + (m.group(3) or "")] = v
         return out
 
 
