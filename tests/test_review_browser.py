@@ -70,6 +70,51 @@ def saved_gold(path: Path) -> list[list[str]]:
     return [s.gold_codes for s in read_file(path)[0].sentences()]
 
 
+# the contrast of an element's text on what shows behind it (its first ancestor with a
+# background), from the computed colours
+CONTRAST_JS = """
+const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+const lum = (c) => { const [r, g, b] = rgb(c).map((v) => v / 255).map((v) =>
+  v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4));
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+const behind = (e) => { for (; e; e = e.parentElement) { const c = rgb(
+  getComputedStyle(e).backgroundColor); if (c.length === 3 || c[3] > 0) {
+  return getComputedStyle(e).backgroundColor; } } return "rgb(255, 255, 255)"; };
+return arguments[0].map((sel) => { const e = document.querySelector(sel);
+  const a = lum(getComputedStyle(e).color), b = lum(behind(e));
+  return [sel, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)]; });
+"""
+
+
+def assert_readable(browser, shot: Path, parts: tuple[str, ...]) -> None:  # noqa: F811
+    """The page reads as before: each of ``parts`` (CSS selectors) is dark text on a
+    light ground (WCAG contrast >= 4.5 from the computed colours, and the same seen in a
+    screenshot saved to ``shot``), and the page as a whole is mostly light."""
+    from PIL import Image
+
+    for sel, ratio in browser.execute_script(CONTRAST_JS, list(parts)):
+        assert ratio >= 4.5, (sel, ratio)
+    browser.find_element("id", "rv-keymap").location_once_scrolled_into_view  # noqa: B018
+    shot.write_bytes(browser.get_screenshot_as_png())
+    img = Image.open(shot).convert("L")
+    scale = img.width / browser.execute_script("return window.innerWidth;")
+
+    def shares(part) -> tuple[float, float, float]:
+        """The shares of dark (< 110), darker than mid-grey and light (> 190) pixels."""
+        counts = part.histogram()
+        n = sum(counts)
+        return sum(counts[:110]) / n, sum(counts[:128]) / n, sum(counts[191:]) / n
+
+    assert shares(img)[1] < 0.25  # text on a light page
+    for sel in parts:
+        r = browser.execute_script("return document.querySelector(arguments[0])"
+                                   ".getBoundingClientRect().toJSON();", sel)
+        box = [round(v * scale) for v in (r["left"], r["top"], r["right"], r["bottom"])]
+        assert box[2] > box[0] and box[3] > box[1], (sel, box)
+        dark, _, light = shares(img.crop(box))
+        assert light > 0.4 and dark > 0.005, (sel, light, dark)  # dark text, light ground
+
+
 def test_keyboard_review_survives_a_crash_and_reads_back(browser, tmp_path, capsys):  # noqa: F811
     out = tmp_path / "reviews"
     bad = tmp_path / "broken.xml"
@@ -201,6 +246,10 @@ def test_reviewed_sentences_show_at_a_glance_and_a_finished_paper(browser, tmp_p
         assert not browser.find_element("id", "rv-finished").is_displayed()
         press(browser, *["ENTER"] * (n - 2))
         assert browser.find_element("id", "rv-finished").is_displayed()
+        # finished, the page still reads: the bar, the current labels, the key map
+        assert_readable(browser, tmp_path / "finished.png",
+                        ("#rv-where", "#rv-model", "#rv-progress", "#rv-labels-now",
+                         "#rv-keymap td"))
         browser.get(server.url)
         assert "finished" in browser.find_element("id", "rv-papers").text
 
@@ -268,6 +317,8 @@ def test_adjudication_shows_the_disagreements_and_takes_either_by_one_key(browse
         press(browser, "2", "1")  # bob's label on 2, alice's on 4
         assert shown_state(browser)["done"] == [0, 1, 2, 3, 4]  # 0, 1, 3 were agreed
         assert browser.find_element("id", "rv-finished").is_displayed()
+        assert_readable(browser, tmp_path / "finished.png",
+                        ("#rv-where", "#rv-model", "#rv-progress", "#rv-keymap td"))
     saved = tmp_path / "carol" / "paper-1.xml"
     assert saved_gold(saved)[:5] == [["Bac"], ["Met"], ["Hyp"], ["Con"], ["Obs", "Res"]]
     text = saved.read_text(encoding="utf-8")
