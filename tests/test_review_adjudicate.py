@@ -10,6 +10,7 @@ from test_review_store import gold_of, store_for
 
 from coresc.errors import UsageError
 from coresc.review.adjudicate import open_adjudication
+from coresc.review.page import page_data, review_page
 
 
 def two_reviews(out: Path) -> None:
@@ -32,6 +33,9 @@ def test_only_disagreements_wait_and_the_rest_is_taken(tmp_path: Path) -> None:
     assert {j: d.action for j, d in review.decisions.items()} == {
         0: "agreed", 1: "agreed", 3: "one-annotator"}
     assert store.progress()["all"] == {"total": 2, "reviewed": 0, "changed": 0}
+    # the bar names both annotators (a '/' between two names is no path to cut)
+    assert page_data(store, 0)["model_name"] == "alice / bob"
+    assert 'id="rv-model">alice / bob<' in review_page(store, 0)
     assert gold_of(review.out) == [["Bac"], ["Met"], [], ["Con"], [], [], [], []]
     assert store.decide(0, 2, ["Hyp"]).action == "adjudicated"
     store.decide(0, 4, ["Obs"])  # neither choice: counted as changed

@@ -314,6 +314,7 @@ def test_adjudication_shows_the_disagreements_and_takes_either_by_one_key(browse
         assert shown == [2, 4]  # only the disagreements
         panel = browser.find_element("id", "rv-current").text
         assert "alice: Res" in panel and "bob: Hyp" in panel
+        assert "labels by alice / bob" in browser.find_element("id", "rv-bar").text
         press(browser, "2", "1")  # bob's label on 2, alice's on 4
         assert shown_state(browser)["done"] == [0, 1, 2, 3, 4]  # 0, 1, 3 were agreed
         assert browser.find_element("id", "rv-finished").is_displayed()

@@ -86,7 +86,7 @@ def page_data(store: ReviewStore, i: int) -> dict:
                           "c": review.choices.get(j)})
     return {"paper": i, "papers": len(store.papers), "id": review.paper.id,
             "annotator": store.annotator, "model": review.model,
-            "model_name": short_name(review.model),
+            "model_name": model_name(store, review),
             "adjudicating": store.adjudicating, "sentences": sentences,
             "labels": list(LABELS), "names": LABEL_NAMES, "keys": LABEL_KEYS,
             "styles": label_styles(LABELS), "novelty": NOVELTY, "advantage": ADVANTAGE,
@@ -109,7 +109,7 @@ def review_page(store: ReviewStore, i: int) -> str:
 <a href="./">&#8592; all papers</a>
 <span id="rv-where" title="labels by {esc(review.model)}">paper {i + 1} of \
 {len(store.papers)} · annotator <b>{esc(store.annotator)}</b> \
-· labels by <b id="rv-model">{esc(short_name(review.model))}</b></span>
+· labels by <b id="rv-model">{esc(model_name(store, review))}</b></span>
 <span id="rv-finished" hidden>&#10003; paper finished</span>
 <span id="rv-progress" aria-live="polite"></span>
 <span id="rv-saved" aria-live="polite"></span>
@@ -139,6 +139,12 @@ def short_name(model: str) -> str:
     """A model folder's own name (``reviews/alice-adapted-model``), not its whole path:
     the bar keeps one line; the whole path is its tooltip."""
     return model.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or model
+
+
+def model_name(store: ReviewStore, review: PaperReview) -> str:
+    """What the bar names as the labels' source: a model folder's own name; in an
+    adjudication, the two annotators as they are (``alice / bob`` is no path)."""
+    return review.model if store.adjudicating else short_name(review.model)
 
 
 def short_title(title: str, limit: int = 90) -> str:
