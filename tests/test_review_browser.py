@@ -161,6 +161,36 @@ def test_keyboard_review_survives_a_crash_and_reads_back(browser, tmp_path, caps
     capsys.readouterr()
 
 
+def test_one_correction_is_undone_by_one_key(browser, tmp_path):  # noqa: F811
+    """A label typed, then Enter, then z: the sentence is as it was before the label."""
+    from coresc.review.page import LABEL_KEYS
+
+    out = tmp_path / "reviews"
+    saved = out / "alice" / "jats_small.xml"
+    with review_server(out, "alice") as server:
+        model = suggestions(server)
+        other = [next(lab for lab in ("Res", "Con") if lab != m[0]) for m in model[:2]]
+        open_paper(browser, server)
+
+        def looks(j: int) -> tuple[str, bool, bool]:
+            el = browser.find_element("css selector", f'.s[data-sid="{j}"]')
+            classes = el.get_attribute("class").split()
+            return (el.find_element("class name", "c").text.split()[0], "rv-done" in classes,
+                    "rv-changed" in classes)
+
+        press(browser, "ENTER")  # 0: the model's label, confirmed
+        press(browser, LABEL_KEYS[other[1]], "ENTER", "z")  # 1: corrected, then undone
+        assert saved_gold(saved)[:2] == [model[0][:1], []]
+        assert looks(1) == (model[1][0], False, False)  # not reviewed, the model's label
+        cur = browser.find_element("css selector", ".s.rv-cur").get_attribute("data-sid")
+        assert cur == "1"
+        press(browser, "k", LABEL_KEYS[other[0]], "ENTER", "z")  # 0: back to confirmed
+        assert saved_gold(saved)[:2] == [model[0][:1], []]
+        assert looks(0) == (model[0][0], True, False)
+        press(browser, "z")  # one more: the first Enter
+        assert saved_gold(saved)[:2] == [[], []] and looks(0) == (model[0][0], False, False)
+
+
 def test_two_annotators_at_once(browser, tmp_path, capsys):  # noqa: F811
     out = tmp_path / "reviews"
     with review_server(out, "alice") as alice, review_server(out, "bob") as bob:
@@ -182,6 +212,15 @@ def test_two_annotators_at_once(browser, tmp_path, capsys):  # noqa: F811
                                                                            nan_ok=True)
 
 
+def reads_whole(browser, element_id: str) -> str:  # noqa: F811
+    """The text of a part of the bar, which must show whole (nothing cut)."""
+    text, scroll, client = browser.execute_script(
+        "const e = document.getElementById(arguments[0]);"
+        "return [e.textContent, e.scrollWidth, e.clientWidth];", element_id)
+    assert 0 < scroll <= client, (element_id, text, scroll, client)
+    return text
+
+
 def shown_state(browser) -> dict[str, list[int]]:  # noqa: F811
     """The sentences the page shows as reviewed (saved) and as not saved."""
     def sids(css: str) -> list[int]:
@@ -196,18 +235,26 @@ def test_a_decision_the_server_did_not_save_is_never_shown_saved(browser, tmp_pa
     with review_server(out, "alice") as server:
         port = server.url.rstrip("/").rsplit(":", 1)[1]
         model = suggestions(server)
+        with urllib.request.urlopen(server.url + "api/papers") as r:
+            server_model = json.load(r)["papers"][0]["model"]
         open_paper(browser, server)
         press(browser, "ENTER")
         server.kill()  # the server dies mid-review
-        type_keys(browser, "ENTER", "m", "ENTER")  # sentence 1 accepted, 2 set to Met
+        # sentence 1 accepted, 2 set to Met, Goa added, accepted: two decisions in four
+        # requests (the server saves the last accept as nothing new)
+        type_keys(browser, "ENTER", "m", "S-g", "ENTER")
         body = browser.find_element("tag name", "body")
-        _wait(lambda: body.get_attribute("data-unsaved") == "3")
+        _wait(lambda: body.get_attribute("data-unsaved") == "2")
+        assert body.get_attribute("data-pending") == "4"
         # nothing shown saved that is not: only sentence 0 is on disk, and on the page
         assert [j for j, g in enumerate(saved_gold(saved)) if g] == [0]
         assert shown_state(browser) == {"done": [0], "unsaved": [1, 2]}
         alert = browser.find_element("id", "rv-alert")
-        assert alert.is_displayed() and "NOT SAVED: 3 decision(s) wait" in alert.text
+        assert alert.is_displayed() and "NOT SAVED: 2 decision(s) wait" in alert.text
         assert "start coresc review again" in alert.text
+        # the bar still names the model, and its save status reads whole
+        assert reads_whole(browser, "rv-saved") == "NOT SAVED: 2 decision(s)"
+        assert reads_whole(browser, "rv-where").endswith(f"labels by {server_model}")
         time.sleep(2.5)  # a retry fails too, and changes nothing
         assert shown_state(browser) == {"done": [0], "unsaved": [1, 2]}
     # the server again, on the same address: the page sends what waits, in order
@@ -217,7 +264,7 @@ def test_a_decision_the_server_did_not_save_is_never_shown_saved(browser, tmp_pa
         assert body.get_attribute("data-error") is None
         assert not browser.find_element("id", "rv-alert").is_displayed()
         assert "saved" in browser.find_element("id", "rv-saved").text
-    assert saved_gold(saved)[:3] == [model[0][:1], model[1][:1], ["Met"]]
+    assert saved_gold(saved)[:3] == [model[0][:1], model[1][:1], ["Met", "Goa"]]
     assert not any(saved_gold(saved)[3:])
 
 
@@ -280,12 +327,8 @@ def test_the_top_bar_keeps_one_line_and_the_adapted_model_shows(browser, tmp_pat
         assert where.startswith("labels by ") and where.endswith("/alice-adapted-model")
         # with the long adapted model's name in the bar, the save status still reads whole
         press(browser, "ENTER")
-        for part in ("rv-saved", "rv-where"):
-            text, scroll, client = browser.execute_script(
-                "const e = document.getElementById(arguments[0]);"
-                "return [e.textContent, e.scrollWidth, e.clientWidth];", part)
-            assert 0 < scroll <= client, (text, scroll, client)
-            assert part == "rv-where" or text.startswith("saved ")
+        assert reads_whole(browser, "rv-saved").startswith("saved ")
+        reads_whole(browser, "rv-where")
 
 
 def test_two_servers_with_tokens_keep_their_own_cookie(browser, tmp_path):  # noqa: F811

@@ -148,6 +148,22 @@ def test_undo_restores_the_decision_before(tmp_path: Path) -> None:
     assert store.paper(0).progress()["reviewed"] == 0
 
 
+def test_a_decision_that_changes_nothing_is_not_one_more_to_undo(tmp_path: Path) -> None:
+    """A label typed, then Enter: one decision, taken back by one undo."""
+    store = store_for(tmp_path)
+    review = store.paper(0)
+    store.decide(0, 0, None)
+    store.decide(0, 1, ["Res"])
+    lines = store.journal.read_text().splitlines()
+    assert store.decide(0, 1, None) is review.decisions[1]  # Enter after the letter
+    assert store.decide(0, 1, ["Res"]) is review.decisions[1]
+    assert store.journal.read_text().splitlines() == lines  # nothing saved again
+    assert len(review.undo_stack) == 2
+    assert store.undo(0) == 1 and 1 not in review.decisions  # one undo: back as it was
+    assert gold_of(review.out)[:2] == [["Bac"], []]
+    assert store.undo(0) == 0 and store.undo(0) is None
+
+
 def test_a_request_already_carried_out_is_not_repeated_after_a_restart(tmp_path: Path) -> None:
     store = store_for(tmp_path)
     store.decide(0, 1, ["Exp"], request="r1")

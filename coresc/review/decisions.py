@@ -126,7 +126,8 @@ class PaperReview:
                advantage: str | None = None, comment: str = "") -> Decision:
         """Record a decision for sentence ``j``; ``labels`` None accepts what is shown:
         the person's earlier decision, else the model's *primary* label only (its
-        secondary labels become gold only when the person takes them)."""
+        secondary labels become gold only when the person takes them). A decision equal
+        to the sentence's saved one is that one (``is``): one user action, one undo."""
         self._check_index(j)
         before = self.decisions.get(j)
         model = [lab for lab, _ in self.suggestions[j]]
@@ -144,6 +145,9 @@ class PaperReview:
         # confirmed: the model's primary, and any secondary taken in the model's order
         same = labels == model[:len(labels)] and not (novelty or advantage)
         action = "adjudicated" if j in self.choices else "confirmed" if same else "changed"
+        if before is not None and (before.labels, before.novelty, before.advantage,
+                                   before.comment) == (labels, novelty, advantage, comment):
+            return before  # nothing changes: nothing to save, nothing for undo to take back
         decision = Decision(labels, action, now(), novelty, advantage, comment)
         self.decisions[j] = decision
         self.undo_stack.append((j, before))

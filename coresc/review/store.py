@@ -77,10 +77,12 @@ class ReviewStore:
             review = self.paper(i)
             if request is not None and request in review.answered:
                 return Decision(**review.answered[request])
+            before = review.decisions.get(j)
             decision = review.decide(j, labels, novelty, advantage, comment)
             review.remember(request, asdict(decision))
-            self._save_or_take_back(review, {"event": "decide", "sentence": j,
-                                             **asdict(decision)}, request)
+            if decision is not before:  # else nothing changed (see PaperReview.decide)
+                self._save_or_take_back(review, {"event": "decide", "sentence": j,
+                                                 **asdict(decision)}, request)
             return decision
 
     def undo(self, i: int, request: str | None = None) -> int | None:

@@ -134,27 +134,39 @@
     document.body.classList.toggle("rv-finished", finished);
   }
 
-  // the bar has one line; an error's whole text also goes to the panel's alert
-  function saved(text, isError) {
+  // the bar has one line and keeps naming the model: an error shows there short (whole
+  // on hover), and whole in the panel's alert
+  function saved(text, isError, short) {
     const el = $("rv-saved");
-    el.textContent = text;
+    el.textContent = short || text;
     el.title = text;
     el.className = isError ? "error" : "";
     $("rv-alert").textContent = isError ? text : "";
     $("rv-alert").hidden = !isError;
   }
 
+  // what waits: the sentences whose decisions wait (a label typed, then a secondary, is
+  // one sentence's decision in two requests), and the undos
+  function decidedWaiting() {
+    return new Set(queue.filter((q) => q.j !== null).map((q) => q.j)).size;
+  }
+  function waitingNow() {
+    const undos = queue.filter((q) => q.j === null).length;
+    return decidedWaiting() + " decision(s)" + (undos ? " and " + undos + " undo(s)" : "");
+  }
+
   // the alert counts what waits now, not what waited when the server stopped answering
   function notSaved() {
-    saved("NOT SAVED: " + queue.length + " decision(s) wait (" + lost + "). " +
+    const what = waitingNow();
+    saved("NOT SAVED: " + what + " wait (" + lost + "). " +
       "The server does not answer: keep this page open and start coresc review " +
       "again (same papers, same -o and --annotator); they are sent as soon as it answers.",
-    true);
+    true, "NOT SAVED: " + what);
   }
 
   function mark() {
     document.body.setAttribute("data-pending", String(queue.length));
-    document.body.setAttribute("data-unsaved", offline ? String(queue.length) : "0");
+    document.body.setAttribute("data-unsaved", offline ? String(decidedWaiting()) : "0");
     if (offline && queue.length) { notSaved(); }
     const js = new Set(queue.map((q) => q.j));
     document.querySelectorAll(".s.rv-wait, .s.rv-unsaved").forEach((el) => {
@@ -216,7 +228,8 @@
   // the server answered and refused (a bad request): the sentence keeps what is saved
   function refused(q, message) {
     if (q.j !== null) { S[q.j].d = S[q.j].ok; }
-    saved("NOT SAVED: " + message + " (the sentence keeps its saved labels)", true);
+    saved("NOT SAVED: " + message + " (the sentence keeps its saved labels)", true,
+      "NOT SAVED: refused");
     document.body.setAttribute("data-error", message);
   }
 
