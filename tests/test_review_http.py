@@ -65,6 +65,23 @@ def test_a_request_sent_again_is_carried_out_once(tmp_path: Path) -> None:
     assert c.post("/api/papers/0/undo", json={}, headers=POST).json()["sentence"] == 0
 
 
+def test_a_request_id_used_for_another_request_is_409(tmp_path: Path) -> None:
+    c = client(tmp_path)
+    first = c.post("/api/papers/0/sentences/1", json={"labels": ["Exp"], "request": "pg-1"},
+                   headers=POST)
+    assert first.status_code == 200
+    undone = c.post("/api/papers/0/undo", json={"request": "pg-u"}, headers=POST)
+    assert undone.status_code == 200 and undone.json()["sentence"] == 1
+    for path, body in (("sentences/2", {"labels": ["Exp"], "request": "pg-1"}),
+                       ("undo", {"request": "pg-1"}),
+                       ("sentences/2", {"accept": True, "request": "pg-u"})):
+        r = c.post(f"/api/papers/0/{path}", json=body, headers=POST)
+        assert r.status_code == 409, (path, body, r.text)
+        assert "was used before for" in r.json()["error"]
+    data = c.get("/api/papers/0").json()
+    assert all(s["d"] is None for s in data["sentences"])  # sentence 2 left undecided
+
+
 @pytest.mark.parametrize("path", [
     "/paper/1", "/paper/-1", "/paper/abc", "/paper/0x1", "/paper/99999999999",
     "/api/papers/1", "/api/papers/%2e%2e", "/paper/..%2f..%2fetc%2fpasswd",

@@ -176,8 +176,31 @@ def test_a_request_already_carried_out_is_not_repeated_after_a_restart(tmp_path:
     assert sorted(review.decisions) == [1] and len(review.undo_stack) == 1
     assert again.undo(0, request="r4") == 1 and not again.paper(0).decisions
     for k in range(ANSWERED_KEPT + 5):  # what is remembered stays bounded
-        again.paper(0).remember(f"x{k}", {"sentence": None})
+        again.paper(0).remember(f"x{k}", "undo", {"sentence": None})
     assert len(again.paper(0).answered) == ANSWERED_KEPT
+
+
+def test_a_request_id_is_remembered_with_what_it_was_for(tmp_path: Path) -> None:
+    """An id used again for another request is refused, whatever that request is."""
+    from coresc.review.decisions import ReusedRequest
+
+    store = store_for(tmp_path, papers=[make_paper("p1"), make_paper("p2")])
+    store.decide(0, 1, ["Exp"], request="d1")
+    store.undo(0, request="u1")
+    store.decide(0, 1, ["Exp"], request="d2")
+    for call in (lambda: store.decide(0, 2, ["Exp"], request="d2"),  # another sentence
+                 lambda: store.decide(0, 1, ["Met"], request="d2"),  # other labels
+                 lambda: store.decide(0, 1, ["Exp"], novelty="New", request="d2"),
+                 lambda: store.decide(1, 1, ["Exp"], request="d2"),  # another paper
+                 lambda: store.undo(0, request="d2"),  # a decision's id as an undo
+                 lambda: store.decide(0, 1, ["Exp"], request="u1"),  # an undo's as one
+                 lambda: store.undo(1, request="u1")):
+        with pytest.raises(ReusedRequest, match="was used before for"):
+            call()
+    assert {j: d.labels for j, d in store.paper(0).decisions.items()} == {1: ["Exp"]}
+    assert not store.paper(1).decisions and len(store.paper(0).undo_stack) == 1
+    assert store.decide(0, 1, ["Exp"], request="d2").labels == ["Exp"]  # the same: answered
+    assert store.undo(0, request="u1") == 1 and 1 in store.paper(0).decisions
 
 
 def test_a_changed_paper_is_not_resumed_from_another_version(tmp_path: Path) -> None:

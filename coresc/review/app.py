@@ -6,8 +6,9 @@ sentences, suggestions and decisions), ``POST /api/papers/{i}/sentences/{j}`` (a
 decision: ``{"accept": true}`` or ``{"labels": [...], "novelty", "advantage",
 "comment"}``), ``POST /api/papers/{i}/undo``, ``GET``/``POST /api/adapt`` (switch to an
 adapted model), ``GET /health``. A decision or undo may carry ``"request": ID``: the
-same ID sent again is answered again, not carried out twice (the page sends one again
-when the server saved it but died before answering).
+same ID sent again with the same request is answered again, not carried out twice (the
+page sends one again when the server saved it but died before answering); the ID sent
+with another request (another sentence, labels, paper, or an undo) is refused (409).
 
 Papers and sentences are addressed by their index among the papers given on the
 command line: nothing a request sends names a file. A server with a token wants it as
@@ -38,6 +39,7 @@ from ..readers.grobid import _is_loopback as is_loopback
 from ..serve.app import add_error_handlers, bearer_matches
 from ..serve.work import Failure
 from .adapt import Adapter
+from .decisions import ReusedRequest
 from .page import index_page, message_page, page_data, review_page, token_page
 from .store import ReviewStore
 from .validate import MAX_BODY, json_object, path_index, text_field
@@ -131,6 +133,8 @@ def create_app(store: ReviewStore, adapter: Adapter, settings: Settings) -> Fast
                 _request_id(body))
         except LookupError as exc:
             raise Failure(404, str(exc)) from None
+        except ReusedRequest as exc:
+            raise Failure(409, str(exc)) from None
         except CorescError as exc:
             raise Failure(400, str(exc)) from None
         return JSONResponse({"sentence": sentence, "decision": asdict(decision),
@@ -141,7 +145,10 @@ def create_app(store: ReviewStore, adapter: Adapter, settings: Settings) -> Fast
         authorise(request)
         body = await _json_body(request)
         index = _paper_index(store, i)
-        sentence = await run_in_threadpool(store.undo, index, _request_id(body))
+        try:
+            sentence = await run_in_threadpool(store.undo, index, _request_id(body))
+        except ReusedRequest as exc:
+            raise Failure(409, str(exc)) from None
         decision = store.paper(index).decisions.get(sentence) if sentence is not None else None
         return JSONResponse({"sentence": sentence,
                              "decision": asdict(decision) if decision else None,

@@ -5,6 +5,7 @@ mode2 file the decisions make (see :mod:`.store` for the files)."""
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -64,6 +65,19 @@ def _check_choice(value: str | None, allowed: Sequence[str], what: str) -> str |
     return value
 
 
+class ReusedRequest(UsageError):
+    """A request id already carried out for another request (HTTP 409)."""
+
+
+def request_purpose(sentence: int | None, asked: Sequence[Any] = ()) -> str:
+    """What a request was for, to tell it from another one under the same id: ``undo``,
+    or the sentence decided with a digest of what was asked for it."""
+    if sentence is None:
+        return "undo"
+    digest = hashlib.sha256(json.dumps(list(asked)).encode("utf-8")).hexdigest()[:16]
+    return f"sentence {sentence} {digest}"
+
+
 def fingerprint(paper: Paper) -> str:
     """The paper's sentences: a saved state belongs to this paper only if they are equal."""
     digest = hashlib.sha256()
@@ -85,9 +99,10 @@ class PaperReview:
     undo_stack: list[tuple[int, Decision | None]] = field(default_factory=list)
     #: Adjudication (see :mod:`.adjudicate`): per disagreement, each annotator's labels.
     choices: dict[int, list[list[str]]] = field(default_factory=dict)
-    #: The page's request ids already carried out, with what was answered, saved with the
-    #: state: a request the page sends again (the server saved it but died before
-    #: answering) is answered again, not carried out twice (an undo would undo two).
+    #: The page's request ids already carried out: per id, what the request was
+    #: (``for``: :func:`request_purpose`) and what was answered, saved with the state: a
+    #: request the page sends again (the server saved it but died before answering) is
+    #: answered again, not carried out twice (an undo would undo two).
     answered: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -164,11 +179,12 @@ class PaperReview:
             self.decisions[j] = before
         return j
 
-    def remember(self, request: str | None, answer: Any) -> None:
-        """Record what request ``request`` was answered (None: a request without an id)."""
+    def remember(self, request: str | None, purpose: str, answer: Any) -> None:
+        """Record what request ``request`` (None: one without an id) was for and what it
+        was answered."""
         if request is None:
             return
-        self.answered[request] = answer
+        self.answered[request] = {"for": purpose, "answer": answer}
         while len(self.answered) > ANSWERED_KEPT:
             del self.answered[next(iter(self.answered))]
 
@@ -195,8 +211,9 @@ class PaperReview:
         self.undo_stack = [(int(j), Decision(**d) if d else None) for j, d in data["undo"]]
         self.choices = {int(j): c for j, c in data.get("choices", {}).items()}
         memo = data.get("answered")  # only a memo: a damaged one is forgotten, not fatal
-        self.answered = {k: v for k, v in memo.items() if isinstance(v, dict)} \
-            if isinstance(memo, dict) else {}
+        self.answered = {k: v for k, v in memo.items() if isinstance(v, dict) and
+                         isinstance(v.get("for"), str) and isinstance(v.get("answer"), dict)
+                         } if isinstance(memo, dict) else {}
 
     def attributes(self, annotator: str) -> list[list[dict]]:
         """Per sentence, its ``CoreSc``/``CoreScWithheld`` attribute dicts (see the module)."""
