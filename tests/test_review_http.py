@@ -3,6 +3,8 @@ guards on POST, and nothing addressed by path."""
 
 from __future__ import annotations
 
+import json
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -147,6 +149,32 @@ def test_the_token(tmp_path: Path) -> None:
     assert missing.status_code == 404 and "papers 0 to 0" in missing.text
     r = c.post("/api/papers/0/sentences/1", json={"labels": ["Bac"]}, headers=POST)
     assert r.status_code == 200
+
+
+@pytest.mark.serve
+def test_a_client_gone_mid_upload_is_one_line_in_the_log(tmp_path: Path) -> None:
+    import socket
+
+    from test_review_store import make_paper
+    from test_serve_browser import _wait
+
+    from coresc.serve.launch import Server
+    from coresc.writers.mode2 import render_mode2
+
+    paper = tmp_path / "paper-1.xml"  # labelled already: no model to load
+    paper.write_bytes(render_mode2(make_paper()))
+    with Server([str(paper), "--annotator", "alice", "-o", str(tmp_path / "reviews")],
+                verb="review") as server:
+        host, port = server.url.split("//")[1].rstrip("/").rsplit(":", 1)
+        with socket.create_connection((host, int(port))) as sock:
+            sock.sendall(b"POST /api/papers/0/sentences/0 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                         b"Content-Type: application/json\r\nX-Coresc-Review: 1\r\n"
+                         b"Content-Length: 1000\r\n\r\n{\"labels\": [")
+        said = _wait(lambda: [line for line in server.lines if "went away" in line])
+        assert len(said) == 1 and "/api/papers/0/sentences/0" in said[0]
+        assert not [line for line in server.lines if "Traceback" in line]
+        with urllib.request.urlopen(server.url + "api/papers") as r:  # still serving
+            assert json.load(r)["all"]["reviewed"] == 0
 
 
 def test_long_titles_are_cut_at_a_word() -> None:

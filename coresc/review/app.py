@@ -24,6 +24,7 @@ address the ``Host`` must be a loopback name (no DNS rebinding).
 from __future__ import annotations
 
 import hmac
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -32,6 +33,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
 
 from .._version import __version__
 from ..errors import CorescError
@@ -197,10 +199,16 @@ async def _json_body(request: Request) -> dict[str, Any]:
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise Failure(415, "send the body as application/json")
     raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY:
-            raise Failure(413, f"the body is larger than {MAX_BODY} bytes")
+    try:
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > MAX_BODY:
+                raise Failure(413, f"the body is larger than {MAX_BODY} bytes")
+    except ClientDisconnect:  # nobody to answer: one line in the log, not a traceback
+        message = (f"{request.method} {request.url.path}: the client went away before its "
+                   "body was whole; nothing done")
+        logging.getLogger("uvicorn.error").warning(message)
+        raise Failure(400, message) from None
     return json_object(raw)
 
 
