@@ -342,6 +342,13 @@ def test_two_servers_with_tokens_keep_their_own_cookie(browser, tmp_path):  # no
             assert "Papers to review" in browser.page_source
         for server in (alice, bob, alice):  # opening one does not log the other out
             open_paper(browser, server)
+        # what the browser would send to each server's pages: its own cookie only
+        for server, token in ((alice, "tok-a"), (bob, "tok-b")):
+            port = server.url.rstrip("/").rsplit(":", 1)[1]
+            for path in (f"review-{port}/paper/0", ""):
+                sent = browser.execute_cdp_cmd("Network.getCookies",
+                                               {"urls": [server.url + path]})["cookies"]
+                assert [c["value"] for c in sent] == ([token] if path else []), (path, sent)
 
 
 def test_adjudication_shows_the_disagreements_and_takes_either_by_one_key(browser, tmp_path):  # noqa: F811

@@ -136,19 +136,34 @@ def test_the_token(tmp_path: Path) -> None:
     assert c.get("/api/papers", headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert c.get("/api/papers",
                  headers={"Authorization": "Bearer s3cret"}).status_code == 200
-    assert c.get("/paper/0?token=wrong").status_code == 401
+    assert c.get("/paper/0?token=wrong", follow_redirects=True).status_code == 401
     alive = c.get("/health").json()  # alive, and nothing about the review without the token
     assert alive == {"status": "ok", "token_required": True}
     assert c.get("/health", headers={"Authorization": "Bearer s3cret"}).json()["papers"] == 1
+    # a page is below /review-PORT/, where the cookie goes: the token is taken there
     r = c.get("/paper/0?token=s3cret", follow_redirects=False)
-    assert r.status_code == 303 and r.headers["location"] == "/paper/0"
+    assert r.status_code == 303 and r.headers["location"] == "/review-8000/paper/0?token=s3cret"
+    r = c.get(r.headers["location"], follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/review-8000/paper/0"
     assert f"{COOKIE}_8000" in r.cookies  # one cookie per port: servers do not share it
+    assert "Path=/review-8000/;" in r.headers["set-cookie"]  # sent to this server only
     page = c.get("/paper/0")  # the cookie now
     assert page.status_code == 200 and "s3cret" not in page.text
+    assert page.url.path == "/review-8000/paper/0"
     missing = c.get("/paper/999")
     assert missing.status_code == 404 and "papers 0 to 0" in missing.text
-    r = c.post("/api/papers/0/sentences/1", json={"labels": ["Bac"]}, headers=POST)
+    # another server of the host (port 8001) is not sent this server's cookie
+    other = c.get("http://127.0.0.1:8001/", follow_redirects=True)
+    assert other.status_code == 401
+    assert all("s3cret" not in (h.request.headers.get("cookie") or "")
+               for h in (*other.history, other))
+    assert "s3cret" in c.get("/").request.headers["cookie"]  # while this one is
+    # the page's script calls the API relative to the page: below /review-PORT/ too
+    r = c.post("/review-8000/api/papers/0/sentences/1", json={"labels": ["Bac"]},
+               headers=POST)
     assert r.status_code == 200
+    r = c.post("/api/papers/0/sentences/1", json={"labels": ["Bac"]}, headers=POST)
+    assert r.status_code == 401  # not there: a script sends the token itself
 
 
 @pytest.mark.serve
