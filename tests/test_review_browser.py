@@ -291,8 +291,15 @@ def test_reviewed_sentences_show_at_a_glance_and_a_finished_paper(browser, tmp_p
         assert unsaved == "rgb(160, 0, 0)" and green > red / 3  # amber, not a red
         assert "uncertain" in browser.find_element("class name", "rv-legend").text
         assert not browser.find_element("id", "rv-finished").is_displayed()
-        press(browser, *["ENTER"] * (n - 2))
+        # sentence 2 has no CoreSC label (funding, say): one key, and the paper finishes
+        press(browser, "-", "ENTER", *["ENTER"] * (n - 3))
         assert browser.find_element("id", "rv-finished").is_displayed()
+        none = browser.find_element("css selector", '.s[data-sid="2"]')
+        assert "rv-done" in none.get_attribute("class").split()
+        assert none.find_element("class name", "c").text.startswith("no label")
+        saved = read_file(out / "alice" / "jats_small.xml")[0].sentences()
+        assert [j for j, s in enumerate(saved) if s.no_label] == [2] and not saved[2].gold
+        assert sum(bool(s.gold) for s in saved) == n - 1
         # finished, the page still reads: the bar, the current labels, the key map
         assert_readable(browser, tmp_path / "finished.png",
                         ("#rv-where", "#rv-model", "#rv-progress", "#rv-labels-now",

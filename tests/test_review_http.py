@@ -103,7 +103,7 @@ def test_bad_decisions_are_400(tmp_path: Path) -> None:
     c = client(tmp_path)
     for body in ({"labels": ["Nope"]}, {"labels": "Bac"}, {"labels": [1]},
                  {"labels": ["Bac"], "novelty": "Sideways"}, {"labels": ["Bac"], "comment": 5},
-                 {"labels": []}):
+                 {"labels": [], "novelty": "New"}):
         r = c.post("/api/papers/0/sentences/1", json=body, headers=POST)
         assert r.status_code == 400, (body, r.text)
         assert set(r.json()) == {"error", "status"}

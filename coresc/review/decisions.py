@@ -17,7 +17,7 @@ from lxml import etree
 from ..document import Paper
 from ..errors import UsageError
 from ..labels import LABELS
-from ..writers.mode2 import MAX_LABELS, WITHHELD_TAG, mode2_tree
+from ..writers.mode2 import MAX_LABELS, NO_LABEL_TAG, WITHHELD_TAG, mode2_tree
 
 #: The share of each paper's sentences, least certain first, marked as uncertain.
 UNCERTAIN_SHARE = 0.25
@@ -141,7 +141,8 @@ class PaperReview:
                advantage: str | None = None, comment: str = "") -> Decision:
         """Record a decision for sentence ``j``; ``labels`` None accepts what is shown:
         the person's earlier decision, else the model's *primary* label only (its
-        secondary labels become gold only when the person takes them). A decision equal
+        secondary labels become gold only when the person takes them); ``[]`` says the
+        sentence has no CoreSC label (acknowledgements, funding). A decision equal
         to the sentence's saved one is that one (``is``): one user action, one undo."""
         self._check_index(j)
         before = self.decisions.get(j)
@@ -150,15 +151,22 @@ class PaperReview:
             if before is not None:
                 labels, novelty, advantage = before.labels, before.novelty, before.advantage
                 comment = comment or before.comment
+            elif not model:
+                raise UsageError(f"sentence {j}: no label to accept; give its labels, or "
+                                 "none ([]) for a sentence without a CoreSC label")
             else:
                 labels = model[:1]
-        labels = check_labels(labels)
+        labels = check_labels(labels) if labels else []  # []: it has no CoreSC label
         novelty = _check_choice(novelty, NOVELTY, "novelty")
         advantage = _check_choice(advantage, ADVANTAGE, "advantage")
+        if not labels and (novelty or advantage):
+            raise UsageError("a sentence without a label has no novelty or advantage")
         if len(comment) > 2000:
             raise UsageError("a comment is at most 2000 characters")
         # confirmed: the model's primary, and any secondary taken in the model's order
-        same = labels == model[:len(labels)] and not (novelty or advantage)
+        # (no label: confirmed only where the model gave none either)
+        same = (labels == model[:len(labels)] if labels else not model) and \
+            not (novelty or advantage)
         action = "adjudicated" if j in self.choices else "confirmed" if same else "changed"
         if before is not None and (before.labels, before.novelty, before.advantage,
                                    before.comment) == (labels, novelty, advantage, comment):
@@ -216,7 +224,8 @@ class PaperReview:
                          } if isinstance(memo, dict) else {}
 
     def attributes(self, annotator: str) -> list[list[dict]]:
-        """Per sentence, its ``CoreSc``/``CoreScWithheld`` attribute dicts (see the module)."""
+        """Per sentence, its ``CoreSc``/``CoreScWithheld``/``CoreScNone`` attribute dicts
+        (see :mod:`.store`)."""
         out = []
         for j in range(self.n):
             d = self.decisions.get(j)
@@ -226,16 +235,15 @@ class PaperReview:
                     "_tag": WITHHELD_TAG, "type": top[0], "score": f"{top[1]:.3f}",
                     "review": "unreviewed", "model": self.model}])
                 continue
-            ranked = []
-            for rank, code in enumerate(d.labels):
-                attrs = {"type": code}
-                if rank == 0:
-                    attrs.update({k: v for k, v in (
-                        ("novelty", d.novelty), ("advantage", d.advantage),
-                        ("annotator", annotator), ("review", d.action),
-                        ("reviewedAt", d.at), ("comment", d.comment or None)) if v})
-                ranked.append(attrs)
-            out.append(ranked)
+            first = {k: v for k, v in (
+                ("novelty", d.novelty), ("advantage", d.advantage), ("annotator", annotator),
+                ("review", d.action), ("reviewedAt", d.at), ("comment", d.comment or None))
+                if v}
+            if not d.labels:  # the person's "no label": the gold reader skips it
+                out.append([{"_tag": NO_LABEL_TAG, **first}])
+                continue
+            out.append([{"type": code, **(first if rank == 0 else {})}
+                        for rank, code in enumerate(d.labels)])
         return out
 
     def mode2_bytes(self, annotator: str) -> bytes:

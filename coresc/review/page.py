@@ -24,10 +24,14 @@ LABEL_KEYS: dict[str, str] = {
     "Hyp": "h", "Goa": "g", "Mot": "t", "Obj": "o", "Con": "c", "Res": "r",
     "Mod": "d", "Obs": "v", "Exp": "x", "Met": "m", "Bac": "b",
 }
+#: The key that says a sentence has no CoreSC label (acknowledgements, funding).
+NO_LABEL_KEY = "-"
 #: The other keys, as the key map shows them (review.js implements them).
 ACTION_KEYS: tuple[tuple[str, str], ...] = (
     ("Enter / Space", "accept the primary label (and any secondary you took), go on"),
     ("letter", "set the primary label (then Enter to go on)"),
+    (NO_LABEL_KEY, "no label: the sentence has no CoreSC label (acknowledgements, "
+                   "funding); then Enter to go on"),
     ("Shift + letter", "add (or remove) a secondary label, up to 3 in all; a "
                        "suggested one (shown with '?') is gold only once taken"),
     ("Backspace", "drop the last secondary label"),
@@ -89,6 +93,7 @@ def page_data(store: ReviewStore, i: int) -> dict:
             "model_name": model_name(store, review),
             "adjudicating": store.adjudicating, "sentences": sentences,
             "labels": list(LABELS), "names": LABEL_NAMES, "keys": LABEL_KEYS,
+            "no_label_key": NO_LABEL_KEY,
             "styles": label_styles(LABELS), "novelty": NOVELTY, "advantage": ADVANTAGE,
             "progress": store.progress()}
 

@@ -13,7 +13,10 @@ DIR/alice DIR/bob`` pairs the two people's files by paper id as they are):
   (``review="unreviewed"``, the ``model`` and its ``score``), which every reader takes
   for *no label*: only what a person reviewed counts as gold, in ``coresc evaluate``,
   ``agreement``, ``consensus`` and ``train`` alike, so a half-reviewed paper is usable
-  at once. The ``mode2`` element names the annotator and how many sentences are done.
+  at once. A sentence the person decided has no CoreSC label (acknowledgements, funding)
+  has an empty ``CoreScNone`` with the same attributes as a ``CoreSc1`` (reviewed, not
+  gold: read back as ``Sentence.no_label``). The ``mode2`` element names the annotator
+  and how many sentences are done.
 * ``.review/<paper id>.json``: the state the page resumes from (the model's suggestions
   with their scores, the decisions, the undo stack), replaced atomically after each
   decision; ``.review/journal.jsonl``: every decision and undo, appended and flushed
