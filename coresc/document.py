@@ -115,6 +115,9 @@ class Sentence:
     ``gold`` and ``pred`` are ranked lists of at most three entries, primary first.
     ``withheld`` is the primary label a score threshold (``annotate --min-score``) kept
     back: the sentence is then left without a label (``pred`` empty).
+    ``no_label``: a person decided that the sentence has no CoreSC label at all
+    (acknowledgements, funding; ``coresc review``); ``gold`` is then empty, and every
+    reader of gold skips it as it skips an unlabelled sentence.
     ``element`` is the source XML element (lxml) the sentence came from, or ``None``
     for sources without one (plain text, JSONL); writers use it to put annotations
     back in place. It is never serialised.
@@ -127,6 +130,7 @@ class Sentence:
     gold: list[Label] = field(default_factory=list)
     pred: list[Prediction] = field(default_factory=list)
     withheld: Prediction | None = None
+    no_label: bool = False
     element: Any = field(default=None, repr=False, compare=False)
 
     @property

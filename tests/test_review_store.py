@@ -92,7 +92,8 @@ def test_accepting_confirms_the_primary_only(tmp_path: Path) -> None:
 def test_bad_decisions_are_refused_and_change_nothing(tmp_path: Path) -> None:
     store = store_for(tmp_path)
     before = store.paper(0).out.read_bytes()
-    for labels, kwargs in ((["Xyz"], {}), ([], {}), (["Bac", "Met", "Res", "Con"], {}),
+    for labels, kwargs in ((["Xyz"], {}), ([], {"advantage": "Advantage"}),
+                           (["Bac", "Met", "Res", "Con"], {}),
                            (["Bac", "Bac"], {}), (["Bac"], {"novelty": "Brand-new"}),
                            (["Bac"], {"advantage": "Maybe"})):
         with pytest.raises(UsageError):
@@ -148,6 +149,22 @@ def test_undo_restores_the_decision_before(tmp_path: Path) -> None:
     assert store.paper(0).progress()["reviewed"] == 0
 
 
+def test_a_decision_that_changes_nothing_is_not_one_more_to_undo(tmp_path: Path) -> None:
+    """A label typed, then Enter: one decision, taken back by one undo."""
+    store = store_for(tmp_path)
+    review = store.paper(0)
+    store.decide(0, 0, None)
+    store.decide(0, 1, ["Res"])
+    lines = store.journal.read_text().splitlines()
+    assert store.decide(0, 1, None) is review.decisions[1]  # Enter after the letter
+    assert store.decide(0, 1, ["Res"]) is review.decisions[1]
+    assert store.journal.read_text().splitlines() == lines  # nothing saved again
+    assert len(review.undo_stack) == 2
+    assert store.undo(0) == 1 and 1 not in review.decisions  # one undo: back as it was
+    assert gold_of(review.out)[:2] == [["Bac"], []]
+    assert store.undo(0) == 0 and store.undo(0) is None
+
+
 def test_a_request_already_carried_out_is_not_repeated_after_a_restart(tmp_path: Path) -> None:
     store = store_for(tmp_path)
     store.decide(0, 1, ["Exp"], request="r1")
@@ -160,8 +177,73 @@ def test_a_request_already_carried_out_is_not_repeated_after_a_restart(tmp_path:
     assert sorted(review.decisions) == [1] and len(review.undo_stack) == 1
     assert again.undo(0, request="r4") == 1 and not again.paper(0).decisions
     for k in range(ANSWERED_KEPT + 5):  # what is remembered stays bounded
-        again.paper(0).remember(f"x{k}", {"sentence": None})
+        again.paper(0).remember(f"x{k}", "undo", {"sentence": None})
     assert len(again.paper(0).answered) == ANSWERED_KEPT
+
+
+def test_a_request_id_is_remembered_with_what_it_was_for(tmp_path: Path) -> None:
+    """An id used again for another request is refused, whatever that request is."""
+    from coresc.review.decisions import ReusedRequest
+
+    store = store_for(tmp_path, papers=[make_paper("p1"), make_paper("p2")])
+    store.decide(0, 1, ["Exp"], request="d1")
+    store.undo(0, request="u1")
+    store.decide(0, 1, ["Exp"], request="d2")
+    for call in (lambda: store.decide(0, 2, ["Exp"], request="d2"),  # another sentence
+                 lambda: store.decide(0, 1, ["Met"], request="d2"),  # other labels
+                 lambda: store.decide(0, 1, ["Exp"], novelty="New", request="d2"),
+                 lambda: store.decide(1, 1, ["Exp"], request="d2"),  # another paper
+                 lambda: store.undo(0, request="d2"),  # a decision's id as an undo
+                 lambda: store.decide(0, 1, ["Exp"], request="u1"),  # an undo's as one
+                 lambda: store.undo(1, request="u1")):
+        with pytest.raises(ReusedRequest, match="was used before for"):
+            call()
+    assert {j: d.labels for j, d in store.paper(0).decisions.items()} == {1: ["Exp"]}
+    assert not store.paper(1).decisions and len(store.paper(0).undo_stack) == 1
+    assert store.decide(0, 1, ["Exp"], request="d2").labels == ["Exp"]  # the same: answered
+    assert store.undo(0, request="u1") == 1 and 1 in store.paper(0).decisions
+
+
+def test_no_label_is_saved_as_such_and_every_reader_skips_it(tmp_path: Path) -> None:
+    """Acknowledgements, funding: a sentence with no CoreSC label is a decision, saved as
+    CoreScNone, read back as no_label and never as gold; a paper holding one finishes."""
+    from coresc.agreement import compare
+    from coresc.consensus import build_consensus
+    from coresc.writers.mode2 import render_mode2
+
+    alice, bob = store_for(tmp_path, "alice"), store_for(tmp_path, "bob")
+    review = alice.paper(0)
+    none = alice.decide(0, 5, [], comment="funding")
+    assert none.labels == [] and none.action == "changed"  # the model said Hyp
+    assert alice.decide(0, 5, None) is none  # accepting it changes nothing
+    with pytest.raises(UsageError, match="no novelty"):
+        alice.decide(0, 6, [], novelty="New")
+    for j in range(review.n):
+        if j != 5:
+            alice.decide(0, j, None)
+    assert alice.progress()["papers"][0]["reviewed"] == review.n  # finished
+    text = review.out.read_text(encoding="utf-8")
+    assert '<CoreScNone annotator="alice" review="changed"' in text
+    assert 'comment="funding"' in text and 'review="unreviewed"' not in text
+    paper = read_file(review.out)[0]
+    s5 = paper.sentences()[5]
+    assert s5.no_label and not s5.gold and not s5.pred and s5.withheld is None
+    assert sum(s.no_label for s in paper.sentences()) == 1
+    # kept by a rewrite of the gold; dropped where the output is a model's labels
+    assert render_mode2(paper, labels="gold").count(b"<CoreScNone") == 1
+    paper.sentences()[5].pred = [Prediction("Bac", 0.5)]
+    assert b"CoreScNone" not in render_mode2(paper, labels="pred")
+    # scoring, agreement and consensus take it for no gold (train skips it alike)
+    paper = read_file(review.out)[0]
+    for s in paper.sentences():
+        s.pred = [Prediction("Bac", 1.0)]
+    assert evaluate_papers([paper])["n_sentences"] == review.n - 1
+    for j in range(review.n):
+        bob.decide(0, j, None)
+    pair = compare(load_set(tmp_path / "alice"), load_set(tmp_path / "bob"))
+    assert pair["n_sentences"] == review.n - 1
+    consensus = build_consensus([load_set(tmp_path / "alice"), load_set(tmp_path / "bob")])
+    assert consensus.papers[0].sentences()[5].gold_codes == ["Hyp"]  # bob's, as one set's
 
 
 def test_a_changed_paper_is_not_resumed_from_another_version(tmp_path: Path) -> None:

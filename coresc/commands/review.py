@@ -3,8 +3,9 @@
 Opens a local web application over PAPERS (files or folders in any format coresc reads;
 papers without predicted labels are annotated by --model first) and prints its address.
 Keyboard first: Enter accepts the shown labels and moves on, one letter sets the primary
-label, Shift+letter adds a secondary one, z undoes, n jumps to the next unreviewed
-uncertain sentence; the page shows the key map. Every decision is saved at once into
+label, Shift+letter adds a secondary one, - says the sentence has no CoreSC label
+(acknowledgements, funding), z undoes, n jumps to the next unreviewed uncertain
+sentence; the page shows the key map. Every decision is saved at once into
 DIR/ANNOTATOR/<paper id>.xml (mode2: reviewed sentences are gold, unreviewed ones keep
 the model's label as 'withheld', i.e. no label), so `coresc evaluate`, `agreement`,
 `consensus` and `train` read what a person reviewed, and nothing else. Stopping and

@@ -105,6 +105,11 @@ def withheld_label(s: etree._Element) -> Prediction | None:
     return None
 
 
+def marked_no_label(s: etree._Element) -> bool:
+    """Whether a person marked an ``<s>`` as having no CoreSC label (``CoreScNone``)."""
+    return any(localname(el) == "CoreScNone" for el in _own_elements(s))
+
+
 def sentence_text(s: etree._Element) -> str:
     """All character data of the sentence, inline markup flattened."""
     return clean_text("".join(s.itertext(tag=(etree.Element,))) if len(s) else (s.text or ""))
@@ -237,6 +242,7 @@ def _sentence(s: etree._Element, markers: list[str], index: int) -> Sentence:
         gold=gold,
         pred=pred,
         withheld=None if pred else withheld_label(s),
+        no_label=not gold and not pred and marked_no_label(s),
         element=s,
     )
 

@@ -12,6 +12,9 @@ opens the papers both annotators have (matched by id, sentences aligned as in
   decision is saved as ``review="adjudicated"``;
 * neither labelled it: left without a label.
 
+An annotator's "no label" (a sentence with no CoreSC label, ``CoreScNone``) is a choice
+like a label: against the other's label it is a disagreement, with both it is agreed.
+
 The result is ``reviews/carol/<paper id>.xml``: gold where the two agreed and where
 carol decided, read by every coresc command like any review (see :mod:`.store`). As in
 INCEpTION's curation view, the agreed sentences are pre-filled and only the conflicts
@@ -30,8 +33,12 @@ from .decisions import Decision, now
 from .store import ReviewStore, open_store
 
 
-def _labels(labels_of: AnnotationSet, sentence: Sentence | None) -> list[str]:
-    return labels_of.labels(sentence) if sentence is not None else []
+def _labels(labels_of: AnnotationSet, sentence: Sentence | None) -> list[str] | None:
+    """The sentence's labels in a set; ``[]`` where the annotator said it has no CoreSC
+    label, None where the annotator did not label it."""
+    if sentence is None:
+        return None
+    return labels_of.labels(sentence) or ([] if sentence.no_label else None)
 
 
 Settled = dict[int, tuple[list[str], str]]
@@ -46,13 +53,14 @@ def _prepare(a: AnnotationSet, b: AnnotationSet, pid: str
     settled: Settled = {}
     choices: dict[int, list[list[str]]] = {}
     for j, sentence in enumerate(paper.sentences()):
-        la, lb = a.labels(sentence), _labels(b, partner.get(id(sentence)))
-        if la and lb and la != lb:
+        la, lb = _labels(a, sentence), _labels(b, partner.get(id(sentence)))
+        if la is not None and lb is not None and la != lb:
             choices[j] = [list(la), list(lb)]
-        elif la or lb:
-            settled[j] = (list(la or lb), "agreed" if la and lb else "one-annotator")
+        elif la is not None or lb is not None:
+            settled[j] = (list(la if la is not None else lb),
+                          "agreed" if la is not None and lb is not None else "one-annotator")
         # suggestions: what is settled (score 1); a disagreement has none
-        sentence.gold, sentence.withheld = [], None
+        sentence.gold, sentence.withheld, sentence.no_label = [], None, False
         sentence.pred = [Prediction(lab, 1.0) for lab in settled[j][0]] if j in settled else []
     return paper, settled, choices
 

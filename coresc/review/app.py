@@ -6,15 +6,18 @@ sentences, suggestions and decisions), ``POST /api/papers/{i}/sentences/{j}`` (a
 decision: ``{"accept": true}`` or ``{"labels": [...], "novelty", "advantage",
 "comment"}``), ``POST /api/papers/{i}/undo``, ``GET``/``POST /api/adapt`` (switch to an
 adapted model), ``GET /health``. A decision or undo may carry ``"request": ID``: the
-same ID sent again is answered again, not carried out twice (the page sends one again
-when the server saved it but died before answering).
+same ID sent again with the same request is answered again, not carried out twice (the
+page sends one again when the server saved it but died before answering); the ID sent
+with another request (another sentence, labels, paper, or an undo) is refused (409).
 
 Papers and sentences are addressed by their index among the papers given on the
 command line: nothing a request sends names a file. A server with a token wants it as
 ``Authorization: Bearer TOKEN``, or once in the address (``?token=``), which sets a
-same-site cookie for the pages, named after the server's port (browsers share cookies
-between the ports of one host: two servers on one machine must not log each other
-out). ``/health`` answers only that the server is alive unless the token comes with it.
+same-site cookie for the pages. Browsers share a host's cookies between its ports, so
+the cookie is named after the server's port (two servers on one machine do not log
+each other out) and set for the path ``/review-PORT/`` only, where such a server sends a
+browser's page requests: another server of the host is not sent it. ``/health``
+answers only that the server is alive unless the token comes with it.
 A POST must be JSON and carry ``X-Coresc-Review: 1``, which a page of another site
 cannot send without the server's consent (it never gives it), and on the loopback
 address the ``Host`` must be a loopback name (no DNS rebinding).
@@ -23,6 +26,7 @@ address the ``Host`` must be a loopback name (no DNS rebinding).
 from __future__ import annotations
 
 import hmac
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -31,6 +35,8 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .._version import __version__
 from ..errors import CorescError
@@ -38,6 +44,7 @@ from ..readers.grobid import _is_loopback as is_loopback
 from ..serve.app import add_error_handlers, bearer_matches
 from ..serve.work import Failure
 from .adapt import Adapter
+from .decisions import ReusedRequest
 from .page import index_page, message_page, page_data, review_page, token_page
 from .store import ReviewStore
 from .validate import MAX_BODY, json_object, path_index, text_field
@@ -47,11 +54,33 @@ COOKIE = "coresc_review_token"
 REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
+def _port(scope: Scope) -> int:
+    server = scope.get("server")
+    return int(server[1]) if server and len(server) > 1 and server[1] else 0
+
+
 def cookie_name(request: Request) -> str:
     """The token cookie of the server that got ``request``: one per port."""
-    server = request.scope.get("server")
-    port = server[1] if server and len(server) > 1 and server[1] else request.url.port
-    return f"{COOKIE}_{port or 0}"
+    return f"{COOKIE}_{_port(request.scope)}"
+
+
+def pages_path(scope: Scope) -> str:
+    """Where this server's pages are for a browser with its token, ``/review-PORT``: the
+    cookie is sent only below it, so never to another server of the same host."""
+    return f"/review-{_port(scope)}"
+
+
+class _PagesPath:
+    """Every path is also served below :func:`pages_path` (as its ``root_path``)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not scope.get("root_path") and \
+                scope["path"].startswith(pages_path(scope) + "/"):
+            scope = {**scope, "root_path": pages_path(scope)}
+        await self.app(scope, receive, send)
 
 
 @dataclass(frozen=True)
@@ -63,6 +92,7 @@ class Settings:
 def create_app(store: ReviewStore, adapter: Adapter, settings: Settings) -> FastAPI:
     app = FastAPI(title="coresc review", version=__version__, docs_url=None, redoc_url=None)
     add_error_handlers(app)
+    app.add_middleware(_PagesPath)
 
     def is_token(given: str) -> bool:
         return settings.token is not None and \
@@ -85,10 +115,16 @@ def create_app(store: ReviewStore, adapter: Adapter, settings: Settings) -> Fast
 
     def page(request: Request, render: Callable[[], str]) -> Response:
         """A page, after the token (a person gets a page saying what to do, not JSON)."""
+        below = pages_path(request.scope)
+        if settings.token is not None and request.scope.get("root_path") != below:
+            # where the token cookie is sent (browsers share a host's cookies between its
+            # ports, but not between paths)
+            query = f"?{request.url.query}" if request.url.query else ""
+            return RedirectResponse(below + request.url.path + query, 303)
         if is_token(request.query_params.get("token", "")):
             answer = RedirectResponse(request.url.remove_query_params("token").path, 303)
-            answer.set_cookie(cookie_name(request), settings.token, httponly=True,
-                              samesite="strict")
+            answer.set_cookie(cookie_name(request), settings.token, path=below + "/",
+                              httponly=True, samesite="strict")
             return answer
         if not authorised(request):
             return HTMLResponse(token_page(), 401, headers={"Cache-Control": "no-store"})
@@ -131,6 +167,8 @@ def create_app(store: ReviewStore, adapter: Adapter, settings: Settings) -> Fast
                 _request_id(body))
         except LookupError as exc:
             raise Failure(404, str(exc)) from None
+        except ReusedRequest as exc:
+            raise Failure(409, str(exc)) from None
         except CorescError as exc:
             raise Failure(400, str(exc)) from None
         return JSONResponse({"sentence": sentence, "decision": asdict(decision),
@@ -141,7 +179,10 @@ def create_app(store: ReviewStore, adapter: Adapter, settings: Settings) -> Fast
         authorise(request)
         body = await _json_body(request)
         index = _paper_index(store, i)
-        sentence = await run_in_threadpool(store.undo, index, _request_id(body))
+        try:
+            sentence = await run_in_threadpool(store.undo, index, _request_id(body))
+        except ReusedRequest as exc:
+            raise Failure(409, str(exc)) from None
         decision = store.paper(index).decisions.get(sentence) if sentence is not None else None
         return JSONResponse({"sentence": sentence,
                              "decision": asdict(decision) if decision else None,
@@ -190,10 +231,16 @@ async def _json_body(request: Request) -> dict[str, Any]:
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise Failure(415, "send the body as application/json")
     raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY:
-            raise Failure(413, f"the body is larger than {MAX_BODY} bytes")
+    try:
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > MAX_BODY:
+                raise Failure(413, f"the body is larger than {MAX_BODY} bytes")
+    except ClientDisconnect:  # nobody to answer: one line in the log, not a traceback
+        message = (f"{request.method} {request.url.path}: the client went away before its "
+                   "body was whole; nothing done")
+        logging.getLogger("uvicorn.error").warning(message)
+        raise Failure(400, message) from None
     return json_object(raw)
 
 

@@ -5,6 +5,7 @@ mode2 file the decisions make (see :mod:`.store` for the files)."""
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -16,7 +17,7 @@ from lxml import etree
 from ..document import Paper
 from ..errors import UsageError
 from ..labels import LABELS
-from ..writers.mode2 import MAX_LABELS, WITHHELD_TAG, mode2_tree
+from ..writers.mode2 import MAX_LABELS, NO_LABEL_TAG, WITHHELD_TAG, mode2_tree
 
 #: The share of each paper's sentences, least certain first, marked as uncertain.
 UNCERTAIN_SHARE = 0.25
@@ -64,6 +65,19 @@ def _check_choice(value: str | None, allowed: Sequence[str], what: str) -> str |
     return value
 
 
+class ReusedRequest(UsageError):
+    """A request id already carried out for another request (HTTP 409)."""
+
+
+def request_purpose(sentence: int | None, asked: Sequence[Any] = ()) -> str:
+    """What a request was for, to tell it from another one under the same id: ``undo``,
+    or the sentence decided with a digest of what was asked for it."""
+    if sentence is None:
+        return "undo"
+    digest = hashlib.sha256(json.dumps(list(asked)).encode("utf-8")).hexdigest()[:16]
+    return f"sentence {sentence} {digest}"
+
+
 def fingerprint(paper: Paper) -> str:
     """The paper's sentences: a saved state belongs to this paper only if they are equal."""
     digest = hashlib.sha256()
@@ -85,9 +99,10 @@ class PaperReview:
     undo_stack: list[tuple[int, Decision | None]] = field(default_factory=list)
     #: Adjudication (see :mod:`.adjudicate`): per disagreement, each annotator's labels.
     choices: dict[int, list[list[str]]] = field(default_factory=dict)
-    #: The page's request ids already carried out, with what was answered, saved with the
-    #: state: a request the page sends again (the server saved it but died before
-    #: answering) is answered again, not carried out twice (an undo would undo two).
+    #: The page's request ids already carried out: per id, what the request was
+    #: (``for``: :func:`request_purpose`) and what was answered, saved with the state: a
+    #: request the page sends again (the server saved it but died before answering) is
+    #: answered again, not carried out twice (an undo would undo two).
     answered: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -126,7 +141,9 @@ class PaperReview:
                advantage: str | None = None, comment: str = "") -> Decision:
         """Record a decision for sentence ``j``; ``labels`` None accepts what is shown:
         the person's earlier decision, else the model's *primary* label only (its
-        secondary labels become gold only when the person takes them)."""
+        secondary labels become gold only when the person takes them); ``[]`` says the
+        sentence has no CoreSC label (acknowledgements, funding). A decision equal
+        to the sentence's saved one is that one (``is``): one user action, one undo."""
         self._check_index(j)
         before = self.decisions.get(j)
         model = [lab for lab, _ in self.suggestions[j]]
@@ -134,16 +151,26 @@ class PaperReview:
             if before is not None:
                 labels, novelty, advantage = before.labels, before.novelty, before.advantage
                 comment = comment or before.comment
+            elif not model:
+                raise UsageError(f"sentence {j}: no label to accept; give its labels, or "
+                                 "none ([]) for a sentence without a CoreSC label")
             else:
                 labels = model[:1]
-        labels = check_labels(labels)
+        labels = check_labels(labels) if labels else []  # []: it has no CoreSC label
         novelty = _check_choice(novelty, NOVELTY, "novelty")
         advantage = _check_choice(advantage, ADVANTAGE, "advantage")
+        if not labels and (novelty or advantage):
+            raise UsageError("a sentence without a label has no novelty or advantage")
         if len(comment) > 2000:
             raise UsageError("a comment is at most 2000 characters")
         # confirmed: the model's primary, and any secondary taken in the model's order
-        same = labels == model[:len(labels)] and not (novelty or advantage)
+        # (no label: confirmed only where the model gave none either)
+        same = (labels == model[:len(labels)] if labels else not model) and \
+            not (novelty or advantage)
         action = "adjudicated" if j in self.choices else "confirmed" if same else "changed"
+        if before is not None and (before.labels, before.novelty, before.advantage,
+                                   before.comment) == (labels, novelty, advantage, comment):
+            return before  # nothing changes: nothing to save, nothing for undo to take back
         decision = Decision(labels, action, now(), novelty, advantage, comment)
         self.decisions[j] = decision
         self.undo_stack.append((j, before))
@@ -160,11 +187,12 @@ class PaperReview:
             self.decisions[j] = before
         return j
 
-    def remember(self, request: str | None, answer: Any) -> None:
-        """Record what request ``request`` was answered (None: a request without an id)."""
+    def remember(self, request: str | None, purpose: str, answer: Any) -> None:
+        """Record what request ``request`` (None: one without an id) was for and what it
+        was answered."""
         if request is None:
             return
-        self.answered[request] = answer
+        self.answered[request] = {"for": purpose, "answer": answer}
         while len(self.answered) > ANSWERED_KEPT:
             del self.answered[next(iter(self.answered))]
 
@@ -191,11 +219,13 @@ class PaperReview:
         self.undo_stack = [(int(j), Decision(**d) if d else None) for j, d in data["undo"]]
         self.choices = {int(j): c for j, c in data.get("choices", {}).items()}
         memo = data.get("answered")  # only a memo: a damaged one is forgotten, not fatal
-        self.answered = {k: v for k, v in memo.items() if isinstance(v, dict)} \
-            if isinstance(memo, dict) else {}
+        self.answered = {k: v for k, v in memo.items() if isinstance(v, dict) and
+                         isinstance(v.get("for"), str) and isinstance(v.get("answer"), dict)
+                         } if isinstance(memo, dict) else {}
 
     def attributes(self, annotator: str) -> list[list[dict]]:
-        """Per sentence, its ``CoreSc``/``CoreScWithheld`` attribute dicts (see the module)."""
+        """Per sentence, its ``CoreSc``/``CoreScWithheld``/``CoreScNone`` attribute dicts
+        (see :mod:`.store`)."""
         out = []
         for j in range(self.n):
             d = self.decisions.get(j)
@@ -205,16 +235,15 @@ class PaperReview:
                     "_tag": WITHHELD_TAG, "type": top[0], "score": f"{top[1]:.3f}",
                     "review": "unreviewed", "model": self.model}])
                 continue
-            ranked = []
-            for rank, code in enumerate(d.labels):
-                attrs = {"type": code}
-                if rank == 0:
-                    attrs.update({k: v for k, v in (
-                        ("novelty", d.novelty), ("advantage", d.advantage),
-                        ("annotator", annotator), ("review", d.action),
-                        ("reviewedAt", d.at), ("comment", d.comment or None)) if v})
-                ranked.append(attrs)
-            out.append(ranked)
+            first = {k: v for k, v in (
+                ("novelty", d.novelty), ("advantage", d.advantage), ("annotator", annotator),
+                ("review", d.action), ("reviewedAt", d.at), ("comment", d.comment or None))
+                if v}
+            if not d.labels:  # the person's "no label": the gold reader skips it
+                out.append([{"_tag": NO_LABEL_TAG, **first}])
+                continue
+            out.append([{"type": code, **(first if rank == 0 else {})}
+                        for rank, code in enumerate(d.labels)])
         return out
 
     def mode2_bytes(self, annotator: str) -> bytes:

@@ -24,10 +24,14 @@ LABEL_KEYS: dict[str, str] = {
     "Hyp": "h", "Goa": "g", "Mot": "t", "Obj": "o", "Con": "c", "Res": "r",
     "Mod": "d", "Obs": "v", "Exp": "x", "Met": "m", "Bac": "b",
 }
+#: The key that says a sentence has no CoreSC label (acknowledgements, funding).
+NO_LABEL_KEY = "-"
 #: The other keys, as the key map shows them (review.js implements them).
 ACTION_KEYS: tuple[tuple[str, str], ...] = (
     ("Enter / Space", "accept the primary label (and any secondary you took), go on"),
     ("letter", "set the primary label (then Enter to go on)"),
+    (NO_LABEL_KEY, "no label: the sentence has no CoreSC label (acknowledgements, "
+                   "funding); then Enter to go on"),
     ("Shift + letter", "add (or remove) a secondary label, up to 3 in all; a "
                        "suggested one (shown with '?') is gold only once taken"),
     ("Backspace", "drop the last secondary label"),
@@ -86,9 +90,10 @@ def page_data(store: ReviewStore, i: int) -> dict:
                           "c": review.choices.get(j)})
     return {"paper": i, "papers": len(store.papers), "id": review.paper.id,
             "annotator": store.annotator, "model": review.model,
-            "model_name": short_name(review.model),
+            "model_name": model_name(store, review),
             "adjudicating": store.adjudicating, "sentences": sentences,
             "labels": list(LABELS), "names": LABEL_NAMES, "keys": LABEL_KEYS,
+            "no_label_key": NO_LABEL_KEY,
             "styles": label_styles(LABELS), "novelty": NOVELTY, "advantage": ADVANTAGE,
             "progress": store.progress()}
 
@@ -109,7 +114,7 @@ def review_page(store: ReviewStore, i: int) -> str:
 <a href="./">&#8592; all papers</a>
 <span id="rv-where" title="labels by {esc(review.model)}">paper {i + 1} of \
 {len(store.papers)} · annotator <b>{esc(store.annotator)}</b> \
-· labels by <b id="rv-model">{esc(short_name(review.model))}</b></span>
+· labels by <b id="rv-model">{esc(model_name(store, review))}</b></span>
 <span id="rv-finished" hidden>&#10003; paper finished</span>
 <span id="rv-progress" aria-live="polite"></span>
 <span id="rv-saved" aria-live="polite"></span>
@@ -139,6 +144,12 @@ def short_name(model: str) -> str:
     """A model folder's own name (``reviews/alice-adapted-model``), not its whole path:
     the bar keeps one line; the whole path is its tooltip."""
     return model.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or model
+
+
+def model_name(store: ReviewStore, review: PaperReview) -> str:
+    """What the bar names as the labels' source: a model folder's own name; in an
+    adjudication, the two annotators as they are (``alice / bob`` is no path)."""
+    return review.model if store.adjudicating else short_name(review.model)
 
 
 def short_title(title: str, limit: int = 90) -> str:

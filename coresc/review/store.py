@@ -13,7 +13,10 @@ DIR/alice DIR/bob`` pairs the two people's files by paper id as they are):
   (``review="unreviewed"``, the ``model`` and its ``score``), which every reader takes
   for *no label*: only what a person reviewed counts as gold, in ``coresc evaluate``,
   ``agreement``, ``consensus`` and ``train`` alike, so a half-reviewed paper is usable
-  at once. The ``mode2`` element names the annotator and how many sentences are done.
+  at once. A sentence the person decided has no CoreSC label (acknowledgements, funding)
+  has an empty ``CoreScNone`` with the same attributes as a ``CoreSc1`` (reviewed, not
+  gold: read back as ``Sentence.no_label``). The ``mode2`` element names the annotator
+  and how many sentences are done.
 * ``.review/<paper id>.json``: the state the page resumes from (the model's suggestions
   with their scores, the decisions, the undo stack), replaced atomically after each
   decision; ``.review/journal.jsonl``: every decision and undo, appended and flushed
@@ -38,7 +41,15 @@ from ..document import Paper
 from ..errors import InputError, OutputError, UsageError
 from ..writers import atomic_output, file_stem
 from ..writers.mode2 import MAX_LABELS
-from .decisions import STATE_VERSION, Decision, PaperReview, fingerprint, now
+from .decisions import (
+    STATE_VERSION,
+    Decision,
+    PaperReview,
+    ReusedRequest,
+    fingerprint,
+    now,
+    request_purpose,
+)
 
 STATE_DIR = ".review"
 
@@ -73,14 +84,18 @@ class ReviewStore:
                request: str | None = None) -> Decision:
         """Decide sentence ``j`` of paper ``i`` and save it. ``request``: the page's id
         for this request; one already carried out is answered again, not repeated."""
+        purpose = request_purpose(j, (labels, novelty, advantage, comment))
         with self.lock:
             review = self.paper(i)
-            if request is not None and request in review.answered:
-                return Decision(**review.answered[request])
+            answer = self._recall(i, request, purpose)
+            if answer is not None:
+                return Decision(**answer)
+            before = review.decisions.get(j)
             decision = review.decide(j, labels, novelty, advantage, comment)
-            review.remember(request, asdict(decision))
-            self._save_or_take_back(review, {"event": "decide", "sentence": j,
-                                             **asdict(decision)}, request)
+            review.remember(request, purpose, asdict(decision))
+            if decision is not before:  # else nothing changed (see PaperReview.decide)
+                self._save_or_take_back(review, {"event": "decide", "sentence": j,
+                                                 **asdict(decision)}, request)
             return decision
 
     def undo(self, i: int, request: str | None = None) -> int | None:
@@ -88,13 +103,30 @@ class ReviewStore:
         as for :meth:`decide`)."""
         with self.lock:
             review = self.paper(i)
-            if request is not None and request in review.answered:
-                return review.answered[request]["sentence"]
+            answer = self._recall(i, request, request_purpose(None))
+            if answer is not None:
+                return answer["sentence"]
             j = review.undo()
-            review.remember(request, {"sentence": j})
+            review.remember(request, request_purpose(None), {"sentence": j})
             if j is not None:
                 self.save(review, {"event": "undo", "sentence": j, "at": now()})
             return j
+
+    def _recall(self, i: int, request: str | None, purpose: str) -> dict[str, Any] | None:
+        """What request ``request`` was answered if it was carried out already (None: not
+        yet, or no id); :class:`ReusedRequest` if the id was used for another request."""
+        if request is None:
+            return None
+        for k, review in enumerate(self.papers):
+            memo = review.answered.get(request)
+            if memo is None:
+                continue
+            if k != i or memo["for"] != purpose:
+                was = memo["for"].rsplit(" ", 1)[0] if memo["for"] != "undo" else "an undo"
+                raise ReusedRequest(f"request {request!r} was used before for {was} of paper "
+                                    f"{k} (another request needs another id)")
+            return memo["answer"]
+        return None
 
     def _save_or_take_back(self, review: PaperReview, event: dict[str, Any],
                            request: str | None = None) -> None:

@@ -13,6 +13,9 @@ Elsevier) is wrapped in ``<PAPER><mode2 .../>...</PAPER>`` as SAPIENTA's splitte
 A sentence that a score threshold (``annotate --min-score``) left without a label gets no
 ``CoreSc`` element but an empty ``CoreScWithheld`` with the label it would have had
 (``type``), its ``score`` and the threshold (``minScore``); readers take it for no label.
+A sentence a person decided has no CoreSC label (``Sentence.no_label``: acknowledgements,
+funding) gets an empty ``CoreScNone`` with the gold labels; readers take it for no label
+too, and read it back as ``no_label``.
 
 Papers without a source tree (plain text, JSONL) get a fresh SciXML-like document:
 ``PAPER/mode2``, ``TITLE``, ``ABSTRACT``, ``BODY/DIV[@DEPTH]/HEADER``, ``P``, ``s``.
@@ -34,8 +37,9 @@ from ..document import Label, Paper, Prediction, Section, Sentence
 from ..xmlsafe import localname
 
 WITHHELD_TAG = "CoreScWithheld"
+NO_LABEL_TAG = "CoreScNone"
 ANNOTATION_TAGS = {"annotationART": 1, "CoreSc1": 1, "CoreSc2": 2, "CoreSc3": 3,
-                   WITHHELD_TAG: 0}
+                   WITHHELD_TAG: 0, NO_LABEL_TAG: 0}
 MAX_LABELS = 3
 LABEL_SOURCES = ("auto", "pred", "gold")
 
@@ -86,7 +90,8 @@ def label_attributes(sentences: Iterable[Sentence], use_pred: bool,
     reads back exactly). Predictions get SAPIENTA's attributes: ``conceptID`` is the
     label plus a running count over the paper, ``novelty`` and ``advantage`` are
     ``"None"``, plus the model's ``score``. A withheld prediction gives one dict whose
-    ``_tag`` is :data:`WITHHELD_TAG`.
+    ``_tag`` is :data:`WITHHELD_TAG`; a gold sentence marked as having no label, one whose
+    ``_tag`` is :data:`NO_LABEL_TAG`.
     """
     counts: Counter[str] = Counter()
     out = []
@@ -97,6 +102,9 @@ def label_attributes(sentences: Iterable[Sentence], use_pred: bool,
             if min_score is not None:
                 w["minScore"] = f"{min_score:g}"
             out.append([w])
+            continue
+        if not use_pred and sent.no_label and not sent.gold:
+            out.append([{"_tag": NO_LABEL_TAG}])
             continue
         ranked = sent.pred if use_pred else sent.gold
         out.append([_pred_attrs(x, counts) if use_pred else _gold_attrs(x)

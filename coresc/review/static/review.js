@@ -46,9 +46,14 @@
     return hit ? " " + hit[1].toFixed(2) : "";
   }
 
+  // a decision's labels as the page writes them: [] is a sentence without a CoreSC label
+  function labelText(labels) {
+    return labels.length ? labels.join(" · ") : "no label";
+  }
+
   function choiceText(j) {
     return S[j].c.map((c, k) => (k + 1) + " " + data.adjudicating[k] + ": " +
-      c.join(" · ")).join(" | ");
+      labelText(c)).join(" | ");
   }
 
   function step(from, dir) {
@@ -73,7 +78,8 @@
     const labels = shown(j);
     el.setAttribute("data-label", labels[0] || "");
     el.setAttribute("style", styleOf(labels[0]));
-    el.querySelector(".c").textContent = labels[0] || (S[j].c ? choiceText(j) : "–");
+    el.querySelector(".c").textContent = labels[0] ||
+      (S[j].d ? labelText([]) : S[j].c ? choiceText(j) : "–");
     el.querySelectorAll(".b, .g, .w").forEach((b) => b.remove());
     labels.slice(1).forEach((lab) => { el.appendChild(badge("b", lab, lab)); });
     suggested(j).forEach((lab) => {
@@ -95,8 +101,9 @@
     const parts = ["<div>sentence " + (j + 1) + " of " + S.length +
       (S[j].u ? (adj ? " · <b>disagreement</b>" : " · <b>uncertain</b>") : "") + "</div>",
       S[j].c ? S[j].c.map((c, k) => '<div class="rv-choice"><kbd>' + (k + 1) + "</kbd> " +
-        data.adjudicating[k] + ": <b>" + c.join(" · ") + "</b></div>").join("") : "",
-      '<div class="rv-labels-now" id="rv-labels-now">' + shown(j).join(" · ") + "</div>",
+        data.adjudicating[k] + ": <b>" + labelText(c) + "</b></div>").join("") : "",
+      '<div class="rv-labels-now" id="rv-labels-now">' +
+        (d ? labelText(d.labels) : shown(j).join(" · ")) + "</div>",
       "<div>model: " + S[j].m.map((x) => x[0] + " " + x[1].toFixed(2)).join(", ") + "</div>",
       suggested(j).length ? "<div>the model suggests " + suggested(j).join(", ") +
         " as secondary: Shift + its letter takes it; Enter confirms the primary only</div>" : "",
@@ -134,27 +141,39 @@
     document.body.classList.toggle("rv-finished", finished);
   }
 
-  // the bar has one line; an error's whole text also goes to the panel's alert
-  function saved(text, isError) {
+  // the bar has one line and keeps naming the model: an error shows there short (whole
+  // on hover), and whole in the panel's alert
+  function saved(text, isError, short) {
     const el = $("rv-saved");
-    el.textContent = text;
+    el.textContent = short || text;
     el.title = text;
     el.className = isError ? "error" : "";
     $("rv-alert").textContent = isError ? text : "";
     $("rv-alert").hidden = !isError;
   }
 
+  // what waits: the sentences whose decisions wait (a label typed, then a secondary, is
+  // one sentence's decision in two requests), and the undos
+  function decidedWaiting() {
+    return new Set(queue.filter((q) => q.j !== null).map((q) => q.j)).size;
+  }
+  function waitingNow() {
+    const undos = queue.filter((q) => q.j === null).length;
+    return decidedWaiting() + " decision(s)" + (undos ? " and " + undos + " undo(s)" : "");
+  }
+
   // the alert counts what waits now, not what waited when the server stopped answering
   function notSaved() {
-    saved("NOT SAVED: " + queue.length + " decision(s) wait (" + lost + "). " +
+    const what = waitingNow();
+    saved("NOT SAVED: " + what + " wait (" + lost + "). " +
       "The server does not answer: keep this page open and start coresc review " +
       "again (same papers, same -o and --annotator); they are sent as soon as it answers.",
-    true);
+    true, "NOT SAVED: " + what);
   }
 
   function mark() {
     document.body.setAttribute("data-pending", String(queue.length));
-    document.body.setAttribute("data-unsaved", offline ? String(queue.length) : "0");
+    document.body.setAttribute("data-unsaved", offline ? String(decidedWaiting()) : "0");
     if (offline && queue.length) { notSaved(); }
     const js = new Set(queue.map((q) => q.j));
     document.querySelectorAll(".s.rv-wait, .s.rv-unsaved").forEach((el) => {
@@ -216,7 +235,8 @@
   // the server answered and refused (a bad request): the sentence keeps what is saved
   function refused(q, message) {
     if (q.j !== null) { S[q.j].d = S[q.j].ok; }
-    saved("NOT SAVED: " + message + " (the sentence keeps its saved labels)", true);
+    saved("NOT SAVED: " + message + " (the sentence keeps its saved labels)", true,
+      "NOT SAVED: refused");
     document.body.setAttribute("data-error", message);
   }
 
@@ -243,7 +263,8 @@
     const j = cur;
     if (!S[j].m.length && !S[j].d) {
       saved(S[j].c ? "take a choice: 1 or 2, or set a label by its letter" :
-        "no label to accept: set one by its letter", false);
+        "nothing to accept: set a label by its letter, or " + data.no_label_key +
+        " for none", false);
       return;
     }
     if (!S[j].d) { S[j].d = { labels: shown(j), action: "confirmed", at: "…" }; }
@@ -271,7 +292,14 @@
     setLabels(labels);
   }
 
+  // the sentence has no CoreSC label (acknowledgements, funding): saved as such
+  function noLabel() {
+    if (S[cur].d && !S[cur].d.labels.length) { return; }
+    setLabels([], { novelty: null, advantage: null });
+  }
+
   function cycle(name, values) {
+    if (!shown(cur).length) { saved("no label: no " + name + " either", false); return; }
     const d = S[cur].d || {};
     const now = d[name] || null;
     const next = now === null ? values[0] : (values.indexOf(now) + 1 < values.length ?
@@ -372,6 +400,7 @@
     else if (key === "]") { goPaper(data.paper + 1); }
     else if (key === "U") { adapt(); }
     else if (key === "?") { const km = $("rv-keymap"); km.open = !km.open; }
+    else if (key === data.no_label_key) { noLabel(); }
     else if (keyToLabel[key]) { primary(keyToLabel[key]); }
     else if (e.shiftKey && keyToLabel[key.toLowerCase()]) { secondary(keyToLabel[key.toLowerCase()]); }
     else { done = false; }
@@ -393,7 +422,8 @@
     });
     buttons.appendChild(b);
   });
-  [["accept ⏎", accept], ["undo", undo], ["next uncertain", nextUncertain]].forEach((pair) => {
+  [["no label " + data.no_label_key, noLabel], ["accept ⏎", accept], ["undo", undo],
+    ["next uncertain", nextUncertain]].forEach((pair) => {
     const b = document.createElement("button");
     b.type = "button";
     b.textContent = pair[0];
