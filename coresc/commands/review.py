@@ -101,9 +101,11 @@ def _serve(args: argparse.Namespace, folder: Path, token: str | None, loopback: 
         papers = store.papers
     else:
         papers = _read(args.papers, args.format)
-        store = open_store(folder, args.annotator, papers, spec, _annotator(spec), _say)
+        annotator = _Annotator(spec)
+        store = open_store(folder, args.annotator, papers, spec, annotator, _say,
+                           annotator.labels)
     adapter = Adapter(store, spec, Path(args.output) / f"{args.annotator}-adapted-model",
-                      _annotator)
+                      _Annotator)
     sock = listen(args.host, args.port)
     try:
         app = create_app(store, adapter, Settings(token, loopback))
@@ -179,18 +181,23 @@ def _read(paths: list[str], fmt: str) -> list:
     return papers
 
 
-def _annotator(spec: str):
-    """A function that labels papers with the model ``spec`` (loaded at its first use)."""
-    model = []
+class _Annotator:
+    """Labels papers with the model ``spec`` (loaded at its first use)."""
 
-    def annotate(papers: list) -> None:
-        if not model:
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+        self.model = None
+
+    def __call__(self, papers: list) -> None:
+        if self.model is None:
             from ..pipeline import open_model
 
-            model.append(open_model(spec))
-        model[0].annotate(papers)
+            self.model = open_model(self.spec)
+        self.model.annotate(papers)
 
-    return annotate
+    def labels(self) -> tuple[str, ...]:
+        """The model's labels, once it is loaded (its scheme's keys on the page)."""
+        return () if self.model is None else tuple(self.model.labels_)
 
 
 def _say(line: str) -> None:

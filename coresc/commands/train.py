@@ -142,15 +142,24 @@ def read_papers(args: argparse.Namespace) -> list:
 
 
 def check_scheme(papers: list) -> None:
-    """Gold labels must be CoreSC's: a code in another case (``res``) becomes the
-    scheme's (one note per code); any other label is refused, naming the file, the
-    sentence and the label (a model would otherwise learn it as a 12th label)."""
+    """Gold labels must be CoreSC's when any of them is: a code in another case
+    (``res``) becomes the scheme's (one note per code); any other label is refused,
+    naming the file, the sentence and the label (a model would otherwise learn a typo
+    as a 12th label). A corpus none of whose labels is CoreSC's is another scheme
+    (CSAbstruct, PubMed RCT, argumentative zoning): its own labels are learnt, with one
+    note naming them."""
     import dataclasses
 
     from ..errors import InputError
-    from ..labels import LABELS
+    from ..labels import LABELS, sort_key
 
     canonical = {code.lower(): code for code in LABELS}
+    codes = {label.code for paper in papers for s in paper.sentences() for label in s.gold}
+    if codes and not any(c.strip().lower() in canonical for c in codes):
+        print(f"coresc train: note: no gold label is a CoreSC label; training on this "
+              f"corpus's own {len(codes)} labels ({', '.join(sorted(codes, key=sort_key))})",
+              file=sys.stderr)
+        return
     renamed: dict[str, list] = {}
     for paper in papers:
         for sentence in paper.sentences():

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..labels import LABEL_NAMES, sort_key
+from ..labels import LABEL_NAMES, is_coresc, sort_key
 from .mixing import MIX_T
 from .storage import DEFAULT_MODEL_DIR, read_json, write_atomic
 
@@ -87,8 +87,11 @@ def card_markdown(model_dir: str | Path) -> str:
     if evaluation is not None and evaluation.get("model_trained") != meta.get("trained"):
         evaluation = None  # made for an earlier training of this directory
     name = d.name or str(d)
+    labels = meta.get("labels") if isinstance(meta.get("labels"), list) else []
+    role = "its CoreSC discourse role" if is_coresc(map(str, labels)) else \
+        f"its role in its training corpus's own scheme ({', '.join(map(str, labels))})"
     lines = [f"# Model card: coresc model `{name}`", "",
-             "Labels each sentence of a scientific paper with its CoreSC discourse role "
+             f"Labels each sentence of a scientific paper with {role} "
              "(primary label, up to two secondary labels, each with a score); "
              + _how_to_use(d), "",
              f"coresc {meta.get('coresc_version', '?')} model, trained "
