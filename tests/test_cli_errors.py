@@ -61,7 +61,8 @@ BAD = {
               # issue 37: a bad target refused before the corpus is read; labels
               ["{gold}", "-o", "{text}"], ["{gold}", "-o", "/proc/x"],
               ["{gold}", "-o", "{text}/sub"], ["{gold}", "--from", "fast", "-o", "{text}"],
-              ["{zzz}", "-o", "{out}", "--c1", "0.1", "--c2", "0.1"]],
+              ["{zzz}", "-o", "{out}", "--c1", "0.1", "--c2", "0.1"],
+              ["{gold}", "-o", "{out}", "--no-mix"]],  # issue 42: --no-mix needs --from
     "annotate": [["{missing}"], ["{text}", "--min-score", "2"],
                  ["{text}", "--min-score", "nan"], ["{text}", "--model", "{missing}"],
                  ["{text}", "--domain", "art"], ["{text}", "-o", ""]],

@@ -159,3 +159,14 @@ def test_a_coresc_review_keeps_coresc_keys(tmp_path) -> None:
     assert store.labels == LABELS and page_data(store, 0)["keys"] == LABEL_KEYS
     with pytest.raises(UsageError, match="unknown label 'background'"):
         store.decide(0, 0, ["background"])
+
+
+def test_adapting_a_coresc_model_to_another_scheme_keeps_that_scheme(corpus, tmp_path,
+                                                                     coresc_cli) -> None:
+    out = tmp_path / "m"
+    rc, err = coresc_cli(["train", str(corpus), "--from", "fast", "-o", str(out), *QUICK])
+    assert rc == 0, err
+    assert "share none" in err  # the note: not mixed with the source's labels
+    meta = json.loads((out / "meta.json").read_text())
+    assert sorted(meta["labels"]) == sorted(SCHEME) and meta["source_mix"] == {}
+    assert "another label scheme" in (out / "MODEL_CARD.md").read_text()

@@ -55,6 +55,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--from", dest="source", metavar="MODEL",
                         help="adapt MODEL (a model directory, or 'accurate' / 'fast') to the "
                              "given reviewed papers instead of training from scratch")
+    parser.add_argument("--no-mix", action="store_true",
+                        help="with --from: the adapted model's labels are its own CRF's, not "
+                             "mixed per label with the source's (mixing keeps the labels the "
+                             "reviewed papers barely show; see docs/training.md)")
     parser.add_argument("--c1", type=float, help="CRF L1 penalty (default: chosen by CV)")
     parser.add_argument("--c2", type=float, help="CRF L2 penalty (default: chosen by CV)")
     parser.add_argument("--max-iterations", type=int, default=150,
@@ -105,6 +109,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.source is not None:
         return run_adapt(args)
+    if args.no_mix:
+        raise UsageError("--no-mix is for adapting a model: give --from MODEL")
     from ..model import CoreSCClassifier
 
     features = tuple(f.strip() for f in args.features.split(",") if f.strip())
@@ -219,8 +225,9 @@ def run_adapt(args: argparse.Namespace) -> int:
     try:
         model = adapt(source, papers, c1=args.c1, c2=args.c2,
                       max_iterations=args.max_iterations, secondary=not args.no_secondary,
-                      decode=decoding(args),
-                      domains=domains, source_name=str(args.source))
+                      decode=decoding(args), domains=domains,
+                      source_settings={"mix": False} if args.no_mix else None,
+                      source_name=str(args.source))
     except ValueError as exc:
         raise CorescError(str(exc)) from None
     return save(model, args, t0)
@@ -281,7 +288,7 @@ def command_line(args: argparse.Namespace) -> str:
         if value != default:
             parts += [flag, str(value)]
     parts += [flag for flag, on in (("--no-secondary", args.no_secondary),
-                                    ("--stack", args.stack)) if on]
+                                    ("--stack", args.stack), ("--no-mix", args.no_mix)) if on]
     if args.encoder:
         parts.append("--encoder")
         for flag in _ENCODER_FLAGS:
