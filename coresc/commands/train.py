@@ -42,14 +42,15 @@ import time
 from pathlib import Path
 
 from ..errors import UsageError
-from .options import OUTPUT_DIR, add_format_argument
+from .options import OUTPUT_DIR, add_format_argument, add_list_argument
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..features import DEFAULT_FEATURES, FEATURE_GROUPS
 
-    parser.add_argument("corpora", nargs="+", metavar="CORPUS",
+    parser.add_argument("corpora", nargs="*", metavar="CORPUS",
                         help="gold-labelled paper files or directories")
+    add_list_argument(parser, "gold-labelled papers (one corpus per list)")
     parser.add_argument("-o", "--output", type=OUTPUT_DIR, required=True, metavar="MODEL_DIR",
                         help="directory to write the model to")
     parser.add_argument("--from", dest="source", metavar="MODEL",
@@ -107,6 +108,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.corpora and not args.from_list:
+        raise UsageError("give the CORPUS files or folders to train on, or --from-list FILE")
     if args.source is not None:
         return run_adapt(args)
     if args.no_mix:
@@ -132,14 +135,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 def read_papers(args: argparse.Namespace) -> list:
-    """The papers of every CORPUS argument, each knowing its corpus's name."""
+    """The papers of every CORPUS argument and --from-list file, each knowing its corpus's
+    name."""
     from ..readers import read_corpus
+    from .options import keep_listed, listed_paths, read_list
 
     t0 = time.monotonic()
     papers = []
     for corpus in args.corpora:  # one at a time, so each paper knows its corpus
         for paper in read_corpus([corpus], args.format):
             paper.meta["corpus"] = corpus_name(corpus)
+            papers.append(paper)
+    for listed in args.from_list:  # the papers of a list are one corpus, named after it
+        entries = read_list(listed)
+        for paper in keep_listed(read_corpus(listed_paths(entries), args.format), entries):
+            paper.meta["corpus"] = corpus_name(listed)
             papers.append(paper)
     check_scheme(papers)
     print(f"[coresc] read {len(papers)} papers in {time.monotonic() - t0:.1f}s",
@@ -188,7 +198,7 @@ def check_scheme(papers: list) -> None:
 
 def save(model, args: argparse.Namespace, t0: float) -> int:
     """Record the corpora and command in the model's meta, save it, say where."""
-    model.meta_["corpora"] = [str(c) for c in args.corpora]
+    model.meta_["corpora"] = [str(c) for c in [*args.corpora, *args.from_list]]
     model.meta_["command"] = command_line(args)
     model.save(args.output)
     print(f"[coresc] saved model to {args.output} "
@@ -220,8 +230,9 @@ def run_adapt(args: argparse.Namespace) -> int:
     print(f"[coresc] loaded source model {args.source}", file=sys.stderr)
     papers = read_papers(args)
     if not any(lab for p in papers for lab in paper_labels(p)):
-        raise UsageError(f"{', '.join(args.corpora)}: no sentence with a gold label; --from "
-                         "needs reviewed papers (gold-labelled files, e.g. from coresc review)")
+        raise UsageError(f"{', '.join([*args.corpora, *args.from_list])}: no sentence with a "
+                         "gold label; --from needs reviewed papers (gold-labelled files, e.g. "
+                         "from coresc review)")
     try:
         model = adapt(source, papers, c1=args.c1, c2=args.c2,
                       max_iterations=args.max_iterations, secondary=not args.no_secondary,
@@ -276,7 +287,8 @@ def command_line(args: argparse.Namespace) -> str:
     """The ``coresc train`` command that ``args`` came from (non-default options only)."""
     from ..features import DEFAULT_FEATURES
 
-    parts = ["coresc", "train", *args.corpora, "-o", str(args.output)]
+    parts = ["coresc", "train", *args.corpora,
+             *(w for f in args.from_list for w in ("--from-list", f)), "-o", str(args.output)]
     if args.source is not None:
         parts += ["--from", str(args.source)]
     for flag, value, default in (
