@@ -141,3 +141,29 @@ def test_strip_labels_makes_an_unlabelled_pool(fixtures, tmp_path, capsys) -> No
     assert main(["convert", str(annotated), "--to", "jsonl", "-o", str(stripped),
                  "--strip-labels"]) == 0
     assert not any(s.gold or s.pred for p in read_file(stripped) for s in p.sentences())
+
+
+def test_any_list_text_gives_existing_paths_or_one_input_error(tmp_path) -> None:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    real = tmp_path / "real.txt"
+    real.write_text("x")
+    pieces = st.sampled_from([str(real), f"{real}#p1", "# note", "", "\t", "missing.xml",
+                              "\x00", "é", "#", f"{real}\t1.0\t3", " "])
+    listed = tmp_path / "l.txt"
+
+    @settings(max_examples=200, deadline=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(st.lists(st.lists(pieces, max_size=3).map("".join), max_size=6),
+           st.sampled_from(["\n", "\r\n"]))
+    def check(lines, newline):
+        listed.write_bytes(newline.join(lines).encode("utf-8"))
+        try:
+            entries = read_list(listed)
+        except InputError as exc:
+            assert "\n" not in str(exc) and str(listed) in str(exc)
+            return
+        assert entries and all(Path(p).exists() for p, _ in entries)
+
+    check()

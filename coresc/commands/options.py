@@ -216,13 +216,15 @@ def keep_listed(papers: Sequence, entries: Sequence[tuple[str, str | None]],
             wanted.setdefault(key(p), set()).add(i)
     kept, found = [], set()
     for paper in papers:
-        ids = wanted.get(key(paper.source_path)) if paper.source_path else None
+        where = key(paper.source_path) if paper.source_path else None
+        ids = wanted.get(where) if where is not None else None
         if ids is None or paper.id in ids:
             kept.append(paper)
-            found.add((key(paper.source_path), paper.id) if ids is not None else None)
-    read = {key(p.source_path) for p in papers if p.source_path}
+        if ids is not None:
+            found.add((where, paper.id))
+    read = {where for where, _ in found}  # a file that could not be read is reported apart
     for p, i in entries:
-        if i is not None and key(p) in wanted and key(p) in read and (key(p), i) not in found:
+        if i is not None and key(p) in read and (key(p), i) not in found:
             raise InputError(p, f"no paper {i!r} in it (listed as {p}#{i})")
     return kept
 
