@@ -149,10 +149,11 @@ def build_consensus(sets: Sequence[AnnotationSet], reliable: str | None = None,
     The first set's papers are the skeleton (their sentences, their XML): each of its
     sentences is matched in the other sets with :func:`coresc.agreement.align_sentences`
     (a sentence another set lacks counts as unlabelled there); its ``gold`` becomes the
-    consensus and ``pred`` is cleared. Three or more sets: ``reliable`` names the set to
-    follow where disagreement remains; by default the one with the highest mean
-    agreement with the others over the five measures. Two sets: a disagreement without
-    a shared label stays unresolved unless ``prefer`` names the set whose labels win.
+    consensus and ``pred`` (and any withheld label) is cleared. Three or more sets:
+    ``reliable`` names the set to follow where disagreement remains; by default the one
+    with the highest mean agreement with the others over the five measures. Two sets: a
+    disagreement without a shared label stays unresolved unless ``prefer`` names the set
+    whose labels win.
     Raises AlignmentError / UsageError on bad sets.
     """
     if len(sets) < 2:
@@ -201,7 +202,8 @@ def build_consensus(sets: Sequence[AnnotationSet], reliable: str | None = None,
             decisions.append({"paper": pid, "sid": sent.sid, "rule": rule, "gold": codes,
                               "annotations": lists})
         for sent, labels in zip(base.sentences(), gold, strict=True):
-            sent.gold, sent.pred = labels, []
+            # a label a model suggested (a review's unreviewed sentence) is no gold
+            sent.gold, sent.pred, sent.withheld = labels, [], None
         papers.append(base)
     return ConsensusResult(papers, counts, decisions, reliable, scores, pairs,
                            sorted(set(left_out)),

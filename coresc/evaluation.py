@@ -8,7 +8,7 @@ imports :mod:`coresc.metrics` and :mod:`coresc.stats`; neither imports it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .metrics import (
@@ -18,6 +18,24 @@ from .metrics import (
     classification_scores,
     secondary_scores,
 )
+
+
+def check_label_sets(gold: Iterable[str], predicted: Iterable[str], where: str,
+                     what: str) -> None:
+    """Raise :class:`ValueError` when the gold labels of ``where`` (a corpus) and the
+    labels ``what`` (a model, an annotated output) gives share none: two label schemes
+    (a CoreSC model on CSAbstruct gold), where every score would be a silent 0, not a
+    finding. The message names both label sets."""
+    from .labels import sort_key
+
+    gold_set, pred_set = set(gold), set(predicted)
+    if gold_set and pred_set and not gold_set & pred_set:
+        def shown(codes: set[str]) -> str:
+            return ", ".join(sorted(codes, key=sort_key))
+
+        raise ValueError(f"{where}: its gold labels ({shown(gold_set)}) and {what}'s "
+                         f"({shown(pred_set)}) share none, so every score would be 0: "
+                         "score a model of the gold's label scheme")
 
 
 def evaluate_papers(papers: Sequence[Any], intervals: bool = False,
@@ -120,10 +138,12 @@ def format_report(result: Mapping[str, Any]) -> str:
         f"macro F1  {_num(prim['macro_f1'])} {_ci(prim.get('macro_f1_ci'))}   "
         f"micro F1  {_num(prim['micro_f1'])}",
         "",
-        f"{'label':<8}{'precision':>10}{'recall':>10}{'f1':>10}{'support':>10}",
     ]
+    # another scheme's labels (CSAbstruct's "background") are longer than CoreSC's codes
+    w = max([8, *(len(lab) + 1 for lab in prim["per_label"])])
+    lines.append(f"{'label':<{w}}{'precision':>10}{'recall':>10}{'f1':>10}{'support':>10}")
     for lab, s in prim["per_label"].items():
-        lines.append(f"{lab:<8}{_num(s['precision']):>10}{_num(s['recall']):>10}"
+        lines.append(f"{lab:<{w}}{_num(s['precision']):>10}{_num(s['recall']):>10}"
                      f"{_num(s['f1']):>10}{s['support']:>10}  {_ci(s.get('f1_ci'))}".rstrip())
     agr = result["agreement"]
     lines += ["", f"{'kappa':<8}" + "".join(f"{m:>10}" for m in MEASURES)]

@@ -5,6 +5,8 @@ Source: ``../shared/docs/coresc-scheme.md`` (the Multi-CoreSC CRA corpus paper).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 #: The 11 CoreSC labels in the guidelines' priority order, highest first.
 #: Rarer concepts rank higher; the order breaks ties (consensus, label choice).
 LABELS: tuple[str, ...] = (
@@ -50,6 +52,21 @@ def priority(label: str) -> int:
 def sort_key(label: str) -> tuple[int, str]:
     """Key that sorts labels by priority, then by name."""
     return (priority(label), label)
+
+
+def scheme_of(codes: Iterable[str]) -> tuple[str, ...]:
+    """The label set ``codes`` come from: CoreSC's 11 labels when one of them is a CoreSC
+    label (or there is none), else the codes themselves (another scheme: CSAbstruct's
+    ``background`` ... ``result``, PubMed RCT's, argumentative zoning's), sorted."""
+    seen = set(codes)
+    if not seen or seen & set(LABELS):
+        return LABELS
+    return tuple(sorted(seen, key=sort_key))
+
+
+def is_coresc(codes: Iterable[str]) -> bool:
+    """Whether ``codes`` (a model's labels, a corpus's) are CoreSC's (or empty)."""
+    return scheme_of(codes) == LABELS
 
 
 def rank_weights(n: int) -> tuple[float, ...]:

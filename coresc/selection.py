@@ -23,7 +23,7 @@ paper given first, so the choice is deterministic.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -36,6 +36,8 @@ UTILITIES = ("total", "rate", "weak")
 MIN_SHARE = 0.01
 #: How much a paper's similarity to those already chosen discounts it (0: none).
 DEFAULT_DIVERSITY = 0.5
+#: How many of a paper's weak labels ``coresc select --scores`` names.
+WEAK_LABELS_SHOWN = 3
 
 
 @dataclass
@@ -49,6 +51,9 @@ class Candidate:
     utility: float = 0.0
     similarity: float = 0.0  # largest cosine similarity to a paper chosen before it
     gain: float = 0.0  # utility * (1 - diversity * similarity) when it was chosen
+    #: The labels that weigh most in its ``weak`` utility, with the sentences of each
+    #: the model expects in it (the sum of its marginals): why it was chosen.
+    weak_labels: list[tuple[str, float]] = field(default_factory=list)
 
     @property
     def error_rate(self) -> float:
@@ -76,13 +81,38 @@ def weak_label_scores(model, papers: Sequence[Paper]) -> list[float]:
     return _weak_label_scores(model.marginals(papers))
 
 
-def _weak_label_scores(margs: Sequence[np.ndarray]) -> list[float]:
+def _label_weights(margs: Sequence[np.ndarray]) -> np.ndarray | None:
+    """Each label's weight: the inverse of its expected share of the pool (floored at
+    :data:`MIN_SHARE`), normalised; None for a pool without sentences."""
     rows = [m for m in margs if len(m)]
     if not rows:
-        return [0.0] * len(margs)
+        return None
     weight = 1.0 / np.maximum(np.concatenate(rows).mean(axis=0), MIN_SHARE)
-    weight /= weight.sum()
+    return weight / weight.sum()
+
+
+def _weak_label_scores(margs: Sequence[np.ndarray]) -> list[float]:
+    weight = _label_weights(margs)
+    if weight is None:
+        return [0.0] * len(margs)
     return [float(((m * (1.0 - m)) @ weight).mean()) if len(m) else 0.0 for m in margs]
+
+
+def weak_label_parts(margs: Sequence[np.ndarray], labels: Sequence[str],
+                     top: int = WEAK_LABELS_SHOWN) -> list[list[tuple[str, float]]]:
+    """Per paper, the ``top`` labels that add most to its ``weak`` utility (their
+    weighted uncertainty), each with the sentences of it the model expects there (the
+    sum of its marginals), largest share first; labels it adds nothing for are left out."""
+    weight = _label_weights(margs)
+    out: list[list[tuple[str, float]]] = []
+    for m in margs:
+        if weight is None or not len(m):
+            out.append([])
+            continue
+        share = (m * (1.0 - m)).sum(axis=0) * weight
+        order = [j for j in np.argsort(-share, kind="stable")[:top] if share[j] > 0]
+        out.append([(labels[j], float(m[:, j].sum())) for j in order])
+    return out
 
 
 def unreviewed(papers: Sequence[Paper], reviewed_ids: set[str] = frozenset()) -> list[Paper]:
@@ -101,10 +131,12 @@ def select_papers(model, papers: Sequence[Paper], budget: int, utility: str = "w
         raise UsageError(f"the budget must be at least 1 paper, not {budget}")
     if not 0.0 <= diversity <= 1.0:
         raise UsageError(f"diversity must be between 0 and 1, not {diversity}")
-    weak = None
-    if utility == "weak":  # one pass over the pool gives both
+    weak = parts = None
+    if utility == "weak" or hasattr(model, "rank_with_marginals"):
+        # one pass over the pool gives both; the marginals say which labels are weak
         rankings, margs = model.rank_with_marginals(papers)
         weak = _weak_label_scores(margs)
+        parts = weak_label_parts(margs, model.labels_)
     else:
         rankings = model.rank(papers)
     pool = [Candidate(i, p, e, n)
@@ -113,7 +145,29 @@ def select_papers(model, papers: Sequence[Paper], budget: int, utility: str = "w
     for i, c in enumerate(pool):
         c.utility = (c.expected_errors if utility == "total" else
                      c.error_rate if utility == "rate" else weak[i])
+        c.weak_labels = parts[i] if parts is not None else []
     return greedy_diverse(pool, similarity_matrix(papers), budget, diversity)
+
+
+#: What each utility measures, as ``coresc select --scores`` explains its order.
+UTILITY_MEANS = {
+    "weak": "the mean over its sentences of the model's uncertainty about each label "
+            "(p (1 - p) of its marginal), weighted towards the labels it expects rarely in "
+            "the pool",
+    "total": "the primary labels it expects to be wrong (the sum over its sentences of 1 "
+             "minus the calibrated score)",
+    "rate": "the share of its sentences whose primary label it expects to be wrong",
+}
+
+
+def explain_order(utility: str, diversity: float) -> list[str]:
+    """Lines saying why the chosen papers come in their order."""
+    return [f"most useful first: each pick is the paper with the largest gain = utility x "
+            f"(1 - {diversity:g} x its largest word similarity to a paper picked before)",
+            f"utility ({utility}): {UTILITY_MEANS[utility]}",
+            "expected_wrong: primary labels the model expects to be wrong in it; "
+            "weak_labels: the labels that add most to its uncertainty, weighted, each with "
+            "the sentences of it the model expects there"]
 
 
 def greedy_diverse(pool: list[Candidate], sim: np.ndarray, budget: int,

@@ -61,7 +61,11 @@ BAD = {
               # issue 37: a bad target refused before the corpus is read; labels
               ["{gold}", "-o", "{text}"], ["{gold}", "-o", "/proc/x"],
               ["{gold}", "-o", "{text}/sub"], ["{gold}", "--from", "fast", "-o", "{text}"],
-              ["{zzz}", "-o", "{out}", "--c1", "0.1", "--c2", "0.1"]],
+              ["{zzz}", "-o", "{out}", "--c1", "0.1", "--c2", "0.1"],
+              # issue 42: --no-mix needs --from; a list naming nothing readable
+              ["{gold}", "-o", "{out}", "--no-mix"], ["-o", "{out}"],
+              ["--from-list", "{missing}", "-o", "{out}"],
+              ["--from-list", "{gold}", "-o", "{out}"]],
     "annotate": [["{missing}"], ["{text}", "--min-score", "2"],
                  ["{text}", "--min-score", "nan"], ["{text}", "--model", "{missing}"],
                  ["{text}", "--domain", "art"], ["{text}", "-o", ""]],
@@ -89,6 +93,7 @@ BAD = {
     "serve": [["--workers", "0"], ["--port", "70000"], ["--max-size", "-1"],
               ["--model", "{missing}", "--port", "0"]],
     "review": [["{text}", "-o", "{out}"], ["{text}", "--annotator", "a b", "-o", "{out}"],
+               ["--from-list", "{text}", "--annotator", "a", "-o", "{out}", "--port", "0"],
                ["{text}", "--annotator", "a", "-o", "{out}", "--host", "0.0.0.0"],
                ["{text}", "--annotator", "a", "-o", "{out}", "--port", "70000"],
                ["{missing}", "--annotator", "a", "-o", "{out}", "--port", "0"],

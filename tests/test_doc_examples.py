@@ -11,6 +11,11 @@ Each fenced block of commands (``sh`` or ``python``) is preceded by a marker com
   wrote. A ``text`` block marked
   ``<!-- output -->`` right after a run block must equal that block's standard output,
   and ``check && echo WORDS`` must print WORDS (``bash -e`` goes on when ``check`` fails).
+* ``<!-- run: serves -->``: one command that serves until Ctrl-C (``coresc review``,
+  ``coresc serve``). It runs in its place among the page's run blocks, on a free port
+  (``--port 0`` is added, so that tests side by side do not collide); once it prints its
+  address, the address must answer a page, and Ctrl-C must stop it cleanly (exit 0 or
+  130, no traceback).
 * ``<!-- run: installed -->``: the front page's install command. The install itself is
   what ``tests/test_installed.py`` does; here the command after ``pip install .`` runs.
 * ``<!-- run: ci -->``: the test command; ``.ci/run`` must run exactly it.
@@ -120,7 +125,7 @@ def test_blocks_in_list_items_are_read_and_keep_the_rest_in_step() -> None:
 
 def test_every_example_has_a_marker() -> None:
     unmarked = [(b.page, b.body.splitlines()[0]) for b in all_blocks()
-                if not (b.marker in ("run", "run: installed", "run: ci")
+                if not (b.marker in ("run", "run: installed", "run: ci", "run: serves")
                         or (b.marker.startswith("check: ") and b.marker[7:].strip()))]
     assert not unmarked, unmarked
     assert sum(b.marker == "run" for b in all_blocks()) >= 10
@@ -175,9 +180,60 @@ def sandbox(tmp: Path, shared_data: Path) -> Path:
     return work
 
 
-def run_block(block: Block, work: Path) -> str:
+def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "CORESC_MODEL"}  # the default model
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+#: How long a serving example may take to print its address (it labels its papers first).
+SERVE_START_S = 300
+_ADDRESS = re.compile(r" on (http://\S+/) ")
+
+
+def serve_block(block: Block, work: Path) -> None:
+    """Start a ``run: serves`` block's command, wait for its address, fetch it, stop it
+    with Ctrl-C (SIGINT) and check that it ended cleanly."""
+    import queue
+    import signal
+    import threading
+    import urllib.request
+
+    [line] = [x for x in block.body.splitlines() if x.strip() and not x.startswith("#")]
+    argv = [*shlex.split(line, comments=True), "--port", "0"]
+    proc = subprocess.Popen(argv, cwd=work, env=_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        for out in proc.stderr:
+            lines.put(out)
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    said: list[str] = []
+    try:
+        while True:
+            got = lines.get(timeout=SERVE_START_S)
+            assert got is not None, f"{block.page}: {line}\n{''.join(said)[-3000:]}"
+            said.append(got)
+            found = _ADDRESS.search(got)
+            if found:
+                break
+        with urllib.request.urlopen(found[1], timeout=60) as answer:
+            assert answer.status == 200 and b"<html" in answer.read(1 << 20).lower()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        rc = proc.wait(timeout=60)
+    while (got := lines.get(timeout=60)) is not None:
+        said.append(got)
+    # 130: the command line's own answer to Ctrl-C (one line, "interrupted")
+    assert rc in (0, 130), f"{block.page}: {line}: exit {rc}\n{''.join(said)[-3000:]}"
+    assert "Traceback" not in "".join(said), "".join(said)
+
+
+def run_block(block: Block, work: Path) -> str:
+    env = _env()
     body = block.body
     if block.marker == "run: installed":
         body = body.split("pip install . && ", 1)[1]
@@ -209,6 +265,8 @@ def test_page_examples_run(page: Path, shared_data: Path, tmp_path: Path) -> Non
             # promised words are what shows that it passed
             for said in re.findall(r"&& echo ([^#\n|;&]+?)\s*(?:#.*)?$", block.body, re.M):
                 assert " ".join(shlex.split(said)) in out, (page.name, said, out[-2000:])
+        elif block.marker == "run: serves":
+            serve_block(block, work)
 
 
 def test_tei_example_is_real_output(shared_data: Path, tmp_path: Path, default_model) -> None:

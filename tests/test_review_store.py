@@ -322,10 +322,10 @@ class CopyingAdapter(Adapter):
 
 
 def test_adapting_needs_a_review_then_relabels_the_rest(tmp_path: Path) -> None:
-    from coresc.commands.review import _annotator
+    from coresc.commands.review import _Annotator
 
     store = store_for(tmp_path)
-    adapter = CopyingAdapter(store, "fast", tmp_path / "alice-adapted-model", _annotator)
+    adapter = CopyingAdapter(store, "fast", tmp_path / "alice-adapted-model", _Annotator)
     with pytest.raises(UsageError, match="nothing reviewed yet"):
         adapter.start()
     store.decide(0, 0, ["Hyp"])
@@ -357,14 +357,14 @@ def test_adapting_reports_a_failed_training(tmp_path: Path) -> None:
 def test_adapting_with_coresc_train_from(tmp_path: Path) -> None:
     """The real thing: `coresc train FILES --from fast` on a reviewed paper, then the
     adapted model labels the sentences not reviewed."""
-    from coresc.commands.review import _annotator
+    from coresc.commands.review import _Annotator
 
     paper = read_file(Path(__file__).parents[1] / "data" / "example-paper.xml")[0]
-    store = open_store(tmp_path / "alice", "alice", [paper], "fast", _annotator("fast"), print)
+    store = open_store(tmp_path / "alice", "alice", [paper], "fast", _Annotator("fast"), print)
     for j, labels in enumerate([["Bac"], ["Bac"], ["Goa"], ["Met"], ["Met", "Exp"], ["Exp"],
                                 ["Res"], ["Res"], ["Obs"], ["Con"], ["Con"], ["Bac"]]):
         store.decide(0, j, labels)
-    adapter = Adapter(store, "fast", tmp_path / "alice-adapted-model", _annotator)
+    adapter = Adapter(store, "fast", tmp_path / "alice-adapted-model", _Annotator)
     adapter.start()
     adapter.thread.join(300)
     status = adapter.status()

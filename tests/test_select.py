@@ -139,6 +139,8 @@ def test_an_empty_review_folder_excludes_nothing(papers, tmp_path: Path, capsys)
 class MarginalModel(FakeModel):
     """Also gives every sentence of a paper the same marginals over Hyp, Res, Met."""
 
+    labels_ = ("Hyp", "Res", "Met")
+
     def __init__(self, score_of: dict[str, float], marg_of: dict[str, list[float]]) -> None:
         super().__init__(score_of)
         self.marg_of = marg_of

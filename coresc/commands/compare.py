@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
 
     papers = read_corpus(args.corpora, args.format)
     gold, paper_of = _gold_sentences(papers, args.corpora)
-    sides = [_side(spec, name, papers, gold) for spec, name in ((args.a, "A"), (args.b, "B"))]
+    sides = [_side(spec, name, papers, gold, _names(args.corpora))
+             for spec, name in ((args.a, "A"), (args.b, "B"))]
     keep, left_out = _held_out(paper_of, sides, args.corpora)
     gold_by = {k: [s.gold_codes for s in gold[k]] for k in keep}
     preds = [{k: side["pred"][k] for k in keep} for side in sides]
@@ -97,8 +98,9 @@ def _gold_sentences(papers, corpora) -> tuple[dict[str, list], dict[str, Any]]:
             {k: p for k, p in paper_of.items() if gold[k]})
 
 
-def _side(spec: str, name: str, papers, gold) -> dict[str, Any]:
-    """One side: its predictions by paper key, and the model (None for an output)."""
+def _side(spec: str, name: str, papers, gold, corpora: str) -> dict[str, Any]:
+    """One side: its predictions by paper key, and the model (None for an output).
+    ``corpora``: the gold corpus, as messages name it."""
     from ..model.storage import BUNDLED_MODELS
 
     path = Path(spec)
@@ -107,14 +109,28 @@ def _side(spec: str, name: str, papers, gold) -> dict[str, Any]:
         from ..pipeline import open_model
 
         model = open_model(spec)
+        _check_labels(gold, model.labels_, corpora, f"{name} ({spec})")
         model.annotate(papers)
         pred = {k: [s.pred_codes or ["-"] for s in sents] for k, sents in gold.items()}
         return {"name": spec, "kind": "model", "model": model, "pred": pred}
     if not path.exists():
         raise UsageError(f"{name} = {spec}: no such file or directory, and not a bundled "
                          f"model ({', '.join(BUNDLED_MODELS)})")
-    return {"name": spec, "kind": "annotated output", "model": None,
-            "pred": _read_output(path, gold)}
+    pred = _read_output(path, gold)
+    _check_labels(gold, (c for lists in pred.values() for codes in lists for c in codes
+                         if c != "-"), corpora, f"{name} ({spec})")
+    return {"name": spec, "kind": "annotated output", "model": None, "pred": pred}
+
+
+def _check_labels(gold, predicted, corpora: str, what: str) -> None:
+    """Refuse a side whose labels and the gold's share none (two label schemes)."""
+    from ..evaluation import check_label_sets
+
+    try:
+        check_label_sets((c for sents in gold.values() for s in sents for c in s.gold_codes),
+                         predicted, corpora, what)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _read_output(path: Path, gold) -> dict[str, list[list[str]]]:

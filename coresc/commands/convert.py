@@ -8,6 +8,9 @@ URL or $CORESC_GROBID_URL). Output goes to stdout without -o; several papers as 
 paper in its own dialect: TEI for TEI (and PDF) input, SAPIENTA mode2 for the rest;
 --to mode2 writes mode2 for all. Files that cannot be read are listed at the end; the
 good ones are still converted, and the exit code is then 1 (2 when nothing could be read).
+--strip-labels drops every label the papers carry (gold, predicted, withheld): labelled
+papers become an unlabelled pool for `coresc select` and `coresc review`, or a test set a
+person labels afresh.
 
 examples:
   coresc convert paper.nxml                        # mode2 XML on stdout
@@ -15,6 +18,7 @@ examples:
   coresc convert corpus/ -o sentences.tsv --to tsv
   coresc convert paper.pdf --grobid http://localhost:8070 --to tsv
   curl -s https://example.org/paper.nxml | coresc convert - --to tsv
+  coresc convert ../shared/data/cra-corpus -o pool/ --strip-labels
 """
 
 from __future__ import annotations
@@ -56,6 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="output format (default: xml: TEI for TEI input, else mode2)")
     add_format_argument(parser, "input format (default: auto, detected per file)",
                         checked=True)
+    parser.add_argument("--strip-labels", action="store_true",
+                        help="write the papers without any label (gold, predicted or "
+                             "withheld): an unlabelled pool made of labelled papers")
     add_grobid_arguments(parser)
     add_limit_arguments(parser)
 
@@ -68,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     grobid = grobid_of(args)
     papers, errors, files = read_for_command("convert", args.inputs, args.format, grobid)
+    if args.strip_labels:
+        strip_labels(papers)
     if args.to in TREELESS_FORMATS:
         release_sources(papers)
     # the papers are not used again: mode2 may label their own trees, not copies
@@ -78,6 +87,15 @@ def _run(args: argparse.Namespace) -> int:
             f"{str(args.output).rstrip('/')}/"
         print(f"[coresc] wrote {len(papers)} paper(s) as {args.to} to {where}", file=sys.stderr)
     return report_errors("convert", errors, len(files), find_inputs(args.inputs).skipped)
+
+
+def strip_labels(papers: Sequence[Paper]) -> None:
+    """Drop every label of ``papers``: gold, predictions and withheld ones (the XML
+    writers then remove the source's label elements too)."""
+    for paper in papers:
+        paper.meta.pop("min_score", None)
+        for s in paper.sentences():
+            s.gold, s.pred, s.withheld = [], [], None
 
 
 def wants_directory(inputs: Sequence[str | Path]) -> bool:

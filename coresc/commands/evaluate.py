@@ -46,14 +46,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluation import evaluate_papers, format_report
+    from ..evaluation import check_label_sets, evaluate_papers, format_report
     from ..model.provenance import seen_in_training
+    from ..model.storage import resolve_model
     from ..pipeline import open_model
     from ..readers import read_corpus
     from .options import corpus_groups
 
     model = open_model(args.model)
     papers = read_corpus(args.corpora, args.format)
+    try:
+        check_label_sets((c for p in papers for s in p.sentences() for c in s.gold_codes),
+                         model.labels_, ", ".join(args.corpora),
+                         f"the model {resolve_model(args.model).name}")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     set_domain(model, papers, args.domain)
     model.annotate(papers)
     groups = corpus_groups(papers, args.corpora)

@@ -20,6 +20,8 @@ settled ones as gold.
 
 examples:
   coresc review paper1.nxml paper2.nxml paper3.nxml --annotator alice -o reviews/
+  coresc select papers/ --budget 5 --scores -o next.txt
+  coresc review --from-list next.txt --annotator alice -o reviews/
   coresc agreement reviews/alice reviews/bob
   coresc review --adjudicate reviews/alice reviews/bob --annotator carol -o reviews/
   coresc train reviews/alice --from accurate -o my-field-model/
@@ -39,9 +41,13 @@ from .options import (
     OUTPUT_DIR,
     TOKEN_ENV,
     add_format_argument,
+    add_list_argument,
     add_listen_arguments,
     add_model_argument,
+    keep_listed,
+    listed_paths,
     listen,
+    read_list,
     url_host,
 )
 
@@ -62,6 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_argument(parser, "model for papers without labels, and the source of an "
                                "adapted model: a directory or a bundled model ('accurate', "
                                "the default, or 'fast')")
+    add_list_argument(parser, "papers to review")
     add_format_argument(parser)
     add_listen_arguments(parser, "; any other needs --token")
     parser.add_argument("--token", metavar="TOKEN",
@@ -75,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
     require("serve")
     token = args.token or os.environ.get(TOKEN_ENV) or None
     loopback = _check(args, token)
+    for listed in args.from_list:  # a bad list is refused before anything is written
+        read_list(listed)
     folder = Path(args.output) / args.annotator
     _check_writable(Path(args.output))
     from ..review.lock import Lock
@@ -101,10 +110,12 @@ def _serve(args: argparse.Namespace, folder: Path, token: str | None, loopback: 
         store = open_adjudication(folder, args.annotator, args.adjudicate, _say)
         papers = store.papers
     else:
-        papers = _read(args.papers, args.format)
-        store = open_store(folder, args.annotator, papers, spec, _annotator(spec), _say)
+        papers = _papers(args)
+        annotator = _Annotator(spec)
+        store = open_store(folder, args.annotator, papers, spec, annotator, _say,
+                           annotator.labels)
     adapter = Adapter(store, spec, Path(args.output) / f"{args.annotator}-adapted-model",
-                      _annotator)
+                      _Annotator)
     sock = listen(args.host, args.port)
     try:
         app = create_app(store, adapter, Settings(token, loopback))
@@ -127,9 +138,9 @@ def _check(args: argparse.Namespace, token: str | None) -> bool:
     """Whether the server listens on loopback only; refuses bad options."""
     from ..readers.grobid import _is_loopback as is_loopback
 
-    if bool(args.adjudicate) == bool(args.papers):
-        raise UsageError("give the PAPERs to review, or --adjudicate A B (two annotators' "
-                         "folders), not both")
+    if bool(args.adjudicate) == bool(args.papers or args.from_list):
+        raise UsageError("give the PAPERs to review (or --from-list FILE), or --adjudicate "
+                         "A B (two annotators' folders), not both")
     if not _ANNOTATOR.match(args.annotator):
         raise UsageError(f"--annotator {args.annotator!r}: use 1 to 64 letters, digits, '.', "
                          "'_' or '-', starting with a letter or digit")
@@ -153,6 +164,13 @@ def _check_writable(out: Path) -> None:
         os.unlink(probe)
     except OSError as exc:
         raise UsageError(f"{out}: cannot write in this folder ({exc.strerror or exc})") from None
+
+
+def _papers(args: argparse.Namespace) -> list:
+    """The papers to review: PAPERs, and those the --from-list files name."""
+    entries = [e for f in args.from_list for e in read_list(f)]
+    return keep_listed(_read([*args.papers, *listed_paths(entries)], args.format), entries,
+                       args.papers)
 
 
 def _read(paths: list[str], fmt: str) -> list:
@@ -180,18 +198,23 @@ def _read(paths: list[str], fmt: str) -> list:
     return papers
 
 
-def _annotator(spec: str):
-    """A function that labels papers with the model ``spec`` (loaded at its first use)."""
-    model = []
+class _Annotator:
+    """Labels papers with the model ``spec`` (loaded at its first use)."""
 
-    def annotate(papers: list) -> None:
-        if not model:
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+        self.model = None
+
+    def __call__(self, papers: list) -> None:
+        if self.model is None:
             from ..pipeline import open_model
 
-            model.append(open_model(spec))
-        model[0].annotate(papers)
+            self.model = open_model(self.spec)
+        self.model.annotate(papers)
 
-    return annotate
+    def labels(self) -> tuple[str, ...]:
+        """The model's labels, once it is loaded (its scheme's keys on the page)."""
+        return () if self.model is None else tuple(self.model.labels_)
 
 
 def _say(line: str) -> None:

@@ -11,12 +11,18 @@ Papers that carry gold labels, and papers whose id matches one under --exclude (
 folder `coresc review` writes to), count as reviewed and are skipped.
 
 Prints the chosen paths one per line, most useful first; -o writes the same list to a
-file (atomically). With --budget larger than the pool every paper is listed.
+file (atomically), which `coresc review --from-list` and `coresc train --from-list` read.
+--scores adds, after a tab, why each paper was chosen: the primary labels the model
+expects to be wrong in it, its sentences, the weak labels it expects to find there (with
+how many sentences of each), its utility, its similarity to the papers chosen before it
+and the gain the choice went by; '#' lines above the table explain the order (a list
+file skips them). With --budget larger than the pool every paper is listed.
 
 examples:
   coresc select ../shared/data/jats --model fast --budget 3
   coresc select papers/ --model my-model/ --budget 5 --exclude reviewed/ -o next.txt
   coresc select papers/ --model fast --budget 5 --utility rate --scores
+  coresc review --from-list next.txt --annotator alice -o reviews/
 """
 
 from __future__ import annotations
@@ -57,8 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="0..1: how much similarity to papers already chosen discounts "
                              f"a paper (default {DEFAULT_DIVERSITY}; 0: none)")
     parser.add_argument("--scores", action="store_true",
-                        help="print each paper's expected errors and sentences beside its "
-                             "path (tab-separated)")
+                        help="print why each paper was chosen beside its path (tab-separated: "
+                             "expected wrong labels, sentences, weak labels, utility, "
+                             "similarity, gain), under '#' lines explaining the order")
     add_format_argument(parser)
 
 
@@ -81,8 +88,9 @@ def run(args: argparse.Namespace) -> int:
     model = open_model(args.model)
     chosen = select_papers(model, pool, args.budget, args.utility, args.diversity)
     names = _names([c.paper for c in chosen], pool)
-    lines = [f"{n}\t{c.expected_errors:.1f}\t{c.n_sentences}" if args.scores else n
-             for n, c in zip(names, chosen, strict=True)]
+    lines = ([*_explained(args, len(chosen), len(pool)),
+              *(_row(n, c) for n, c in zip(names, chosen, strict=True))]
+             if args.scores else names)
     text = "".join(line + "\n" for line in lines)
     if args.output:
         from ..writers import atomic_output
@@ -91,6 +99,26 @@ def run(args: argparse.Namespace) -> int:
             fh.write(text)
     sys.stdout.write(text)
     return 0
+
+
+#: The columns of ``--scores``, after the path.
+SCORE_COLUMNS = ("expected_wrong", "sentences", "weak_labels", "utility", "similarity", "gain")
+
+
+def _explained(args: argparse.Namespace, n_chosen: int, n_pool: int) -> list[str]:
+    """The ``#`` lines above the ``--scores`` table: what was chosen, and in what order."""
+    from ..selection import explain_order
+
+    return [f"# coresc select: {n_chosen} of {n_pool} unreviewed papers, "
+            f"{explain_order(args.utility, args.diversity)[0]}",
+            *(f"# {line}" for line in explain_order(args.utility, args.diversity)[1:]),
+            "# " + "\t".join(("path", *SCORE_COLUMNS))]
+
+
+def _row(name: str, c) -> str:
+    weak = " ".join(f"{lab}:{n:.1f}" for lab, n in c.weak_labels) or "-"
+    return "\t".join((name, f"{c.expected_errors:.1f}", str(c.n_sentences), weak,
+                      f"{c.utility:.4g}", f"{c.similarity:.2f}", f"{c.gain:.4g}"))
 
 
 def _reviewed_ids(paths: list[str]) -> set[str]:

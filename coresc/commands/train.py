@@ -45,19 +45,24 @@ import time
 from pathlib import Path
 
 from ..errors import UsageError
-from .options import OUTPUT_DIR, add_format_argument
+from .options import OUTPUT_DIR, add_format_argument, add_list_argument
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..features import DEFAULT_FEATURES, FEATURE_GROUPS
 
-    parser.add_argument("corpora", nargs="+", metavar="CORPUS",
+    parser.add_argument("corpora", nargs="*", metavar="CORPUS",
                         help="gold-labelled paper files or directories")
+    add_list_argument(parser, "gold-labelled papers (one corpus per list)")
     parser.add_argument("-o", "--output", type=OUTPUT_DIR, required=True, metavar="MODEL_DIR",
                         help="directory to write the model to")
     parser.add_argument("--from", dest="source", metavar="MODEL",
                         help="adapt MODEL (a model directory, or 'accurate' / 'fast') to the "
                              "given reviewed papers instead of training from scratch")
+    parser.add_argument("--no-mix", action="store_true",
+                        help="with --from: the adapted model's labels are its own CRF's, not "
+                             "mixed per label with the source's (mixing keeps the labels the "
+                             "reviewed papers barely show; see docs/training.md)")
     parser.add_argument("--c1", type=float, help="CRF L1 penalty (default: chosen by CV)")
     parser.add_argument("--c2", type=float, help="CRF L2 penalty (default: chosen by CV)")
     parser.add_argument("--max-iterations", type=int, default=150,
@@ -106,8 +111,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.corpora and not args.from_list:
+        raise UsageError("give the CORPUS files or folders to train on, or --from-list FILE")
     if args.source is not None:
         return run_adapt(args)
+    if args.no_mix:
+        raise UsageError("--no-mix is for adapting a model: give --from MODEL")
     from ..model import CoreSCClassifier
 
     features = tuple(f.strip() for f in args.features.split(",") if f.strip())
@@ -129,14 +138,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 def read_papers(args: argparse.Namespace) -> list:
-    """The papers of every CORPUS argument, each knowing its corpus's name."""
+    """The papers of every CORPUS argument and --from-list file, each knowing its corpus's
+    name."""
     from ..readers import read_corpus
+    from .options import keep_listed, listed_paths, read_list
 
     t0 = time.monotonic()
     papers = []
     for corpus in args.corpora:  # one at a time, so each paper knows its corpus
         for paper in read_corpus([corpus], args.format):
             paper.meta["corpus"] = corpus_name(corpus)
+            papers.append(paper)
+    for listed in args.from_list:  # the papers of a list are one corpus, named after it
+        entries = read_list(listed)
+        for paper in keep_listed(read_corpus(listed_paths(entries), args.format), entries):
+            paper.meta["corpus"] = corpus_name(listed)
             papers.append(paper)
     check_scheme(papers)
     print(f"[coresc] read {len(papers)} papers in {time.monotonic() - t0:.1f}s",
@@ -145,15 +161,24 @@ def read_papers(args: argparse.Namespace) -> list:
 
 
 def check_scheme(papers: list) -> None:
-    """Gold labels must be CoreSC's: a code in another case (``res``) becomes the
-    scheme's (one note per code); any other label is refused, naming the file, the
-    sentence and the label (a model would otherwise learn it as a 12th label)."""
+    """Gold labels must be CoreSC's when any of them is: a code in another case
+    (``res``) becomes the scheme's (one note per code); any other label is refused,
+    naming the file, the sentence and the label (a model would otherwise learn a typo
+    as a 12th label). A corpus none of whose labels is CoreSC's is another scheme
+    (CSAbstruct, PubMed RCT, argumentative zoning): its own labels are learnt, with one
+    note naming them."""
     import dataclasses
 
     from ..errors import InputError
-    from ..labels import LABELS
+    from ..labels import LABELS, sort_key
 
     canonical = {code.lower(): code for code in LABELS}
+    codes = {label.code for paper in papers for s in paper.sentences() for label in s.gold}
+    if codes and not any(c.strip().lower() in canonical for c in codes):
+        print(f"coresc train: note: no gold label is a CoreSC label; training on this "
+              f"corpus's own {len(codes)} labels ({', '.join(sorted(codes, key=sort_key))})",
+              file=sys.stderr)
+        return
     renamed: dict[str, list] = {}
     for paper in papers:
         for sentence in paper.sentences():
@@ -176,7 +201,7 @@ def check_scheme(papers: list) -> None:
 
 def save(model, args: argparse.Namespace, t0: float) -> int:
     """Record the corpora and command in the model's meta, save it, say where."""
-    model.meta_["corpora"] = [str(c) for c in args.corpora]
+    model.meta_["corpora"] = [str(c) for c in [*args.corpora, *args.from_list]]
     model.meta_["command"] = command_line(args)
     model.save(args.output)
     print(f"[coresc] saved model to {args.output} "
@@ -208,13 +233,15 @@ def run_adapt(args: argparse.Namespace) -> int:
     print(f"[coresc] loaded source model {args.source}", file=sys.stderr)
     papers = read_papers(args)
     if not any(lab for p in papers for lab in paper_labels(p)):
-        raise UsageError(f"{', '.join(args.corpora)}: no sentence with a gold label; --from "
-                         "needs reviewed papers (gold-labelled files, e.g. from coresc review)")
+        raise UsageError(f"{', '.join([*args.corpora, *args.from_list])}: no sentence with a "
+                         "gold label; --from needs reviewed papers (gold-labelled files, e.g. "
+                         "from coresc review)")
     try:
         model = adapt(source, papers, c1=args.c1, c2=args.c2,
                       max_iterations=args.max_iterations, secondary=not args.no_secondary,
-                      decode=decoding(args),
-                      domains=domains, source_name=str(args.source))
+                      decode=decoding(args), domains=domains,
+                      source_settings={"mix": False} if args.no_mix else None,
+                      source_name=str(args.source))
     except ValueError as exc:
         raise CorescError(str(exc)) from None
     return save(model, args, t0)
@@ -263,7 +290,8 @@ def command_line(args: argparse.Namespace) -> str:
     """The ``coresc train`` command that ``args`` came from (non-default options only)."""
     from ..features import DEFAULT_FEATURES
 
-    parts = ["coresc", "train", *args.corpora, "-o", str(args.output)]
+    parts = ["coresc", "train", *args.corpora,
+             *(w for f in args.from_list for w in ("--from-list", f)), "-o", str(args.output)]
     if args.source is not None:
         parts += ["--from", str(args.source)]
     for flag, value, default in (
@@ -275,7 +303,7 @@ def command_line(args: argparse.Namespace) -> str:
         if value != default:
             parts += [flag, str(value)]
     parts += [flag for flag, on in (("--no-secondary", args.no_secondary),
-                                    ("--stack", args.stack)) if on]
+                                    ("--stack", args.stack), ("--no-mix", args.no_mix)) if on]
     if args.encoder:
         parts.append("--encoder")
         for flag in _ENCODER_FLAGS:

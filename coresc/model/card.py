@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..labels import LABEL_NAMES, sort_key
+from ..labels import LABEL_NAMES, is_coresc, sort_key
 from .mixing import MIX_T
 from .storage import DEFAULT_MODEL_DIR, read_json, write_atomic
 
@@ -87,15 +87,18 @@ def card_markdown(model_dir: str | Path) -> str:
     if evaluation is not None and evaluation.get("model_trained") != meta.get("trained"):
         evaluation = None  # made for an earlier training of this directory
     name = d.name or str(d)
+    labels = meta.get("labels") if isinstance(meta.get("labels"), list) else []
+    role = "its CoreSC discourse role" if is_coresc(map(str, labels)) else \
+        f"its role in its training corpus's own scheme ({', '.join(map(str, labels))})"
     lines = [f"# Model card: coresc model `{name}`", "",
-             "Labels each sentence of a scientific paper with its CoreSC discourse role "
+             f"Labels each sentence of a scientific paper with {role} "
              "(primary label, up to two secondary labels, each with a score); "
              + _how_to_use(d), "",
              f"coresc {meta.get('coresc_version', '?')} model, trained "
              f"{meta.get('trained', '?')}; {meta.get('n_papers', '?')} papers, "
              f"{meta.get('n_sentences', '?')} sentences "
              f"({meta.get('n_labelled', '?')} with a gold label).", ""]
-    lines += _adapted_section(meta)
+    lines += _adapted_section(meta, config)
     lines += _training_section(meta)
     lines += _licence_section(meta)
     lines += _evaluation_section(evaluation)
@@ -172,10 +175,12 @@ def _training_section(meta: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _adapted_section(meta: Mapping[str, Any]) -> list[str]:
+def _adapted_section(meta: Mapping[str, Any], config: Mapping[str, Any]) -> list[str]:
     record = _adapted(meta)
     if record is None:
         return []
+    source = config.get("source")
+    mix_on = source.get("mix") if isinstance(source, Mapping) else None
     corpora = ", ".join(f"{name or '(unnamed)'} ({c.get('papers', '?')} papers)"
                         for name, c in (record.get("corpora") or {}).items()) or "not recorded"
     reviewed = [p.get("id") for p in _training(meta).get("papers") or []
@@ -188,7 +193,7 @@ def _adapted_section(meta: Mapping[str, Any]) -> list[str]:
              f"{', '.join(f'`{r}`' for r in reviewed)}. The source model is kept in "
              "`source/`; its label probabilities for each sentence are features of this "
              "model's CRF, which was trained on the reviewed papers only.", ""]
-    lines += _mixing_lines(meta.get("source_mix"), meta.get("source_absent"))
+    lines += _mixing_lines(meta.get("source_mix"), meta.get("source_absent"), mix_on)
     seen = record.get("seen_by_source")
     if seen:
         lines += [f"**Warning:** {len(seen)} of the reviewed papers were in the source "
@@ -200,10 +205,17 @@ def _adapted_section(meta: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _mixing_lines(mix: Any, absent: Any = None) -> list[str]:
-    """The per-label weights of the adapted model against its source (issue 38)."""
+def _mixing_lines(mix: Any, absent: Any = None, mix_on: Any = None) -> list[str]:
+    """The per-label weights of the adapted model against its source (issue 38), or why
+    there are none: switched off (``--no-mix``), or two label schemes (``mix_on``: the
+    source setting ``mix``, None where the model predates it)."""
+    if mix_on is False:
+        return ["Its labels are its own CRF's: mixing with the source's was switched off "
+                "(`coresc train --from ... --no-mix`).", ""]
     if not isinstance(mix, Mapping) or not mix:
-        return ["Its labels are its own CRF's (no mixing with the source's).", ""]
+        why = (": the reviewed papers' labels and the source's share none (another label "
+               "scheme)") if mix_on else ""
+        return [f"Its labels are its own CRF's, not mixed with the source's{why}.", ""]
     lines = ["Each label's probability is this model's and the source's mixed, the source "
              f"as it decodes: this model weighs `n / (n + {MIX_T:g})` for a label of `n` "
              "reviewed sentences, so a label the reviewed papers barely show stays the "

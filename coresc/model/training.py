@@ -175,6 +175,12 @@ def _fit_source_mix(model, X, labels, oof_marg) -> tuple[tuple[str, ...], list]:
     settings, src = SourceSettings.from_dict(model.source), model._source
     if not settings.mix:
         return model.labels_, oof_marg
+    if not set(model.labels_) & set(src.labels_):
+        # another label scheme (CSAbstruct papers, a CoreSC source): mixing would add
+        # the source's labels to a model of the reviewed papers' scheme
+        model._log("note: the reviewed papers' labels and the source's share none (another "
+                   "label scheme): the labels are not mixed with the source's")
+        return model.labels_, oof_marg
     union = tuple(sorted(set(model.labels_) | set(src.labels_), key=sort_key))
     counts = label_counts(labels)
     model.source_mix_ = mix_weights(counts, union, src.labels_)

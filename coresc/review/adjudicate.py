@@ -91,6 +91,7 @@ def open_adjudication(folder: Path, annotator: str, sets: Sequence[str],
         review.decisions = {j: Decision(labels, how, now())
                             for j, (labels, how) in settled.items()}
         store.save(review, {"event": "adjudicate", "sets": list(sets), "at": now()})
+    store.find_labels()  # the choices are in play now
     if not any(r.choices for r in store.papers):
         warn(f"{sets[0]} and {sets[1]} agree on every sentence both labelled: nothing to "
              "adjudicate (the agreed labels are saved)")

@@ -44,14 +44,16 @@ class Decision:
     comment: str = ""
 
 
-def check_labels(labels: Sequence[str]) -> list[str]:
-    """Ranked CoreSC codes: 1 to 3, known, no repeats; :class:`UsageError` otherwise."""
+def check_labels(labels: Sequence[str], known: Sequence[str] = LABELS) -> list[str]:
+    """Ranked codes of the review's scheme (``known``: CoreSC's unless the model's
+    labels are another scheme's): 1 to 3, known, no repeats; :class:`UsageError`
+    otherwise."""
     labels = list(labels)
     if not 1 <= len(labels) <= MAX_LABELS:
         raise UsageError(f"a sentence takes 1 to {MAX_LABELS} labels (got {len(labels)})")
-    unknown = [lab for lab in labels if lab not in LABELS]
+    unknown = [lab for lab in labels if lab not in known]
     if unknown:
-        raise UsageError(f"unknown label {unknown[0]!r} (known: {', '.join(LABELS)})")
+        raise UsageError(f"unknown label {unknown[0]!r} (known: {', '.join(known)})")
     if len(set(labels)) != len(labels):
         raise UsageError("a label occurs twice in one sentence")
     return labels
@@ -138,12 +140,14 @@ class PaperReview:
     # ------------------------------------------------------------ decisions
 
     def decide(self, j: int, labels: Sequence[str] | None, novelty: str | None = None,
-               advantage: str | None = None, comment: str = "") -> Decision:
+               advantage: str | None = None, comment: str = "",
+               known: Sequence[str] = LABELS) -> Decision:
         """Record a decision for sentence ``j``; ``labels`` None accepts what is shown:
         the person's earlier decision, else the model's *primary* label only (its
         secondary labels become gold only when the person takes them); ``[]`` says the
         sentence has no CoreSC label (acknowledgements, funding). A decision equal
-        to the sentence's saved one is that one (``is``): one user action, one undo."""
+        to the sentence's saved one is that one (``is``): one user action, one undo.
+        ``known``: the labels of the review's scheme."""
         self._check_index(j)
         before = self.decisions.get(j)
         model = [lab for lab, _ in self.suggestions[j]]
@@ -156,7 +160,7 @@ class PaperReview:
                                  "none ([]) for a sentence without a CoreSC label")
             else:
                 labels = model[:1]
-        labels = check_labels(labels) if labels else []  # []: it has no CoreSC label
+        labels = check_labels(labels, known) if labels else []  # []: it has no label
         novelty = _check_choice(novelty, NOVELTY, "novelty")
         advantage = _check_choice(advantage, ADVANTAGE, "advantage")
         if not labels and (novelty or advantage):

@@ -10,11 +10,12 @@ that :file:`static/review.js` reads.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 
 from ..document import Paper, Paragraph, Prediction, Section, Sentence
-from ..labels import LABEL_NAMES, LABELS
+from ..labels import LABEL_NAMES
 from ..writers.html import Addon, esc, html_page, label_styles, render_paper
 from .decisions import ADVANTAGE, NOVELTY, PaperReview
 from .store import ReviewStore
@@ -26,6 +27,34 @@ LABEL_KEYS: dict[str, str] = {
 }
 #: The key that says a sentence has no CoreSC label (acknowledgements, funding).
 NO_LABEL_KEY = "-"
+
+#: Letters review.js gives to actions (``u``: Shift+u is ``U``, adapt), never a label's.
+ACTION_LETTERS = frozenset("aeijknuz")
+
+
+def label_keys(labels: Sequence[str]) -> dict[str, str]:
+    """The key of each of ``labels``: CoreSC's fixed ones; a label of another scheme
+    gets the first free letter of its name, else of the alphabet (a label left without
+    one, past the 18 free letters, is set with its button)."""
+    keys: dict[str, str] = {}
+    for lab in labels:
+        if lab in LABEL_KEYS:
+            keys[lab] = LABEL_KEYS[lab]
+    taken = set(keys.values()) | ACTION_LETTERS
+    for lab in labels:
+        if lab in keys:
+            continue
+        free = [c for c in lab.lower() + "abcdefghijklmnopqrstuvwxyz"
+                if "a" <= c <= "z" and c not in taken]
+        if free:
+            keys[lab] = free[0]
+            taken.add(free[0])
+    return keys
+
+
+def label_names(labels: Sequence[str]) -> dict[str, str]:
+    """What each label stands for (a label of another scheme names itself)."""
+    return {lab: LABEL_NAMES.get(lab, lab) for lab in labels}
 #: The other keys, as the key map shows them (review.js implements them).
 ACTION_KEYS: tuple[tuple[str, str], ...] = (
     ("Enter / Space", "accept the primary label (and any secondary you took), go on"),
@@ -92,9 +121,10 @@ def page_data(store: ReviewStore, i: int) -> dict:
             "annotator": store.annotator, "model": review.model,
             "model_name": model_name(store, review),
             "adjudicating": store.adjudicating, "sentences": sentences,
-            "labels": list(LABELS), "names": LABEL_NAMES, "keys": LABEL_KEYS,
-            "no_label_key": NO_LABEL_KEY,
-            "styles": label_styles(LABELS), "novelty": NOVELTY, "advantage": ADVANTAGE,
+            "labels": list(store.labels), "names": label_names(store.labels),
+            "keys": label_keys(store.labels), "no_label_key": NO_LABEL_KEY,
+            "styles": label_styles(store.labels),
+            "novelty": NOVELTY, "advantage": ADVANTAGE,
             "progress": store.progress()}
 
 
@@ -108,8 +138,10 @@ def review_page(store: ReviewStore, i: int) -> str:
                    *actions[:-2], actions[-1])  # no model to adapt
     keys = "".join(f"<tr><td><kbd>{esc(k)}</kbd></td><td>{esc(what)}</td></tr>"
                    for k, what in actions)
-    labels = "".join(f"<tr><td><kbd>{k}</kbd></td><td>{lab} {esc(LABEL_NAMES[lab])}</td></tr>"
-                     for lab, k in LABEL_KEYS.items())
+    names = label_names(store.labels)
+    labels = "".join(f"<tr><td><kbd>{k}</kbd></td><td>{esc(lab)}"
+                     f"{'' if names[lab] == lab else ' ' + esc(names[lab])}</td></tr>"
+                     for lab, k in label_keys(store.labels).items())
     bar = f"""<nav class="rv-bar ui" id="rv-bar">
 <a href="./">&#8592; all papers</a>
 <span id="rv-where" title="labels by {esc(review.model)}">paper {i + 1} of \

@@ -39,6 +39,7 @@ from typing import Any
 
 from ..document import Paper
 from ..errors import InputError, OutputError, UsageError
+from ..labels import LABELS, scheme_of
 from ..writers import atomic_output, file_stem
 from ..writers.mode2 import MAX_LABELS
 from .decisions import (
@@ -64,6 +65,9 @@ class ReviewStore:
         self.papers = papers
         #: The two annotators whose disagreements are settled (empty: a review).
         self.adjudicating = list(adjudicating)
+        #: The labels a person may give: the scheme of the labels in play (see
+        #: :meth:`find_labels`).
+        self.labels: tuple[str, ...] = LABELS
         self.lock = threading.Lock()
         self.journal = folder / STATE_DIR / "journal.jsonl"
 
@@ -71,6 +75,18 @@ class ReviewStore:
         if not 0 <= i < len(self.papers):
             raise LookupError(f"paper {i}: there are papers 0 to {len(self.papers) - 1}")
         return self.papers[i]
+
+    def find_labels(self, model_labels: Sequence[str] = ()) -> None:
+        """Set :attr:`labels` to the scheme of the labels in play: the model's (when it
+        was loaded), its suggestions, the decisions and an adjudication's choices.
+        CoreSC's unless none of them is a CoreSC label (a model of another scheme)."""
+        seen = set(model_labels)
+        for r in self.papers:
+            seen.update(lab for ranked in r.suggestions for lab, _ in ranked)
+            seen.update(lab for d in r.decisions.values() for lab in d.labels)
+            seen.update(lab for pair in r.choices.values() for labels in pair
+                        for lab in labels)
+        self.labels = scheme_of(seen)
 
     def progress(self) -> dict[str, Any]:
         per = [{"index": i, "id": r.paper.id, "title": r.paper.title, **r.progress(),
@@ -91,7 +107,7 @@ class ReviewStore:
             if answer is not None:
                 return Decision(**answer)
             before = review.decisions.get(j)
-            decision = review.decide(j, labels, novelty, advantage, comment)
+            decision = review.decide(j, labels, novelty, advantage, comment, self.labels)
             review.remember(request, purpose, asdict(decision))
             if decision is not before:  # else nothing changed (see PaperReview.decide)
                 self._save_or_take_back(review, {"event": "decide", "sentence": j,
@@ -199,10 +215,13 @@ def suggestions_of(paper: Paper) -> list[list[tuple[str, float]]]:
 
 def open_store(folder: Path, annotator: str, papers: Sequence[Paper], model: str,
                annotate: Callable[[list[Paper]], None],
-               warn: Callable[[str], None]) -> ReviewStore:
+               warn: Callable[[str], None],
+               model_labels: Callable[[], Sequence[str]] = tuple) -> ReviewStore:
     """The store for ``papers`` in ``folder`` (``DIR/ANNOTATOR``): saved states resumed,
     papers without one annotated by ``annotate`` unless they carry predictions. A paper
-    whose saved state cannot be resumed is left out with one line to ``warn``."""
+    whose saved state cannot be resumed is left out with one line to ``warn``.
+    ``model_labels``: the labels of the model ``annotate`` loaded (none if it did not),
+    for :meth:`ReviewStore.find_labels`."""
     state_dir = folder / STATE_DIR
     state_dir.mkdir(parents=True, exist_ok=True)
     reviews, fresh = [], []
@@ -233,6 +252,7 @@ def open_store(folder: Path, annotator: str, papers: Sequence[Paper], model: str
     for review in fresh:
         review.suggestions = suggestions_of(review.paper)
     store = ReviewStore(folder, annotator, reviews)
+    store.find_labels(model_labels())
     for review in reviews:  # the files as the states say (a crash may have left one behind)
         store.save(review)
     return store

@@ -48,7 +48,8 @@ def render_mode2(paper: Paper, labels: str = "auto", in_place: bool = False) -> 
     """The paper as mode2 XML (UTF-8 bytes with an XML declaration).
 
     ``labels``: ``"pred"`` writes ``Sentence.pred``, ``"gold"`` writes ``Sentence.gold``,
-    ``"auto"`` writes predictions when any sentence of the paper has some, else gold.
+    ``"auto"`` writes predictions when the paper has some (see :func:`uses_predictions`),
+    else gold; either way a sentence with gold and nothing predicted keeps its gold.
     ``in_place`` annotates the paper's own tree instead of a copy (faster, for a paper
     that is not used afterwards: the batch annotator's).
     """
@@ -66,7 +67,7 @@ def mode2_tree(paper: Paper, labels: str = "auto", in_place: bool = False,
     """
     if attrs is None:
         attrs = label_attributes(paper.sentences(), uses_predictions(paper, labels),
-                                 paper.meta.get("min_score"))
+                                 paper.meta.get("min_score"), keep_gold=labels == "auto")
     if paper.tree is None:
         return _fresh_tree(paper, attrs)
     return _annotated_copy(paper, attrs, in_place)
@@ -75,39 +76,49 @@ def mode2_tree(paper: Paper, labels: str = "auto", in_place: bool = False,
 def uses_predictions(paper: Paper, labels: str) -> bool:
     """Whether ``labels`` (``auto``, ``pred`` or ``gold``) means writing the predictions.
 
-    ``auto`` writes predictions when any sentence of the paper has some, else gold.
+    ``auto`` writes predictions when a sentence of the paper has some, or a model has
+    just labelled it with a score threshold (every label may have been kept back), else
+    gold. A label kept back is no prediction here: a half-reviewed ``coresc review``
+    file holds the reviewed sentences' gold and the others' withheld suggestions, and
+    it is gold.
     """
     if labels not in LABEL_SOURCES:
         raise ValueError(f"labels must be one of {LABEL_SOURCES}, not {labels!r}")
-    return labels == "pred" or (labels == "auto" and any(s.annotated for s in paper.sentences()))
+    return labels == "pred" or (labels == "auto" and (
+        "min_score" in paper.meta or any(s.pred for s in paper.sentences())))
 
 
 def label_attributes(sentences: Iterable[Sentence], use_pred: bool,
-                     min_score: float | None = None) -> list[list[dict]]:
+                     min_score: float | None = None,
+                     keep_gold: bool = False) -> list[list[dict]]:
     """Per sentence, the attribute dicts of its ``CoreSc1``..``CoreSc3`` (ranked).
 
     Gold labels keep their own attributes (missing ones stay missing, so a gold paper
     reads back exactly). Predictions get SAPIENTA's attributes: ``conceptID`` is the
     label plus a running count over the paper, ``novelty`` and ``advantage`` are
     ``"None"``, plus the model's ``score``. A withheld prediction gives one dict whose
-    ``_tag`` is :data:`WITHHELD_TAG`; a gold sentence marked as having no label, one whose
-    ``_tag`` is :data:`NO_LABEL_TAG`.
+    ``_tag`` is :data:`WITHHELD_TAG`: in place of predictions, and in place of gold
+    where the sentence has none (it reads back as no label, and keeps the suggestion);
+    a gold sentence marked as having no label, one whose ``_tag`` is
+    :data:`NO_LABEL_TAG`. ``keep_gold`` (the writers' ``auto``): a sentence with neither
+    a prediction nor a withheld one keeps its gold when predictions are written.
     """
     counts: Counter[str] = Counter()
     out = []
     for sent in sentences:
-        if use_pred and not sent.pred and sent.withheld is not None:
+        pred = use_pred and (bool(sent.pred) or sent.withheld is not None or not keep_gold)
+        if not sent.pred and sent.withheld is not None and (pred or not sent.gold):
             w = {"_tag": WITHHELD_TAG, "type": sent.withheld.label,
                  "score": f"{sent.withheld.score:.3f}"}
             if min_score is not None:
                 w["minScore"] = f"{min_score:g}"
             out.append([w])
             continue
-        if not use_pred and sent.no_label and not sent.gold:
+        if not pred and sent.no_label and not sent.gold:
             out.append([{"_tag": NO_LABEL_TAG}])
             continue
-        ranked = sent.pred if use_pred else sent.gold
-        out.append([_pred_attrs(x, counts) if use_pred else _gold_attrs(x)
+        ranked = sent.pred if pred else sent.gold
+        out.append([_pred_attrs(x, counts) if pred else _gold_attrs(x)
                     for x in ranked[:MAX_LABELS]])
     return out
 

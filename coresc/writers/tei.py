@@ -28,7 +28,7 @@ def render_tei(paper: Paper, labels: str = "auto") -> bytes:
     """The paper's TEI document with its labels (UTF-8 bytes with an XML declaration).
 
     ``labels`` as for :func:`~coresc.writers.mode2.render_mode2`: ``pred``, ``gold`` or
-    ``auto`` (predictions when the paper has any).
+    ``auto`` (predictions when the paper has any; a sentence without one keeps its gold).
     """
     tree = tei_tree(paper, labels)
     return etree.tostring(tree, xml_declaration=True, encoding="UTF-8") + b"\n"
@@ -44,7 +44,8 @@ def tei_tree(paper: Paper, labels: str = "auto") -> etree._ElementTree:
     _declare_namespace(tree)
     used: list[str] = []
     for sent, s in zip(paper.sentences(), elements, strict=True):
-        if use_pred:
+        # auto: a sentence nothing was predicted for keeps its gold, as in mode2
+        if use_pred and (sent.annotated or labels == "pred"):
             ranked = sent.pred[:MAX_LABELS]
             codes, scores = [p.label for p in ranked], [p.score for p in ranked]
         else:

@@ -61,8 +61,9 @@ class Line:
 def column_starts(pages: list[dict], body: float, share: float,
                   smaller: float = 1.0) -> list[float]:
     """Where columns start, as shares of the page width: x positions at which many runs of
-    body text (or of text down to ``smaller`` times the body's size below it) start (at least ``share`` of the body text's characters), far enough apart
-    to hold a column between them, and crossed by few runs."""
+    body text (or of text down to ``smaller`` times the body's size below it) start (at
+    least ``share`` of those runs' characters), far enough apart to hold a column between
+    them, and crossed by few runs."""
     weight = [0.0] * _BINS
     runs = []
     for page in pages:
