@@ -71,13 +71,15 @@ def add_grobid_arguments(parser: argparse.ArgumentParser) -> None:
     """``--grobid URL`` and ``--grobid-timeout``: how PDFs are read (see :func:`grobid_of`)."""
     parser.add_argument("--grobid", metavar="URL",
                         help="GROBID server that turns PDFs into TEI, e.g. "
-                             "http://localhost:8070 (default: $CORESC_GROBID_URL)")
+                             "http://localhost:8070 (default: $CORESC_GROBID_URL; without "
+                             "one, PDFs are read by coresc's embedded reader)")
     parser.add_argument("--grobid-timeout", type=float, metavar="SECONDS",
                         help="longest wait for GROBID's answer to one PDF (default: 120)")
 
 
 def grobid_of(args: argparse.Namespace) -> GrobidClient | None:
-    """The GROBID client the options ask for (``None``: PDFs cannot be read)."""
+    """The GROBID client the options ask for (``None``: PDFs are read by the embedded
+    reader)."""
     from ..readers.grobid import grobid_client
 
     return grobid_client(getattr(args, "grobid", None), getattr(args, "grobid_timeout", None))

@@ -15,7 +15,7 @@ from ..document import STDIN_ID
 from ..errors import InputError
 from ..limits import max_input_bytes, too_large
 
-#: File endings a directory walk picks up (PDFs are read through GROBID).
+#: File endings a directory walk picks up.
 INPUT_SUFFIXES = (".xml", ".nxml", ".txt", ".jsonl", ".pdf")
 #: The input name that means standard input.
 STDIN = "-"

@@ -1,6 +1,6 @@
 """``--to xml``: each paper in its own XML dialect.
 
-A paper read from TEI (GROBID's, or a PDF read through GROBID) is written as TEI
+A paper read from TEI (GROBID's, or a PDF, by either reader) is written as TEI
 (:mod:`coresc.writers.tei`); every other paper as SAPIENTA mode2
 (:mod:`coresc.writers.mode2`), which ``--to mode2`` asks for whatever the input.
 """
