@@ -3,9 +3,10 @@
 INPUT may be files, directories (read recursively: .xml .nxml .txt .jsonl .pdf; files
 of other types are listed as skipped) or - for standard input, in any readable format
 (JATS, Elsevier, GROBID TEI, SciXML/ART, mode2, plain text, JSONL). PDFs are read
-by the embedded reader, or by a GROBID server (--grobid URL or $CORESC_GROBID_URL). Without --model the
-bundled model is used (offline). XML output is the input's own dialect: TEI input
-(and PDFs) gives TEI, each <s> carrying ana/coresc:score; other XML gives mode2 with
+by the embedded reader, or by a GROBID server (--grobid URL or $CORESC_GROBID_URL).
+Without --model the bundled model is used (offline). XML output is the input's own
+dialect: TEI input (and PDFs) gives TEI, each <s> carrying ana/coresc:score; other XML
+gives mode2 with
 CoreSc1..CoreSc3 elements in each sentence (--to mode2 gives mode2 for all). JSONL/TSV
 records gain "pred", the ranked labels with scores. Output goes to stdout without -o;
 several papers as xml need -o DIRECTORY.

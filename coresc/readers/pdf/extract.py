@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import re
 import sys
 import unicodedata
 
@@ -48,13 +49,15 @@ class ExtractError(Exception):
     """A PDF that cannot be read; the message is one line."""
 
 
+_BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibd|[-,_ ](?:b|bd|bl)$", re.I)
+_ITALIC_NAME = re.compile(r"ital|obli|slant|[-,_ ](?:i|it)$", re.I)
+
+
 def _font_flags(name: str, weight: int, flags: int) -> tuple[bool, bool]:
-    low = name.lower()
-    bold = weight >= 600 or any(k in low for k in ("bold", "black", "heavy", "semibold",
-                                                   "demi", ",b", "-b", "medi")) \
-        or bool(flags & (1 << 18))
-    italic = any(k in low for k in ("italic", "oblique", ",i", "-it", "slant")) \
-        or bool(flags & (1 << 6))
+    """Whether a font is bold and italic, by its weight, flags and name ("-Book" is not
+    bold, "-BoldItalic" and ",Bold" are)."""
+    bold = weight >= 600 or bool(_BOLD_NAME.search(name)) or bool(flags & (1 << 18))
+    italic = bool(_ITALIC_NAME.search(name)) or bool(flags & (1 << 6))
     return bold, italic
 
 

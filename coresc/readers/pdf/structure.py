@@ -283,6 +283,9 @@ def _levels(blocks: list[Block], body: float) -> None:
     headings = [b for b in blocks if b.kind == "heading" and not b.number]
     tops = [_style(b, body) for b in headings if _TOP.match(b.heading_text)]
     counts = Counter(_style(b, body) for b in headings)
+    # numbered main heads ("1 Introduction"): the paper numbers its sections
+    numbered_tops = any(b.kind == "heading" and b.number and _TOP.match(b.heading_text)
+                        for b in blocks)
     top = Counter(tops).most_common(1)[0][0] if tops else \
         (max(counts, key=lambda s: (s[:4], counts[s])) if counts else None)
     below = sorted((s for s in counts if top is not None and s != top and s[0] <= top[0] + 0.4),
@@ -291,7 +294,9 @@ def _levels(blocks: list[Block], body: float) -> None:
         if block.kind != "heading":
             continue
         style = _style(block, body)
-        if block.number:
+        if block.number and tops and not numbered_tops and block.size < top[0] - 1.0:
+            block.kind = "body"  # a numbered list item set in bold, below the main heads
+        elif block.number:
             block.level = min(block.number.count(".") + 1, 4)
         elif top is None or style == top or style not in below:
             block.level = 1
