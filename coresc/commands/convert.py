@@ -1,16 +1,16 @@
 """Convert papers between formats (XML, JSONL, TSV, HTML), keeping the labels they carry.
 
-INPUT may be files, directories (read recursively: .xml .nxml .txt .jsonl .pdf; files
-of other types are listed as skipped) or - for standard input. The format of each file
-is detected unless --format is given. PDFs are read by the embedded reader, or by a
-GROBID server (--grobid URL or $CORESC_GROBID_URL). Output goes to stdout without -o;
-several papers as xml need -o DIRECTORY (one <id>.xml each), jsonl and tsv go into one
-file. --to xml writes each paper in its own dialect: TEI for TEI (and PDF) input,
-SAPIENTA mode2 for the rest; --to mode2 writes mode2 for all. Files that cannot be read are listed at the end; the
-good ones are still converted, and the exit code is then 1 (2 when nothing could be read).
---strip-labels drops every label the papers carry (gold, predicted, withheld): labelled
-papers become an unlabelled pool for `coresc select` and `coresc review`, or a test set a
-person labels afresh.
+INPUT may be files, directories (read recursively: .xml .nxml .txt .jsonl .pdf; files of
+other types are listed as skipped) or - for standard input. The format of each file is
+detected unless --format is given. PDFs are read by the embedded reader, or by a GROBID
+server (--grobid URL or $CORESC_GROBID_URL). Output goes to stdout without -o; several
+papers as xml need -o DIRECTORY (one <id>.xml each), jsonl and tsv go into one file.
+--to xml writes each paper in its own dialect: TEI for TEI (and PDF) input, SAPIENTA
+mode2 for the rest; --to mode2 writes mode2 for all. Files that cannot be read are
+listed at the end; the good ones are still converted, and the exit code is then 1 (2
+when nothing could be read). --strip-labels drops every label the papers carry (gold,
+predicted, withheld): labelled papers become an unlabelled pool for `coresc select` and
+`coresc review`, or a test set a person labels afresh.
 
 examples:
   coresc convert paper.nxml                        # mode2 XML on stdout
