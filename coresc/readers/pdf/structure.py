@@ -32,8 +32,7 @@ _BACK = re.compile(
     r"referencias|bibliograf|acknowledge?ments?|acknowledg|agradecimentos?|agradecimientos?|"
     r"funding|financiamento|financiaci[óo]n|fomento|author'?s?'? contributions?|"
     r"contribui[çc]|competing interests?|conflicts? of interests?|conflito|"
-    r"conflicto|declarations?|supporting information|supplementary (?:material|information|"
-    r"data)|additional files?|abbreviations|list of abbreviations|availability|"
+    r"conflicto|declarations?|additional files?|abbreviations|list of abbreviations|availability|"
     r"data availability|ethics approval|consent for publication|author details|"
     r"publisher'?s note|editors'? summary|author summary|notes?$|endnotes|footnotes|"
     r"about the authors?|how to cite|cite this|orcid|disclosure|financial disclosure)",
@@ -48,6 +47,8 @@ _FRONT_LABEL = re.compile(
     r"recibido|aceptado|article info|keywords?|data availability|licen[sc]e|"
     r"this is an open|\u00a9|\(c\)|edited by|reviewed by|submitted)\b", re.I)
 _SMALL_PRINT = re.compile(r"^(?:source|fonte|fuente|note|nota|notes|abbreviations?)\s*:", re.I)
+# A caption's own DOI at its end (PLOS, eLife): not part of its text, as in their XML.
+_DOI_TAIL = re.compile(r"\s*(?:doi|DOI):\s*10\.\S+\s*$")
 _SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
 
 
@@ -410,6 +411,7 @@ class _Walk:
         """A caption; ``text`` keeps its superscript marks."""
         m = _CAPTION.match(text)
         label, rest = (m.group(1), text[m.end():]) if m else ("", text)
+        rest = _DOI_TAIL.sub("", rest)
         part = Part("caption", rest.strip(), label=label.strip(), zone=self.zone)
         if self.last_para is not None:
             self.pending.append(part)  # after the paragraph it interrupts
