@@ -101,7 +101,7 @@ def page_gutters(pages: list[dict], body: float) -> list[list[tuple[float, float
     out = []
     for page in pages:
         # a page's own columns: a margin column of smaller print (notes, licence, dates)
-        own = column_starts([page], body, 0.06, smaller=0.3)[1:] \
+        own = column_starts([page], body, 0.06, smaller=0.4)[1:] \
             if len(page["runs"]) >= 12 else []
         starts = sorted(common + [x for x in own if all(abs(x - c) > 0.03 for c in common)])
         out.append([(x - 0.008, x - 0.002) for x in starts])
