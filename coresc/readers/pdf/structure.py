@@ -25,6 +25,9 @@ _CAPTION = re.compile(
     r"(?:S?\d{1,3}[A-Za-z]?|[IVX]{1,4})(?:\s*[.:|\u2014\u2013-])?)\s*(?=\S|$)", re.I)
 _ABSTRACT = re.compile(r"^(?:abstract|summary|resumo|resumen|r[ée]sum[ée])\b\s*[.:\u2014-]?\s*",
                        re.I)
+# The first part of a structured abstract that has no "Abstract" heading.
+_ABSTRACT_PART = re.compile(r"^(?:background|objectives?|purpose|aims?|context|"
+                            r"introduction|rationale)\b", re.I)
 _KEYWORDS = re.compile(r"^(?:key\s*-?\s*words?|palavras[- ]chave|palabras[- ]clave|"
                        r"descritores|descriptores|index terms|subjects?)\b", re.I)
 _BACK = re.compile(
@@ -235,7 +238,8 @@ def _mostly_numbers(text: str) -> bool:
 def _is_heading(block: Block, text: str, body: float) -> bool:
     if len(block.lines) > 3 or len(text) > 160 or len(text.split()) > 20 or len(text) < 3:
         return False
-    if not (text[0].isupper() or text[0].isdigit()):
+    if not (text[0].isupper() or text[0].isdigit()) and not (
+            block.bold >= 0.9 and len(text.split()) <= 8):  # "emm typing"
         return False
     letters = [c for c in text if c.isalpha()]
     if len(letters) < 3:
@@ -353,6 +357,9 @@ class _Walk:
                 marked = marked[m.end():].strip() if m else marked
                 if not text:
                     return
+            elif not self.abstract_ahead and block.first.page == 0 and \
+                    _ABSTRACT_PART.match(text) and _run_in(block):
+                self.start_abstract(parts)  # a structured abstract with no heading
             elif not self.abstract_ahead and _body_like(block, text, self.body):
                 self.where = "body"  # a paper without an abstract: its text has begun
             else:
@@ -464,15 +471,19 @@ def _carries_on(before: str, text: str, block: Block) -> bool:
 
 
 def _run_in(block: Block) -> tuple[str, str] | None:
-    """A bold phrase opening a paragraph and ending in a stop or colon: (heading, rest)."""
+    """A bold phrase opening a paragraph, ending in a stop or colon or followed by a new
+    sentence: (heading, rest)."""
     line = block.first
     prefix = line.bold_prefix().strip()
     if not prefix or len(prefix) >= len(line.text.strip()) - 1:
         return None
     if len(prefix.split()) > 10 or not prefix[:1].isupper():
         return None
-    if not prefix.endswith((".", ":", "\u2014")) and not line.marked[len(line.bold_prefix()):] \
-            .lstrip().startswith((".", ":", "\u2014")):
+    after = line.marked[len(line.bold_prefix()):].lstrip()
+    stops = prefix.endswith((".", ":", "\u2014")) or after.startswith((".", ":", "\u2014"))
+    # without a stop: a phrase of a few words, then a new sentence ("Patients The ...")
+    if not stops and not (2 <= len(prefix.split()) <= 8 and after[:1].isupper()
+                          and not _SENTENCE_END.search(prefix)):
         return None
     head = unmark(prefix).rstrip(".:\u2014 ")
     rest = block.marked()[len(line.bold_prefix()):].lstrip().lstrip(".:\u2014").strip()
