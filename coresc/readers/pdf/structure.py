@@ -185,6 +185,11 @@ def classify(blocks: list[Block], body: float, pages: int) -> list[Part]:
         if block.kind == "title":
             continue
         _kind_of(block, body)
+    for block, after in zip(blocks, blocks[1:], strict=False):
+        last = block.lines[-1]
+        if block.kind == "heading" and after.text()[:1].islower() and \
+                last.x1 >= last.col_right - 2 * last.size:
+            block.kind = "body"  # a full line that runs on into the next: no heading
     _levels(blocks, body)
     return _parts(blocks, body)
 
@@ -333,6 +338,7 @@ class _Walk:
         self.pending: list[Part] = []  # captions met inside a paragraph
         self.level = 1
         self.abstract_ahead = False  # an abstract heading is still to come
+        self.body_heads = 0  # main headings of the body met ("Introduction", "2 Methods")
 
     def take(self, block: Block, parts: list[Part]) -> None:
         if self.ended or block.kind == "drop":
@@ -391,8 +397,9 @@ class _Walk:
             return
         self.skip_level = None
         self.flush(parts)
-        if _ABSTRACT.match(text) and len(text) < 12 and self.where in ("front", "abstract"):
-            self.start_abstract(parts)
+        if _ABSTRACT.match(text) and len(text) < 12 and (
+                self.where in ("front", "abstract") or not self.body_heads):
+            self.start_abstract(parts)  # a second one: its translation, left out
             return
         if _KEYWORDS.match(text):
             self.skip_level = level
@@ -410,6 +417,7 @@ class _Walk:
             parts.append(Part("heading", text, level=2, zone="abstract"))
         else:
             self.where = "body"
+            self.body_heads += bool(_TOP.match(text) or block.number)
             parts.append(Part("heading", text, level=level, number=block.number))
         self.level = level
         self.last_para = None
