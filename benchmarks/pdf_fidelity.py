@@ -157,22 +157,30 @@ def main(argv: list[str] | None = None) -> int:
                 else _text_route(pdf)
         except InputError as exc:
             print(f"{folder.name:38} not read: {exc}")
-            rows.append({"recall": 0, "precision": 0, "headings": 0, "labels": 0})
+            rows.append({"recall": 0, "precision": 0, "headings": 0, "labels": 0,
+                         "grobid_ref": _reference(folder).name.endswith(".tei.xml")})
             continue
         secs = time.perf_counter() - t0
         tagger(ref)
         tagger(cand)
         row = score(ref, cand)
+        row["grobid_ref"] = _reference(folder).name.endswith(".tei.xml")
         rows.append(row)
         print(f"{folder.name:38} {row['recall']:6.3f} {row['precision']:6.3f} "
               f"{row['headings']:6.3f} {row['labels']:6.3f} {row['ref']:4} {row['cand']:4} "
               f"{secs:6.2f}")
         if args.show:
             _show(ref, cand)
-    means = {k: statistics.mean(r[k] for r in rows) for k in ("recall", "precision",
-                                                                "headings", "labels")}
-    print(f"{'mean of ' + str(len(rows)) + ' pairs':38} {means['recall']:6.3f} "
-          f"{means['precision']:6.3f} {means['headings']:6.3f} {means['labels']:6.3f}")
+    groups = (("mean of " + str(len(rows)) + " pairs", rows),
+              ("  publisher XML reference", [r for r in rows if not r["grobid_ref"]]),
+              ("  GROBID TEI reference", [r for r in rows if r["grobid_ref"]]))
+    for name, group in groups:
+        if not group:
+            continue
+        means = {k: statistics.mean(r[k] for r in group)
+                 for k in ("recall", "precision", "headings", "labels")}
+        print(f"{name + f' ({len(group)})':38} {means['recall']:6.3f} {means['precision']:6.3f} "
+              f"{means['headings']:6.3f} {means['labels']:6.3f}")
     return 0
 
 
