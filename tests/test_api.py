@@ -11,7 +11,7 @@ import weakref
 from pathlib import Path
 
 import pytest
-from batch_helpers import make_papers, paper_text
+from helpers import paper_text, text_papers
 
 import coresc
 from coresc.config import PROJECT_ROOT
@@ -83,7 +83,7 @@ def test_bad_items(tagger, tmp_path):
 
 
 def test_pipe_with_workers_gives_the_same_papers_in_order(tagger, tmp_path):
-    paths = make_papers(tmp_path / "in", 5)
+    paths = text_papers(tmp_path / "in", 5)
     items = [paths[0], paper_text(7), coresc.read(paths[1]), *map(str, paths[2:])]
     one = list(tagger.pipe(items, jobs=1))
     two = list(tagger.pipe(items, jobs=2))

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from batch_helpers import coresc_process, make_papers, tree_bytes
+from helpers import coresc_process, text_papers, tree_bytes
 
 from coresc.batch import annotate_files
 from coresc.batch.outputs import MANIFEST_NAME
@@ -23,7 +23,7 @@ from coresc.writers import write_papers
 @pytest.fixture(scope="module")
 def papers_dir(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("batch") / "papers"
-    make_papers(d, 6)
+    text_papers(d, 6)
     return d
 
 
@@ -105,7 +105,7 @@ def test_unwritable_output_is_refused_first(papers_dir, tmp_path, capsys):
 
 def test_failed_input_is_recorded_and_retried_by_resume(tmp_path, capsys):
     d = tmp_path / "in"
-    make_papers(d, 3)
+    text_papers(d, 3)
     bad = d / "p001.txt"
     good_text = bad.read_text()
     bad.write_bytes(b"\x00\x01binary")
@@ -127,7 +127,7 @@ def test_failed_input_is_recorded_and_retried_by_resume(tmp_path, capsys):
 
 def test_resume_redoes_a_changed_input_and_refuses_other_options(tmp_path, capsys):
     d = tmp_path / "in"
-    paths = make_papers(d, 2)
+    paths = text_papers(d, 2)
     out = tmp_path / "out"
     assert main(["annotate", str(d), "-o", str(out), "-q"]) == 0
     paths[1].write_text(paths[1].read_text() + "\nWe added a sentence at the end.\n")
@@ -141,7 +141,7 @@ def test_resume_redoes_a_changed_input_and_refuses_other_options(tmp_path, capsy
 def test_resume_of_a_finished_stream_output(tmp_path, capsys):
     """Its parts are gone: a resume with nothing new does nothing, else it starts over."""
     d = tmp_path / "in"
-    paths = make_papers(d, 2)
+    paths = text_papers(d, 2)
     out = tmp_path / "out.jsonl"
     assert main(["annotate", str(d), "-o", str(out), "--to", "jsonl", "-q"]) == 0
     before = out.read_bytes()
@@ -194,7 +194,7 @@ def test_interrupt_keeps_finished_papers_and_says_how_to_continue(tmp_path, sig)
     d = tmp_path / "in"
     # enough papers that the run cannot finish between the third manifest line and the
     # signal, even when this process is scheduled late on a busy machine
-    make_papers(d, 120, n_paragraphs=12)
+    text_papers(d, 120, n_paragraphs=12)
     out = tmp_path / "out"
     proc = coresc_process(["annotate", str(d), "-o", str(out)])
     manifest = out / MANIFEST_NAME
@@ -248,7 +248,7 @@ def test_killed_at_random_moments_then_resumed_equals_one_uninterrupted_run(
     import random
 
     d = tmp_path / "in"
-    make_papers(d, 24, n_paragraphs=6)
+    text_papers(d, 24, n_paragraphs=6)
     reference = tmp_path / "reference" / out
     args = ["annotate", str(d), "--to", to, "--jobs", jobs, "-q"]
     proc = coresc_process([*args, "-o", str(reference)])

@@ -10,20 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from coresc import cli
 from coresc.extras import EXTRAS, MissingExtra, missing_module_error, require
-
-
-def run(argv: list[str], capsys) -> tuple[int, str]:
-    """``coresc ARGV`` in-process: (exit code, stderr). Other exceptions propagate."""
-    try:
-        rc = cli.main(argv)
-    except SystemExit as exc:  # argparse: one error line, exit 2
-        rc = exc.code
-    err = capsys.readouterr().err
-    assert "Traceback" not in err, err
-    return rc, err
 
 
 @pytest.fixture()
@@ -109,7 +99,7 @@ def test_every_verb_has_bad_argument_cases() -> None:
 def test_bad_arguments_give_one_line(verb: str, files, capsys) -> None:
     for case in [["--no-such-option"], *BAD[verb]]:
         argv = [verb, *(a.format(**files) for a in case)]
-        rc, err = run(argv, capsys)
+        rc, _, err = run_cli(argv, capsys)
         assert rc in (1, 2), (argv, rc, err)
         last = err.strip().splitlines()[-1]
         assert last.startswith("coresc") and "error" in last, (argv, err)
@@ -117,7 +107,7 @@ def test_bad_arguments_give_one_line(verb: str, files, capsys) -> None:
         return  # without arguments it serves (on port 8000) until stopped
     if verb == "review":
         assert not list(Path(files["out"]).rglob("lock"))  # every refusal let go of it
-    rc, err = run([verb], capsys)  # no arguments at all
+    rc, _, err = run_cli([verb], capsys)  # no arguments at all
     assert rc in (0, 2), (verb, err)
 
 
@@ -125,13 +115,13 @@ def test_bad_arguments_give_one_line(verb: str, files, capsys) -> None:
 def test_a_usage_error_is_one_line_naming_the_help(verb: str, capsys) -> None:
     for case in (["--no-such-option"], ["--port", "x"] if verb in ("serve", "review")
                  else ["--model"] if verb != "experiment" else ["x", "--jobs", "two"]):
-        rc, err = run([verb, *case], capsys)
+        rc, _, err = run_cli([verb, *case], capsys)
         assert rc == 2 and len(err.strip().splitlines()) == 1, (verb, case, err)
         assert err.startswith(f"coresc {verb}: error: ") and f"coresc {verb} --help" in err
 
 
 def test_bare_coresc_lists_the_verbs(capsys) -> None:
-    rc, err = run([], capsys)
+    rc, _, err = run_cli([], capsys)
     assert rc == 2 and "usage: coresc" in err and all(v in err for v in cli.COMMANDS)
 
 
@@ -161,7 +151,7 @@ NEEDS_EXTRA = {"experiment": "experiments", "report": "experiments", "serve": "s
 def test_missing_extra_one_line_naming_it(verb: str, files, capsys, monkeypatch) -> None:
     for module in (m for modules in EXTRAS.values() for m in modules):
         monkeypatch.setitem(sys.modules, module, None)  # `pip install coresc` without extras
-    rc, err = run([verb, *(a.format(**files) for a in GOOD[verb])], capsys)
+    rc, _, err = run_cli([verb, *(a.format(**files) for a in GOOD[verb])], capsys)
     if verb in NEEDS_EXTRA:
         assert rc == 2 and err.count("\n") == 1, err
         assert f"pip install 'coresc[{NEEDS_EXTRA[verb]}]'" in err
@@ -203,5 +193,5 @@ def test_experiment_check_needs_no_mlflow(shared_data, capsys, monkeypatch) -> N
     assert rc == 0, err
     assert out.startswith("cra-3fold: ok, 3 fold(s)"), out
     monkeypatch.setitem(sys.modules, "yaml", None)  # without PyYAML: the one line
-    rc, err = run(["experiment", "cra-3fold", "--check"], capsys)
+    rc, _, err = run_cli(["experiment", "cra-3fold", "--check"], capsys)
     assert rc == 2 and "missing: pyyaml" in err and err.count("\n") == 1, err

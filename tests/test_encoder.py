@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_model import TEMPLATES, WORDS, make_paper
+from helpers import TEMPLATES, WORDS, labelled_paper
 
 from coresc.errors import CorescError
 from coresc.model import CoreSCClassifier, ModelError
@@ -84,7 +84,7 @@ def cache_dir(tmp_path, monkeypatch):
 @pytest.fixture(scope="module")
 def papers():
     rng = random.Random(3)
-    return [make_paper(i, rng) for i in range(6)]
+    return [labelled_paper(i, rng) for i in range(6)]
 
 
 def settings(base: str, **kw) -> dict:

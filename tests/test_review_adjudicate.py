@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_review_store import gold_of, store_for
+from helpers import gold_of, store_for
 
 from coresc.errors import UsageError
 from coresc.review.adjudicate import open_adjudication

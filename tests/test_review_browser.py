@@ -11,8 +11,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from test_html_browser import browser, errors  # noqa: F401 (a fixture)
-from test_serve_browser import _wait
+from helpers import console_errors as errors
+from helpers import wait_for as _wait
 
 from coresc.cli import main
 from coresc.metrics import agreement

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import run_cli
 from hostile import DIALECTS, SENTENCES, accurate_encoder, make_corpus
 from lxml import etree
 
@@ -28,9 +29,8 @@ TEXT = f"A short title\n\n{SENTENCES}\n"
 
 
 def _cli(capsys, *argv) -> tuple[int, list[str], str]:
-    rc = main(list(argv))
-    captured = capsys.readouterr()
-    return rc, captured.err.strip().splitlines(), captured.out
+    rc, out, err = run_cli(list(argv), capsys)
+    return rc, err.strip().splitlines(), out
 
 
 def _no_traceback(err: list[str]) -> None:

@@ -12,13 +12,12 @@ import os
 import signal
 import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 from pathlib import Path
 
 import pytest
 from fake_grobid import FakeGrobid
+from helpers import EXAMPLE, TOKEN, call, cli_bytes, error_of, form
 
 from coresc.cli import main
 
@@ -28,11 +27,6 @@ pytest.importorskip("python_multipart")
 from coresc.serve.launch import Server  # noqa: E402
 
 pytestmark = [pytest.mark.serve]
-
-EXAMPLE = Path(__file__).parent.parent / "data" / "example-paper.xml"
-TOKEN = "s3cret-token"
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
-
 
 @pytest.fixture(scope="module")
 def grobid(shared_data):
@@ -55,43 +49,9 @@ def server(grobid, tmpdir_env):
         yield srv
 
 
-def call(server, path: str, data: bytes | None = None, headers: dict | None = None,
-         auth: bool = True, method: str | None = None) -> tuple[int, dict, bytes]:
-    """(status, headers, body) of one request; errors are answers too."""
-    req = urllib.request.Request(server.url + path.lstrip("/"), data=data, method=method,
-                                 headers={**(AUTH if auth else {}), **(headers or {})})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            return resp.status, dict(resp.headers), resp.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), exc.read()
-
-
-def form(data: bytes, filename: str, field: str = "file",
-         ctype: str = "application/octet-stream") -> tuple[bytes, dict]:
-    """A multipart/form-data body with one file."""
-    boundary = uuid.uuid4().hex
-    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; '
-            f'filename="{filename}"\r\nContent-Type: {ctype}\r\n\r\n').encode() + data + \
-        f"\r\n--{boundary}--\r\n".encode()
-    return body, {"Content-Type": f"multipart/form-data; boundary={boundary}"}
-
-
-def cli_bytes(capsysbinary, *args: str) -> bytes:
-    assert main(["annotate", *args, "-q"]) == 0
-    return capsysbinary.readouterr().out
-
-
 def cli_error(capsys, *args: str) -> str:
     assert main(["annotate", *args, "-q"]) != 0
     return capsys.readouterr().err.strip().removeprefix("coresc annotate: error: ")
-
-
-def error_of(answer: tuple[int, dict, bytes]) -> str:
-    status, _, body = answer
-    record = json.loads(body)
-    assert record["status"] == status
-    return record["error"]
 
 
 # ------------------------------------------------------------------ endpoints

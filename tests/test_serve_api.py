@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from fake_grobid import FakeGrobid
-from test_serve import AUTH, EXAMPLE, TOKEN, call, cli_bytes, error_of, form
+from helpers import AUTH, EXAMPLE, TOKEN, call, cli_bytes, error_of, form
 
 from coresc.cli import main
 
