@@ -74,6 +74,7 @@ def test_failed_paper_is_recorded_not_fatal(cluster, tmp_path, capsys):
     assert status == {"p000.txt": "done", "p001.txt": "failed", "p002.txt": "done"}
 
 
+@pytest.mark.slow
 def test_worker_killed_mid_run_still_completes_exactly_once(cluster, papers, local_xml,
                                                             tmp_path):
     out = tmp_path / "xml"
