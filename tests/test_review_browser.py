@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import urllib.request
 from pathlib import Path
 
@@ -163,7 +162,11 @@ def test_a_decision_the_server_did_not_save_is_never_shown_saved(browser, tmp_pa
         alert = browser.find_element("id", "rv-alert")
         assert alert.is_displayed() and "NOT SAVED: 3 decision(s) wait" in alert.text
         assert "start coresc review again" in alert.text
-        time.sleep(2.5)  # a retry fails too, and changes nothing
+        # a retry fails too, and changes nothing: count the page's failed requests from now
+        browser.execute_script(
+            "window.failedFetches = 0; const f = window.fetch;"
+            "window.fetch = (...a) => f(...a).catch((e) => { window.failedFetches++; throw e; });")
+        _wait(lambda: browser.execute_script("return window.failedFetches;") >= 1)
         assert shown_state(browser) == {"done": [0], "unsaved": [1, 2]}
     # the server again, on the same address: the page sends what waits, in order
     with review_server(out, "alice", extra=("--port", port)):
@@ -220,7 +223,8 @@ def test_the_top_bar_keeps_one_line_and_the_adapted_model_shows(browser, tmp_pat
         browser.execute_script("window.notReloaded = true;")
         type_keys(browser, "U")
         _wait(lambda: status.get_attribute("title").startswith("done"), timeout=300)
-        time.sleep(2)  # the page stays: the result with it
+        # the page stays: the adapted model's labels come in place, with no reload
+        _wait(lambda: browser.find_element("id", "rv-model").text == "alice-adapted-model")
         assert browser.execute_script("return window.notReloaded === true;")
         message = browser.find_element("id", "rv-adapt-message").text
         assert "changed their primary label" in message
