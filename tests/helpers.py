@@ -198,6 +198,16 @@ def forget_file_records(d: Path) -> None:
     (d / "meta.json").write_text(json.dumps(meta))
 
 
+def tiny_experiment(name: str) -> dict:
+    """An experiment config that runs in seconds: CRA in two folds, a few feature groups,
+    five CRF iterations (give ``max_papers`` too)."""
+    return {"name": name, "corpora": {"cra": "cra-corpus"},
+            "folds": {"kind": "kfold", "corpus": "cra", "k": 2},
+            "features": ["location", "section", "ngrams", "zone"],
+            "model": {"c1": 0.05, "c2": 0.01, "max_iterations": 5, "secondary": False,
+                      "verbose": False}}
+
+
 #: A minimal PDF (no text layer): what the fake GROBID is sent.
 TINY_PDF = (b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n"
             b"2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\n"

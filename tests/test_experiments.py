@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import tiny_experiment
 
 from coresc import experiments as ex
 from coresc.cli import main
@@ -205,14 +206,6 @@ def _runs(store: TrackingSettings, config: str):
     return client.search_runs([exp.experiment_id], f"tags.`coresc.config` = '{config}'")
 
 
-def _tiny(name: str) -> dict:
-    return {"name": name, "corpora": {"cra": "cra-corpus"},
-            "folds": {"kind": "kfold", "corpus": "cra", "k": 2},
-            "features": ["location", "section", "ngrams", "zone"],
-            "model": {"c1": 0.05, "c2": 0.01, "max_iterations": 5, "secondary": False,
-                      "verbose": False}}
-
-
 @pytest.mark.parametrize("exc, status", [(RuntimeError("boom"), "FAILED"),
                                           (KeyboardInterrupt(), "KILLED")])
 def test_failing_or_interrupted_training_never_leaves_runs_running(
@@ -225,7 +218,7 @@ def test_failing_or_interrupted_training_never_leaves_runs_running(
     monkeypatch.setattr(CoreSCClassifier, "fit", fit)
     name = f"broken-{status}"
     with pytest.raises(type(exc)):
-        ex.run_experiment(_tiny(name), jobs=1, settings=store, max_papers=4)
+        ex.run_experiment(tiny_experiment(name), jobs=1, settings=store, max_papers=4)
     runs = _runs(store, name)
     assert len(runs) == 3  # parent + 2 folds
     statuses = {r.data.tags["coresc.kind"] + ":" + r.info.status for r in runs}
@@ -238,8 +231,8 @@ def test_tiny_experiment_logs_everything_and_reproduces(shared_data, store) -> N
     import mlflow
     from mlflow.tracking import MlflowClient
 
-    first = ex.run_experiment(_tiny("tiny"), jobs=2, settings=store, max_papers=4)
-    second = ex.run_experiment(_tiny("tiny"), jobs=1, settings=store, max_papers=4,
+    first = ex.run_experiment(tiny_experiment("tiny"), jobs=2, settings=store, max_papers=4)
+    second = ex.run_experiment(tiny_experiment("tiny"), jobs=1, settings=store, max_papers=4,
                                log_models=False)
     for key in ("accuracy", "macro_f1", "kappa_coresc1_micro", "f1_Bac"):
         assert first.metrics[key] == second.metrics[key]  # same seed, same folds
@@ -374,7 +367,7 @@ def test_seeds_validate(data: Path) -> None:
 @pytest.mark.slow
 def test_a_config_with_seeds_runs_once_per_seed_and_logs_the_spread(shared_data,
                                                                      store) -> None:
-    result = ex.run_experiment({**_tiny("tiny-seeds"), "seeds": [0, 1]}, jobs=1,
+    result = ex.run_experiment({**tiny_experiment("tiny-seeds"), "seeds": [0, 1]}, jobs=1,
                                settings=store, max_papers=4, log_models=False)
     runs = [r for r in _runs(store, "tiny-seeds") if r.data.tags["coresc.kind"] == "experiment"]
     assert sorted(r.data.tags["coresc.seed"] for r in runs) == ["0", "1"]

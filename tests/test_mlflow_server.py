@@ -18,6 +18,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from helpers import tiny_experiment
 
 from coresc import tracking
 from coresc.experiments import run_experiment
@@ -101,12 +102,8 @@ def test_small_experiment_over_http(server: str, shared_data: Path, tmp_path: Pa
     from mlflow.tracking import MlflowClient
 
     settings = tracking.TrackingSettings(server, "server-test", None)
-    config = {"name": "server-small", "corpora": {"cra": "cra-corpus"},
-              "folds": {"kind": "kfold", "corpus": "cra", "k": 2},
-              "features": ["location", "section", "ngrams"],
-              "model": {"c1": 0.05, "c2": 0.01, "max_iterations": 5, "secondary": False,
-                        "verbose": False}}
-    result = run_experiment(config, jobs=1, settings=settings, max_papers=4)
+    result = run_experiment(tiny_experiment("server-small"), jobs=1, settings=settings,
+                            max_papers=4)
     assert result.tracking_uri == server
 
     client = MlflowClient(server)  # read back over HTTP
