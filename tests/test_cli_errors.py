@@ -101,14 +101,31 @@ def test_bad_arguments_give_one_line(verb: str, files, capsys) -> None:
         argv = [verb, *(a.format(**files) for a in case)]
         rc, _, err = run_cli(argv, capsys)
         assert rc in (1, 2), (argv, rc, err)
-        last = err.strip().splitlines()[-1]
-        assert last.startswith("coresc") and "error" in last, (argv, err)
+        # one error line, the last; before it at most progress and notes of work done
+        # before the problem showed (a train reads its papers, a review skips a file)
+        *before, last = err.strip().splitlines()
+        assert last.startswith(f"coresc {verb}: error: "), (argv, err)
+        assert all(line.startswith("[coresc] ") or (line.startswith(f"coresc {verb}: ")
+                                                    and ": error: " not in line)
+                   for line in before), (argv, err)
     if verb == "serve":
         return  # without arguments it serves (on port 8000) until stopped
     if verb == "review":
         assert not list(Path(files["out"]).rglob("lock"))  # every refusal let go of it
-    rc, _, err = run_cli([verb], capsys)  # no arguments at all
-    assert rc in (0, 2), (verb, err)
+    rc, out, err = run_cli([verb], capsys)  # no arguments at all
+    if verb == "model-info":  # the default model's card
+        assert rc == 0 and err == "" and out.startswith("# "), (out[:200], err)
+        return
+    assert rc == 2 and err.startswith(f"coresc {verb}: error: the following arguments are "
+                                      f"required: ") and err.count("\n") == 1, err
+    assert err.endswith(f"(see: coresc {verb} --help)\n"), err
+
+
+def test_a_bad_model_is_refused_before_select_says_anything(files, capsys) -> None:
+    rc, _, err = run_cli(["select", files["text"], "--budget", "5", "--model",
+                          files["missing"]], capsys)
+    assert rc == 2 and err == (f"coresc select: error: {files['missing']}: model directory "
+                               f"not found\n")
 
 
 @pytest.mark.parametrize("verb", cli.COMMANDS)

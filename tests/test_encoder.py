@@ -11,7 +11,6 @@ import json
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +18,7 @@ from helpers import TEMPLATES, WORDS, labelled_paper
 
 from coresc.errors import CorescError
 from coresc.model import CoreSCClassifier, ModelError
-from coresc.model.encoder import EncoderSettings, encoder_features, encoder_inputs
+from coresc.model.encoder import EncoderSettings
 
 # The test extra leaves torch out (GBs); CONTRIBUTING.md says how to add a CPU-only build.
 _NO_TRAIN = ("fine-tuning needs the train extra (torch, safetensors, onnx): "
@@ -99,43 +98,6 @@ def fit(papers, base, **kw):
 
 
 # ---------------------------------------------------------------- plain functions
-
-
-@pytest.mark.parametrize("bad", [
-    {"layers": 0}, {"train_layers": 3, "layers": 2}, {"context": "paragraph"},
-    {"epochs": 0}, {"inner_folds": 1}, {"quantize": "yes"}, {"warmup": 1.0},
-    {"colour": "red"}, {"layers": 2.5}, {"feature_scale": 0}, {"feature_scale": -2.0}])
-def test_settings_reject_bad_values(bad):
-    with pytest.raises(ValueError):
-        EncoderSettings.from_dict(bad)
-
-
-def test_settings_round_trip():
-    s = EncoderSettings(layers=3, train_layers=1, context="sentence")
-    assert EncoderSettings.from_dict(s.to_dict()) == s
-
-
-def test_encoder_features_see_neighbours_within_the_paper():
-    probs = np.array([[0.9, 0.1], [0.2, 0.8], [0.5, 0.5]])
-    f = encoder_features(probs, ["A", "B"], neighbours=1)
-    assert f[0] == {"enc=A": 0.9, "enc=B": 0.1, "enc+1=A": 0.2, "enc+1=B": 0.8}
-    assert f[1]["enc-1=A"] == 0.9 and f[1]["enc+1=B"] == 0.5 and f[1]["enc=B"] == 0.8
-    assert "enc+1=A" not in f[2]
-    assert encoder_features(probs, ["A", "B"], neighbours=0)[1] == {"enc=A": 0.2, "enc=B": 0.8}
-
-
-def test_encoder_features_scale_every_probability():
-    probs = np.array([[0.9, 0.1], [0.25, 0.75]])
-    f = encoder_features(probs, ["A", "B"], neighbours=1, scale=4.0)
-    assert f[0] == {"enc=A": 3.6, "enc=B": 0.4, "enc+1=A": 1.0, "enc+1=B": 3.0}
-    assert f[1]["enc-1=A"] == pytest.approx(3.6)
-
-
-def test_encoder_inputs_pair_heading_with_sentence(papers):
-    inputs = encoder_inputs(papers[0], "heading")
-    assert len(inputs) == len(papers[0])
-    assert inputs[0][1] == "Introduction" and inputs[-1][1] == "Acknowledgements"
-    assert all(h is None for _, h in encoder_inputs(papers[0], "sentence"))
 
 
 def test_missing_base_is_one_line(papers):
@@ -293,28 +255,6 @@ def test_crf_only_model_drops_stale_encoder_files(papers, tiny_base, cache_dir, 
     assert CoreSCClassifier.load(d).encoder is None
 
 
-def test_bundled_model_names_resolve_and_a_missing_tier_says_how_to_train_it(tmp_path,
-                                                                            monkeypatch) -> None:
-    from coresc.model import storage
-
-    monkeypatch.delenv(storage.MODEL_ENV, raising=False)
-    assert storage.resolve_model(None) == storage.DEFAULT_MODEL_DIR == \
-        storage.BUNDLED_DIR / "accurate"
-    assert storage.resolve_model("fast") == storage.BUNDLED_DIR / "fast"
-    monkeypatch.setenv(storage.MODEL_ENV, "fast")  # the machine's choice of default
-    assert storage.resolve_model(None) == storage.BUNDLED_DIR / "fast"
-    monkeypatch.setenv(storage.MODEL_ENV, str(tmp_path / "nowhere"))
-    assert storage.resolve_model(None) == tmp_path / "nowhere"  # loading it says what's wrong
-    monkeypatch.delenv(storage.MODEL_ENV)
-    monkeypatch.setattr(storage, "BUNDLED_DIR", tmp_path)  # an installation without it
-    with pytest.raises(storage.ModelError, match="--tier accurate"):
-        storage.resolve_model("accurate")
-    mine = tmp_path / "work" / "accurate"  # a user's own folder of that name wins
-    mine.mkdir(parents=True)
-    monkeypatch.chdir(tmp_path / "work")
-    assert storage.resolve_model("accurate") == Path("accurate")
-
-
 # ---------------------------------------------------------------- windows of sentences
 
 WINDOW = {"context": "window", "window_tokens": 48, "sentence_tokens": 16}
@@ -402,23 +342,3 @@ def test_window_encoder_learns_and_onnx_matches_torch(papers, tiny_base, cache_d
 def test_window_longer_than_the_base_reads_is_refused(papers, tiny_base, cache_dir):
     with pytest.raises(CorescError, match="window_tokens"):
         fit(papers, tiny_base, context="window", window_tokens=128, sentence_tokens=16)
-
-
-def test_train_flags_give_the_encoder_settings():
-    import argparse
-
-    from coresc.commands import train as train_cmd
-    from coresc.errors import UsageError
-
-    parser = argparse.ArgumentParser()
-    train_cmd.add_arguments(parser)
-    args = parser.parse_args(["corpus", "-o", "m", "--encoder", "--encoder-context", "window",
-                              "--encoder-feature-scale", "3", "--encoder-epochs", "1"])
-    given = train_cmd.encoder_settings(args)
-    assert given == {"context": "window", "feature_scale": 3.0, "epochs": 1.0}
-    assert EncoderSettings.from_dict(given).window_tokens == EncoderSettings().window_tokens
-    assert "--encoder-feature-scale 3.0" in train_cmd.command_line(args)
-    assert train_cmd.encoder_settings(parser.parse_args(["corpus", "-o", "m"])) is None
-    with pytest.raises(UsageError):
-        train_cmd.encoder_settings(parser.parse_args(
-            ["corpus", "-o", "m", "--encoder-feature-scale", "3"]))

@@ -190,11 +190,14 @@ def test_inner_folds_keep_source_folders_together(papers):
     assert len(set(inner_folds(CoreSCClassifier(domains=["folder"]), one, X, 2))) == 2
 
 
-def test_cv_chooses_from_grid(papers):
-    m = CoreSCClassifier(features=GROUPS, c_grid=((0.01, 0.01), (1.0, 1.0)),
+def test_cv_chooses_the_best_grid_point(papers):
+    # strong regularisation first: on these papers it scores lower in the inner folds
+    m = CoreSCClassifier(features=GROUPS, c_grid=((3.0, 3.0), (0.01, 0.01)),
                          max_iterations=15, secondary=False, verbose=False).fit(papers)
-    assert (m.c1_, m.c2_) in ((0.01, 0.01), (1.0, 1.0))
-    assert set(m.meta_["inner_cv_accuracy"]) == {"c1=0.01,c2=0.01", "c1=1.0,c2=1.0"}
+    scores = m.meta_["inner_cv_accuracy"]
+    assert set(scores) == {"c1=3.0,c2=3.0", "c1=0.01,c2=0.01"}
+    assert scores["c1=3.0,c2=3.0"] < scores["c1=0.01,c2=0.01"]
+    assert (m.c1_, m.c2_) == (0.01, 0.01) and m.meta_["c1"] == 0.01
     assert m.meta_["secondary"] is None
 
 
