@@ -256,6 +256,21 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+#: The input a :func:`dying_source_task` worker dies on (its file name).
+DIES_ON = "p003.txt"
+
+
+def dying_source_task(source):
+    """``coresc.batch.work.source_task``, except that the worker process handed
+    :data:`DIES_ON` dies at once, as one killed by the kernel (module level: a pool
+    pickles its task by name)."""
+    from coresc.batch.work import source_task
+
+    if Path(source.name).name == DIES_ON:
+        os._exit(9)
+    return source_task(source)
+
+
 def tree_bytes(folder: Path) -> dict[str, bytes]:
     """Every file under ``folder`` (relative name -> bytes), manifests left out."""
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))

@@ -162,3 +162,29 @@ def test_papers_from_pipe_are_not_kept(tagger, tmp_path, fixtures):
     gc.collect()
     assert len(refs) == 8 and [r() for r in refs] == [None] * 8
     assert len(analyses.ANALYSES) == 0
+
+
+def test_annotate_files_writes_what_the_command_line_writes(tmp_path):
+    """Tagger.annotate_files: the tagger's model and domain, the options of
+    coresc.batch.annotate_files; the bytes of `coresc annotate`."""
+    from coresc.cli import main
+
+    text_papers(tmp_path / "in", 3)
+    tagger = coresc.load("fast", domain="cra-corpus")
+    summary = tagger.annotate_files([tmp_path / "in"], str(tmp_path / "api.jsonl"),
+                                    to="jsonl", progress="off")
+    assert summary.done == 3 and not summary.failures
+    for domain, name in (("cra-corpus", "cli.jsonl"), ("art-corpus", "other.jsonl")):
+        assert main(["annotate", str(tmp_path / "in"), "--model", "fast", "--domain", domain,
+                     "--to", "jsonl", "-o", str(tmp_path / name), "-q"]) == 0
+    api = (tmp_path / "api.jsonl").read_bytes()
+    assert api == (tmp_path / "cli.jsonl").read_bytes()
+    assert api != (tmp_path / "other.jsonl").read_bytes()  # the domain was the tagger's
+
+
+def test_annotate_files_needs_a_saved_model(tmp_path):
+    in_memory = coresc.load(coresc.load("fast").model)
+    with pytest.raises(UsageError, match="^annotate_files needs a saved model: save it and "
+                                         "use coresc.load"):
+        in_memory.annotate_files([tmp_path], str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import coresc_process, text_papers, tree_bytes, wait_for
+from helpers import DIES_ON, coresc_process, dying_source_task, text_papers, tree_bytes, wait_for
 
 from coresc.batch import annotate_files
 from coresc.batch.outputs import MANIFEST_NAME
@@ -289,3 +289,28 @@ def test_killed_at_random_moments_then_resumed_equals_one_uninterrupted_run(
     assert not leftovers
     # no orphaned worker processes: those of the killed runs end (the wait bounds a hang)
     wait_for(lambda: not _live_processes_mentioning(str(d)), what="the workers to end")
+
+
+def test_a_worker_dying_is_one_line_and_resume_finishes(papers_dir, tmp_path, capsys,
+                                                        monkeypatch):
+    """--jobs 2 and the worker handed p003.txt dies (as one the kernel kills for its
+    memory): one line saying so, the papers finished before it kept, and --resume
+    finishes the run as one that never failed."""
+    from coresc.batch import run
+
+    argv = ["annotate", str(papers_dir), "--jobs", "2", "-q"]
+    assert main([*argv, "-o", str(tmp_path / "reference")]) == 0
+    monkeypatch.setattr(run, "source_task", dying_source_task)
+    out = tmp_path / "out"
+    assert main([*argv, "-o", str(out)]) == 2
+    assert capsys.readouterr().err == ("coresc annotate: error: a worker process died "
+                                       "(killed, or out of memory?); the papers finished so "
+                                       "far are kept\n")
+    done = [Path(r["input"]).name for r in manifest_lines(out / MANIFEST_NAME)[1:]
+            if r["status"] == "done"]
+    assert DIES_ON not in done and done == sorted(done)  # in input order, before it
+    assert all((out / Path(name).with_suffix(".xml").name).is_file() for name in done)
+    monkeypatch.undo()
+    assert main([*argv, "-o", str(out), "--resume"]) == 0
+    assert tree_bytes(out) == tree_bytes(tmp_path / "reference")
+    assert not list(out.glob(".*.part"))
