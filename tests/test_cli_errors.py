@@ -6,11 +6,12 @@ return or argparse's exit fails the test (as a traceback would end the real comm
 
 from __future__ import annotations
 
+import socket
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import coresc_process, run_cli
 
 from coresc import cli
 from coresc.extras import EXTRAS, MissingExtra, missing_module_error, require
@@ -212,3 +213,54 @@ def test_experiment_check_needs_no_mlflow(shared_data, capsys, monkeypatch) -> N
     monkeypatch.setitem(sys.modules, "yaml", None)  # without PyYAML: the one line
     rc, _, err = run_cli(["experiment", "cra-3fold", "--check"], capsys)
     assert rc == 2 and "missing: pyyaml" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("verb", ["serve", "review"])
+def test_a_port_in_use_is_one_line(verb: str, files, tmp_path: Path) -> None:
+    """Another program listens on the port: one line naming the address, exit 2, and
+    (review) no lock left on the annotator's folder. A child process: were the port
+    taken by mistake, the server would serve until stopped."""
+    args = ["--model", "fast"] + ([] if verb == "serve" else
+                                  [files["text"], "--annotator", "a", "-o", files["out"]])
+    with socket.create_server(("127.0.0.1", 0)) as other:
+        port = other.getsockname()[1]
+        proc = coresc_process([verb, *args, "--port", str(port)], cwd=tmp_path)
+        try:
+            out, err = proc.communicate(timeout=300)
+        finally:
+            proc.kill()
+    assert proc.returncode == 2 and out == "", (out, err)
+    assert err == (f"coresc {verb}: error: cannot listen on 127.0.0.1:{port}: Address "
+                   f"already in use (while attempting to bind on address ('127.0.0.1', "
+                   f"{port}))\n")
+    assert not list(tmp_path.rglob("lock"))
+
+
+@pytest.mark.parametrize("env, value, words", [
+    ("CORESC_MAX_INPUT_MB", "two", "expected a number"),
+    ("CORESC_MAX_INPUT_MB", "0", "must be at least 0.001"),
+    ("CORESC_MAX_INPUT_MB", "nan", "must be at least 0.001"),
+    ("CORESC_MAX_INPUT_MB", "1e400", "expected a finite number"),
+    ("CORESC_MAX_SENTENCE_WORDS", "9", "must be at least 10"),
+    ("CORESC_MAX_SENTENCE_WORDS", "many", "expected a number"),
+    ("CORESC_PAPER_TIMEOUT", "-1", "must be at least 0"),
+    ("CORESC_PAPER_TIMEOUT", "inf", "expected a finite number"),  # was a traceback
+])
+def test_a_bad_limit_in_the_environment_is_one_line(env, value, words, files, capsys,
+                                                    monkeypatch) -> None:
+    monkeypatch.setenv(env, value)
+    rc, _, err = run_cli(["annotate", files["text"], "-o", files["out"]], capsys)
+    assert rc == 2 and err == f"coresc annotate: error: {env}={value!r}: {words}\n"
+    assert not Path(files["out"]).exists()
+
+
+def test_limits_given_as_options_are_checked_alike(files, capsys, monkeypatch) -> None:
+    for option, value, words in (("--paper-timeout", "inf", "expected a finite number"),
+                                 ("--max-input-mb", "-1", "must be at least 0.001")):
+        rc, _, err = run_cli(["annotate", files["text"], option, value, "-o", files["out"]],
+                             capsys)
+        assert rc == 2 and err == f"coresc annotate: error: {option} {value}: {words}\n"
+    # a finite limit longer than the system's timer can hold is as good as none
+    monkeypatch.setenv("CORESC_PAPER_TIMEOUT", "1e300")
+    rc, out, err = run_cli(["annotate", files["text"], "--to", "tsv", "-q"], capsys)
+    assert rc == 0 and err == "" and out.startswith("paper\t")
