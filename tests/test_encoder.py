@@ -255,6 +255,59 @@ def test_crf_only_model_drops_stale_encoder_files(papers, tiny_base, cache_dir, 
     assert CoreSCClassifier.load(d).encoder is None
 
 
+def test_compact_storage_keeps_the_graph_and_its_numbers():
+    """export.compact, the storage of the shipped encoder (the tiny one here has no weight
+    big enough to reach it): a word-piece table of 10,000 rows kept as int8 with a scale
+    per row, a large matrix as float16, a small bias as it was; onnxruntime computes
+    what those stored weights give, close to the float32 graph, from a smaller file."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+
+    from coresc.model.finetune.export import compact
+
+    rng = np.random.default_rng(0)
+    table = rng.normal(size=(10_000, 32)).astype(np.float32)
+    table[5] = 0.0  # a row of zeros: its scale must not divide by zero
+    weight = rng.normal(size=(32, 128)).astype(np.float32)  # 4,096 values: the threshold
+    bias = rng.normal(size=128).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Gather", ["table", "ids"], ["rows"]),
+         helper.make_node("MatMul", ["rows", "weight"], ["mm"]),
+         helper.make_node("Add", ["mm", "bias"], ["out"])], "g",
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, [None])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [None, 128])],
+        [numpy_helper.from_array(x, n) for x, n in ((table, "table"), (weight, "weight"),
+                                                     (bias, "bias"))])
+    plain = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    plain.ir_version = 8
+    data = plain.SerializeToString()
+    small = compact(data)
+
+    stored = {i.name: numpy_helper.to_array(i)
+              for i in onnx.load_from_string(small).graph.initializer}
+    assert {n: a.dtype for n, a in stored.items()} == {
+        "table.int8": np.int8, "table.scale": np.float32, "weight.fp16": np.float16,
+        "bias": np.float32}
+    scale = np.abs(table).max(axis=1) / 127.0
+    scale[5] = 1.0
+    assert np.array_equal(stored["table.scale"], scale.astype(np.float32))
+    assert np.array_equal(stored["table.int8"], np.round(table / scale[:, None]))
+    assert len(small) < len(data) / 3
+
+    ids = np.array([0, 5, 9_999, 1234], dtype=np.int64)
+
+    def run(model: bytes) -> np.ndarray:
+        sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+        return sess.run(None, {"ids": ids})[0]
+
+    full, kept = run(data), run(small)
+    table_kept = stored["table.int8"].astype(np.float32) * stored["table.scale"][:, None]
+    expected = table_kept[ids] @ stored["weight.fp16"].astype(np.float32) + bias
+    assert np.allclose(kept, expected, rtol=1e-5, atol=1e-5)
+    assert np.allclose(kept, full, atol=0.1) and not np.array_equal(kept, full)
+
+
 # ---------------------------------------------------------------- windows of sentences
 
 WINDOW = {"context": "window", "window_tokens": 48, "sentence_tokens": 16}
