@@ -89,7 +89,7 @@ def tiny_experiments() -> None:
     from coresc.experiments import run_experiment
     from coresc.tracking import TrackingSettings
 
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stderr(io.StringIO()):
         store = TrackingSettings(f"sqlite:///{tmp}/mlflow.db", "bench",
                                  (Path(tmp) / "artifacts").as_uri())
         run_experiment(tiny_experiment("tiny"), jobs=2, settings=store, max_papers=4)

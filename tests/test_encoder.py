@@ -14,20 +14,21 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import TEMPLATES, WORDS, labelled_paper
+from helpers import TEMPLATES, WORDS, labelled_paper, need
 
 from coresc.errors import CorescError
 from coresc.model import CoreSCClassifier, ModelError
 from coresc.model.encoder import EncoderSettings
 
 # The test extra leaves torch out (GBs); CONTRIBUTING.md says how to add a CPU-only build.
+# Skipped without it, except in CI, which installs the train extra.
 _NO_TRAIN = ("fine-tuning needs the train extra (torch, safetensors, onnx): "
              "pip install torch --index-url https://download.pytorch.org/whl/cpu "
              "&& pip install '.[test,train]'")
-torch = pytest.importorskip("torch", reason=_NO_TRAIN)
-pytest.importorskip("safetensors", reason=_NO_TRAIN)
-pytest.importorskip("onnx", reason=_NO_TRAIN)
-pytest.importorskip("onnxruntime")
+torch = need("torch", _NO_TRAIN)
+need("safetensors", _NO_TRAIN)
+need("onnx", _NO_TRAIN)
+need("onnxruntime")
 # A tiny network gains nothing from threads, and on a busy 2-core machine torch's thread
 # pool spins against other processes (a backward pass went from ~5 ms to 137 ms).
 torch.set_num_threads(1)
