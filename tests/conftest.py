@@ -10,11 +10,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import FIXTURES, run_cli
 
 from coresc.config import data_dir
-
-FIXTURES = Path(__file__).parent / "fixtures"
 
 # Most tests exercise reading, batching and writing, not the labels: they run on the fast
 # bundled model (20 times faster than the default, `accurate`) unless CORESC_MODEL is set

@@ -10,13 +10,11 @@ import warnings
 import weakref
 
 import pytest
-from helpers import paper_text, text_papers
+from helpers import EXAMPLE, paper_text, text_papers
 
 import coresc
 from coresc.config import PROJECT_ROOT
 from coresc.errors import InputError, UsageError
-
-EXAMPLE = PROJECT_ROOT / "data" / "example-paper.xml"
 
 
 @pytest.fixture(scope="module")
