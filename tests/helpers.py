@@ -148,6 +148,17 @@ def store_for(folder: Path, annotator: str = "alice", papers=None):
                       never, print)
 
 
+def two_reviews(out: Path) -> None:
+    """alice and bob review paper-1: they agree on 0 and 1, disagree on 2 and 4, only
+    alice labels 3, neither labels 5 to 7."""
+    alice, bob = store_for(out, "alice"), store_for(out, "bob")
+    for store, labels in ((alice, [["Bac"], ["Met"], ["Res"], ["Con"], ["Obs", "Res"]]),
+                          (bob, [["Bac"], ["Met"], ["Hyp"], None, ["Res"]])):
+        for j, chosen in enumerate(labels):
+            if chosen is not None:
+                store.decide(0, j, chosen)
+
+
 def gold_of(path: Path) -> list[list[str]]:
     """The gold labels of each sentence of the paper in ``path``."""
     from coresc.readers import read_file

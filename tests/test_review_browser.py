@@ -257,7 +257,7 @@ def test_two_servers_with_tokens_keep_their_own_cookie(browser, tmp_path):  # no
 
 
 def test_adjudication_shows_the_disagreements_and_takes_either_by_one_key(browser, tmp_path):  # noqa: F811
-    from test_review_adjudicate import two_reviews
+    from helpers import two_reviews
 
     two_reviews(tmp_path)
     sets = (str(tmp_path / "alice"), str(tmp_path / "bob"))
