@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import math
 import os
 import signal
 import threading
@@ -35,6 +36,9 @@ TIMEOUT_ENV = "CORESC_PAPER_TIMEOUT"
 DEFAULT_MAX_INPUT_MB = 200.0
 DEFAULT_MAX_SENTENCE_WORDS = 300
 DEFAULT_PAPER_TIMEOUT_S = 0.0
+#: The longest timer SIGALRM takes on every platform (setitimer overflows beyond time_t):
+#: about 31 years, as good as no limit.
+_MAX_TIMER_S = 1e9
 
 
 def _number(env: str, default: float, minimum: float) -> float:
@@ -45,6 +49,8 @@ def _number(env: str, default: float, minimum: float) -> float:
         value = float(raw)
     except ValueError:
         raise UsageError(f"{env}={raw!r}: expected a number") from None
+    if math.isinf(value):
+        raise UsageError(f"{env}={raw!r}: expected a finite number")
     if not value >= minimum:  # also refuses nan
         raise UsageError(f"{env}={raw!r}: must be at least {minimum:g}")
     return value
@@ -76,6 +82,8 @@ def limits(input_mb: float | None = None, sentence_words: int | None = None,
              (TIMEOUT_ENV, "--paper-timeout", timeout_s, 0))
     saved = {env: os.environ.get(env) for env, *_ in given}
     for _env, option, value, minimum in given:
+        if value is not None and math.isinf(value):
+            raise UsageError(f"{option} {value:g}: expected a finite number")
         if value is not None and not value >= minimum:
             raise UsageError(f"{option} {value:g}: must be at least {minimum:g}")
     try:
@@ -140,7 +148,7 @@ def time_limit(name: str | Path) -> Iterator[None]:
                                  f"paper; raise it with --paper-timeout or {TIMEOUT_ENV})")
 
     previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, min(seconds, _MAX_TIMER_S))
     try:
         yield
     finally:

@@ -17,7 +17,12 @@ Modes, to rehearse what a real server does when things go wrong:
 ``not-tei``    HTTP 200 with an HTML page
 ``no-content`` HTTP 204 (GROBID: "no content could be extracted")
 ``error``      HTTP 500 with GROBID's message for an unreadable PDF
+``reset``      reads the request, then resets the connection (TCP RST)
 =============  ============================================================
+
+``hold()`` keeps every answer back until its block ends (requests wait in the server,
+as on a slow PDF, for as long as a test needs and no longer); ``down()`` stops the
+server for its block while keeping its port, which refuses connections meanwhile.
 
 Run it::
 
@@ -32,9 +37,13 @@ or in a test::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import re
+import socket
+import struct
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -70,15 +79,20 @@ class FakeGrobid:
     def __init__(self, tei_dir: str | Path, mode: str = "ok", port: int = 0) -> None:
         self.tei_dir = Path(tei_dir)
         self.mode, _, arg = mode.partition(":")
-        if self.mode not in ("ok", "busy", "slow", "not-tei", "no-content", "error"):
+        if self.mode not in ("ok", "busy", "slow", "not-tei", "no-content", "error", "reset"):
             raise ValueError(f"unknown mode {mode!r}")
         self.arg = float(arg) if arg else None
         self.requests: list[dict[str, str]] = []
         self._stop = threading.Event()
+        self._open = threading.Event()  # cleared: answers wait (hold())
+        self._open.set()
         self._lock = threading.Lock()
         self._by_hash = {hashlib.sha256(p.read_bytes()).hexdigest(): p
                          for p in self.tei_dir.glob("*.pdf")}
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
+        self._serve(port)
+
+    def _serve(self, port: int) -> None:
+        self.httpd = _Server(("127.0.0.1", port), self._handler())
         self.httpd.daemon_threads = True
         self.httpd.block_on_close = False
         self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,),
@@ -95,8 +109,35 @@ class FakeGrobid:
 
     def __exit__(self, *exc) -> None:
         self._stop.set()
+        self._open.set()
         self.httpd.shutdown()
         self.httpd.server_close()
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        """Requests get no answer until the block ends."""
+        self._open.clear()
+        try:
+            yield
+        finally:
+            self._open.set()
+
+    @contextlib.contextmanager
+    def down(self) -> Iterator[None]:
+        """No server for the block: connections to its port are refused. The port stays
+        this server's (a socket bound to it, not listening), so no other process takes it
+        before the server comes back on it."""
+        port = self.httpd.server_address[1]
+        with socket.socket() as keep:
+            keep.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            keep.bind(("127.0.0.1", port))
+            self.httpd.shutdown()
+            self.httpd.server_close()
+            try:
+                yield
+            finally:
+                self._serve(port)
+                self._thread.start()
 
     def tei_for(self, filename: str | None, pdf: bytes) -> Path | None:
         """The TEI file for a PDF: by content, else by name (``X.pdf`` -> ``X.tei.xml``)."""
@@ -109,12 +150,16 @@ class FakeGrobid:
         tei = found.with_name(stem + ".tei.xml")
         return tei if tei.is_file() else None
 
-    def answer(self, fields: dict) -> tuple[int, str, bytes]:
-        """``(status, content type, body)`` for one request, by mode."""
+    def answer(self, fields: dict) -> tuple[int, str, bytes] | None:
+        """``(status, content type, body)`` for one request, by mode; ``None``: reset the
+        connection."""
         with self._lock:
             self.requests.append({k: v[1].decode("latin-1") for k, v in fields.items()
                                   if k != "input"})
             n = len(self.requests)
+        self._open.wait()
+        if self.mode == "reset":
+            return None
         if self.mode == "busy" and (self.arg is None or n <= self.arg):
             return 503, "text/plain", b""
         if self.mode == "slow":
@@ -144,7 +189,14 @@ class FakeGrobid:
                     self._send(404, "text/plain", b"")
                     return
                 fields = parse_form(body, self.headers.get("Content-Type", ""))
-                self._send(*server.answer(fields))
+                answer = server.answer(fields)
+                if answer is None:  # an RST, not a polite close: SO_LINGER with 0 s
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                               struct.pack("ii", 1, 0))
+                    self.connection.close()
+                    self.close_connection = True
+                    return
+                self._send(*answer)
 
             def _send(self, status: int, ctype: str, body: bytes) -> None:
                 try:
@@ -163,12 +215,17 @@ class FakeGrobid:
         return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    # down() keeps the port with a second socket while no server listens on it
+    allow_reuse_port = True
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tei_dir", help="folder with X.pdf and X.tei.xml pairs")
     parser.add_argument("--port", type=int, default=8070)
     parser.add_argument("--mode", default="ok", help="ok, busy:N, busy, slow:S, not-tei, "
-                                                     "no-content or error")
+                                                     "no-content, error or reset")
     args = parser.parse_args(argv)
     with FakeGrobid(args.tei_dir, args.mode, args.port) as server:
         print(f"fake GROBID serving {args.tei_dir} at {server.url} (mode {args.mode}); "

@@ -8,9 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_model import GROUPS, make_paper
+from helpers import GROUPS, labelled_paper, run_cli
 
-from coresc import cli
 from coresc.errors import CorescError
 from coresc.labels import LABEL_NAMES
 from coresc.model import CoreSCClassifier, ModelError
@@ -25,13 +24,13 @@ def _rows(predictions):
 @pytest.fixture(scope="module")
 def source_papers():
     rng = random.Random(3)
-    return [make_paper(i, rng) for i in range(5)]
+    return [labelled_paper(i, rng) for i in range(5)]
 
 
 @pytest.fixture(scope="module")
 def reviewed():
     rng = random.Random(11)
-    return [make_paper(100 + i, rng) for i in range(4)]
+    return [labelled_paper(100 + i, rng) for i in range(4)]
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +84,7 @@ def test_adapted_model_learns_the_fields_labels(source, source_papers):
     """Reviewed papers that use a label the source never saw: the adapted model learns it
     (a source-only model cannot), and its source still says what it knows."""
     rng = random.Random(5)
-    field = [make_paper(200 + i, rng) for i in range(4)]
+    field = [labelled_paper(200 + i, rng) for i in range(4)]
     for p in field:  # in this field, conclusions are called hypotheses
         for s in p.sentences():
             if s.gold and s.gold[0].code == "Con":
@@ -106,7 +105,7 @@ def test_reviewed_papers_the_source_trained_on_are_named(source, source_papers, 
 
 
 def test_bad_inputs(source, reviewed):
-    bare = [make_paper(300, random.Random(1))]
+    bare = [labelled_paper(300, random.Random(1))]
     for s in bare[0].sentences():
         s.gold = []
     with pytest.raises(CorescError, match="no sentence with a gold label"):
@@ -120,20 +119,10 @@ def test_bad_inputs(source, reviewed):
 # ---------------------------------------------------------------- the command line
 
 
-def _coresc(argv: list[str], capsys) -> tuple[int, str, str]:
-    try:
-        rc = cli.main(argv)
-    except SystemExit as exc:
-        rc = exc.code
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err, err
-    return rc, out, err
-
-
 @pytest.fixture()
 def cli_source(tmp_path, fixtures, capsys) -> Path:
     out = tmp_path / "src"
-    rc, _, err = _coresc(["train", str(fixtures / "io_art_small.xml"), "-o", str(out),
+    rc, _, err = run_cli(["train", str(fixtures / "io_art_small.xml"), "-o", str(out),
                           "--c1", "0.1", "--c2", "0.1", "--max-iterations", "10"], capsys)
     assert rc == 0, err
     return out
@@ -142,7 +131,7 @@ def cli_source(tmp_path, fixtures, capsys) -> Path:
 def test_cli_train_from(cli_source, tmp_path, fixtures, capsys):
     out = tmp_path / "adapted"
     reviewed = fixtures / "agreement_a1"
-    rc, _, err = _coresc(["train", str(reviewed), "--from", str(cli_source), "-o", str(out),
+    rc, _, err = run_cli(["train", str(reviewed), "--from", str(cli_source), "-o", str(out),
                           "--max-iterations", "10"], capsys)
     assert rc == 0, err
     assert "adapting" in err and "saved model to" in err
@@ -150,7 +139,7 @@ def test_cli_train_from(cli_source, tmp_path, fixtures, capsys):
     assert meta["command"].startswith("coresc train") and "--from" in meta["command"]
     assert meta["adapted_from"]["model"] == str(cli_source)
     # model-info says it is adapted and from what
-    rc, card, _ = _coresc(["model-info", str(out)], capsys)
+    rc, card, _ = run_cli(["model-info", str(out)], capsys)
     assert rc == 0 and "## Adapted model" in card and f"`{cli_source}`" in card
     assert "`p1`" in card and "`p2`" in card
     # and how much each label is its own against the source's
@@ -160,15 +149,15 @@ def test_cli_train_from(cli_source, tmp_path, fixtures, capsys):
     for lab, w in meta["source_mix"].items():
         assert f"| {lab} | {LABEL_NAMES[lab]} | {w:.2f} | {1 - w:.2f} |" in card.splitlines()
     # evaluate keeps the reviewed papers (and the source's own) apart from held-out ones
-    rc, report, err = _coresc(["evaluate", "--model", str(out), str(reviewed)], capsys)
+    rc, report, err = run_cli(["evaluate", "--model", str(out), str(reviewed)], capsys)
     assert rc == 0, err
     assert report.startswith("WARNING: IN-SAMPLE. 2 of 2 papers")
-    rc, report, err = _coresc(["evaluate", "--model", str(out), str(reviewed),
+    rc, report, err = run_cli(["evaluate", "--model", str(out), str(reviewed),
                                str(fixtures / "io_mode2_small.xml")], capsys)
     assert rc == 0, err
     assert "2 of 3 papers" in report and "held-out papers only (1 of 3" in report
     # and it annotates like any model
-    rc, _, err = _coresc(["annotate", str(fixtures / "jats_small.xml"), "--model", str(out),
+    rc, _, err = run_cli(["annotate", str(fixtures / "jats_small.xml"), "--model", str(out),
                           "--to", "tsv", "-o", str(tmp_path / "a.tsv")], capsys)
     assert rc == 0, err
     assert (tmp_path / "a.tsv").read_text().count("\n") > 3
@@ -186,7 +175,7 @@ def test_cli_train_from_bad_inputs(cli_source, tmp_path, fixtures, capsys):
             ([gold, "--from", str(cli_source), "--features", "ngrams"], "--features"),
             ([gold, "--from", str(cli_source), "--c1", "0.1"], "give both --c1 and --c2"),
             ([gold, "--from", str(cli_source), "-o", str(cli_source)], "overwrite")):
-        rc, _, err = _coresc(["train", "-o", str(out), *argv], capsys)
+        rc, _, err = run_cli(["train", "-o", str(out), *argv], capsys)
         assert rc == 2, (argv, err)
         *progress, last = err.strip().splitlines()
         assert all(line.startswith("[coresc] ") for line in progress), err
@@ -202,24 +191,24 @@ def test_adapt_art_source_to_cra_and_annotate_jats(shared_data, tmp_path, capsys
     art = sorted((shared_data / "art-corpus" / "ann1").iterdir())[:4]
     cra = sorted((shared_data / "cra-corpus").glob("*.xml"))
     src, out = tmp_path / "art-src", tmp_path / "cra-adapted"
-    rc, _, err = _coresc(["train", *map(str, art), "-o", str(src), "--c1", "0.5", "--c2",
+    rc, _, err = run_cli(["train", *map(str, art), "-o", str(src), "--c1", "0.5", "--c2",
                           "5.0", "--no-secondary", "--max-iterations", "50"], capsys)
     assert rc == 0, err
-    rc, _, err = _coresc(["train", *map(str, cra[:3]), "--from", str(src), "-o", str(out),
+    rc, _, err = run_cli(["train", *map(str, cra[:3]), "--from", str(src), "-o", str(out),
                           "--max-iterations", "50"], capsys)
     assert rc == 0, err
     model = CoreSCClassifier.load(out)
     assert model.meta_["training_data"]["corpora"].keys() == {c.stem for c in cra[:3]}
     assert model._ovr is not None  # CRA papers are multi-label: a secondary layer
     jats = sorted((shared_data / "jats").glob("*.xml"))[0]
-    rc, _, err = _coresc(["annotate", str(jats), "--model", str(out), "--to", "jsonl",
+    rc, _, err = run_cli(["annotate", str(jats), "--model", str(out), "--to", "jsonl",
                           "-o", str(tmp_path / "j.jsonl")], capsys)
     assert rc == 0, err
     rows = [json.loads(line) for line in (tmp_path / "j.jsonl").read_text().splitlines()]
     labelled = [r for r in rows if r.get("pred")]
     assert len(labelled) > 50
     assert len({r["pred"][0]["label"] for r in labelled}) >= 4
-    rc, report, err = _coresc(["evaluate", "--model", str(out), *map(str, cra[:5])], capsys)
+    rc, report, err = run_cli(["evaluate", "--model", str(out), *map(str, cra[:5])], capsys)
     assert rc == 0, err
     assert "3 of 5 papers" in report and "held-out papers only (2 of 5" in report
 
@@ -269,7 +258,7 @@ def test_a_label_the_reviewed_papers_lack_survives_adaptation(source, source_pap
     where its source does (its marginals mixed per label with the source's, issue 38);
     with ``mix: false`` the CRF, which never saw Goa, cannot."""
     rng = random.Random(13)
-    field = [make_paper(300 + i, rng) for i in range(3)]
+    field = [labelled_paper(300 + i, rng) for i in range(3)]
     for p in field:
         for s in p.sentences():
             if s.gold and s.gold[0].code == "Goa":

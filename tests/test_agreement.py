@@ -138,6 +138,9 @@ def test_cli_bad_input(fixtures, capsys, other, message):
 
 def test_cli_needs_two_sets(fixtures, capsys):
     assert main(["agreement", str(fixtures / "agreement_a1")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == ("coresc agreement: error: agreement needs at least two "
+                                 "annotation sets\n")
 
 
 def test_unlabelled_set_refused(tmp_path):

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from batch_helpers import coresc_process, make_papers, tree_bytes
+from helpers import DIES_ON, coresc_process, dying_source_task, text_papers, tree_bytes, wait_for
 
 from coresc.batch import annotate_files
 from coresc.batch.outputs import MANIFEST_NAME
@@ -23,7 +23,7 @@ from coresc.writers import write_papers
 @pytest.fixture(scope="module")
 def papers_dir(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("batch") / "papers"
-    make_papers(d, 6)
+    text_papers(d, 6)
     return d
 
 
@@ -120,7 +120,7 @@ def test_unwritable_output_is_refused_first(papers_dir, tmp_path, capsys):
 
 def test_failed_input_is_recorded_and_retried_by_resume(tmp_path, capsys):
     d = tmp_path / "in"
-    make_papers(d, 3)
+    text_papers(d, 3)
     bad = d / "p001.txt"
     good_text = bad.read_text()
     bad.write_bytes(b"\x00\x01binary")
@@ -142,7 +142,7 @@ def test_failed_input_is_recorded_and_retried_by_resume(tmp_path, capsys):
 
 def test_resume_redoes_a_changed_input_and_refuses_other_options(tmp_path, capsys):
     d = tmp_path / "in"
-    paths = make_papers(d, 2)
+    paths = text_papers(d, 2)
     out = tmp_path / "out"
     assert main(["annotate", str(d), "-o", str(out), "-q"]) == 0
     paths[1].write_text(paths[1].read_text() + "\nWe added a sentence at the end.\n")
@@ -156,7 +156,7 @@ def test_resume_redoes_a_changed_input_and_refuses_other_options(tmp_path, capsy
 def test_resume_of_a_finished_stream_output(tmp_path, capsys):
     """Its parts are gone: a resume with nothing new does nothing, else it starts over."""
     d = tmp_path / "in"
-    paths = make_papers(d, 2)
+    paths = text_papers(d, 2)
     out = tmp_path / "out.jsonl"
     assert main(["annotate", str(d), "-o", str(out), "--to", "jsonl", "-q"]) == 0
     before = out.read_bytes()
@@ -209,7 +209,7 @@ def test_interrupt_keeps_finished_papers_and_says_how_to_continue(tmp_path, sig)
     d = tmp_path / "in"
     # enough papers that the run cannot finish between the third manifest line and the
     # signal, even when this process is scheduled late on a busy machine
-    make_papers(d, 120, n_paragraphs=12)
+    text_papers(d, 120, n_paragraphs=12)
     out = tmp_path / "out"
     proc = coresc_process(["annotate", str(d), "-o", str(out)])
     manifest = out / MANIFEST_NAME
@@ -256,6 +256,7 @@ def _live_processes_mentioning(text: str) -> list[int]:
     return pids
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs Linux /proc")
 @pytest.mark.parametrize("to,out,jobs", [("jsonl", "all.jsonl", "2"), ("xml", "out", "1")])
 def test_killed_at_random_moments_then_resumed_equals_one_uninterrupted_run(
@@ -263,7 +264,7 @@ def test_killed_at_random_moments_then_resumed_equals_one_uninterrupted_run(
     import random
 
     d = tmp_path / "in"
-    make_papers(d, 24, n_paragraphs=6)
+    text_papers(d, 24, n_paragraphs=6)
     reference = tmp_path / "reference" / out
     args = ["annotate", str(d), "--to", to, "--jobs", jobs, "-q"]
     proc = coresc_process([*args, "-o", str(reference)])
@@ -301,5 +302,30 @@ def test_killed_at_random_moments_then_resumed_equals_one_uninterrupted_run(
         assert not Path(f"{target.parent}/.{out}.parts").exists()
     leftovers = [p.name for p in target.parent.rglob(".*.part")]
     assert not leftovers
-    time.sleep(0.5)
-    assert not _live_processes_mentioning(str(d))  # no orphaned worker processes
+    # no orphaned worker processes: those of the killed runs end (the wait bounds a hang)
+    wait_for(lambda: not _live_processes_mentioning(str(d)), what="the workers to end")
+
+
+def test_a_worker_dying_is_one_line_and_resume_finishes(papers_dir, tmp_path, capsys,
+                                                        monkeypatch):
+    """--jobs 2 and the worker handed p003.txt dies (as one the kernel kills for its
+    memory): one line saying so, the papers finished before it kept, and --resume
+    finishes the run as one that never failed."""
+    from coresc.batch import run
+
+    argv = ["annotate", str(papers_dir), "--jobs", "2", "-q"]
+    assert main([*argv, "-o", str(tmp_path / "reference")]) == 0
+    monkeypatch.setattr(run, "source_task", dying_source_task)
+    out = tmp_path / "out"
+    assert main([*argv, "-o", str(out)]) == 2
+    assert capsys.readouterr().err == ("coresc annotate: error: a worker process died "
+                                       "(killed, or out of memory?); the papers finished so "
+                                       "far are kept\n")
+    done = [Path(r["input"]).name for r in manifest_lines(out / MANIFEST_NAME)[1:]
+            if r["status"] == "done"]
+    assert DIES_ON not in done and done == sorted(done)  # in input order, before it
+    assert all((out / Path(name).with_suffix(".xml").name).is_file() for name in done)
+    monkeypatch.undo()
+    assert main([*argv, "-o", str(out), "--resume"]) == 0
+    assert tree_bytes(out) == tree_bytes(tmp_path / "reference")
+    assert not list(out.glob(".*.part"))

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from batch_helpers import make_papers, tree_bytes
+from helpers import text_papers, tree_bytes
 
 distributed = pytest.importorskip("distributed")
 
@@ -29,7 +29,7 @@ def cluster():
 @pytest.fixture(scope="module")
 def papers(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("dask") / "in"
-    make_papers(d, 20, n_paragraphs=8)
+    text_papers(d, 20, n_paragraphs=8)
     return d
 
 
@@ -64,7 +64,7 @@ def test_cluster_output_equals_local_run(cluster, papers, local_xml, tmp_path):
 
 def test_failed_paper_is_recorded_not_fatal(cluster, tmp_path, capsys):
     d = tmp_path / "in"
-    make_papers(d, 3)
+    text_papers(d, 3)
     (d / "p001.txt").write_bytes(b"\x00binary")
     out = tmp_path / "out"
     rc = main(["annotate", str(d), "-o", str(out), "--scheduler",
@@ -74,6 +74,7 @@ def test_failed_paper_is_recorded_not_fatal(cluster, tmp_path, capsys):
     assert status == {"p000.txt": "done", "p001.txt": "failed", "p002.txt": "done"}
 
 
+@pytest.mark.slow
 def test_worker_killed_mid_run_still_completes_exactly_once(cluster, papers, local_xml,
                                                             tmp_path):
     out = tmp_path / "xml"

@@ -7,7 +7,7 @@ import random
 
 import numpy as np
 import pytest
-from test_model import GROUPS, forget_file_records, make_paper
+from helpers import GROUPS, forget_file_records, labelled_paper
 
 from coresc.cli import main
 from coresc.document import Label, Paper, Paragraph, Prediction, Section, Sentence
@@ -155,7 +155,7 @@ def test_calibration_summary_of_prediction_records() -> None:
 @pytest.fixture(scope="module")
 def papers() -> list[Paper]:
     rng = random.Random(11)
-    return [make_paper(i, rng) for i in range(6)]
+    return [labelled_paper(i, rng) for i in range(6)]
 
 
 @pytest.fixture(scope="module")
@@ -194,7 +194,7 @@ def test_model_calibrates_each_training_corpus_apart(monkeypatch, tmp_path) -> N
 
     monkeypatch.setattr(calibration, "MIN_CORPUS_POINTS", 20)
     rng = random.Random(13)
-    papers = [make_paper(i, rng) for i in range(8)]
+    papers = [labelled_paper(i, rng) for i in range(8)]
     for i, p in enumerate(papers):
         p.meta["corpus"] = "art" if i % 2 else "cra"
         for s in p.sentences() if i % 2 else ():  # "art": half its gold labels are noise
@@ -276,7 +276,7 @@ def test_evaluate_reports_training_papers_apart(model, papers, tmp_path, capsys)
 
     d = model.save(tmp_path / "m")
     corpus = tmp_path / "corpus"
-    unseen = make_paper(99, random.Random(5))
+    unseen = labelled_paper(99, random.Random(5))
     unseen.id = "unseen"
     write_papers([*papers[:2], unseen], "jsonl", corpus / "papers.jsonl")
     assert main(["evaluate", "--model", str(d), str(corpus), "--json",

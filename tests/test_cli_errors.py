@@ -6,24 +6,15 @@ return or argparse's exit fails the test (as a traceback would end the real comm
 
 from __future__ import annotations
 
+import socket
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import coresc_process, run_cli
 
 from coresc import cli
 from coresc.extras import EXTRAS, MissingExtra, missing_module_error, require
-
-
-def run(argv: list[str], capsys) -> tuple[int, str]:
-    """``coresc ARGV`` in-process: (exit code, stderr). Other exceptions propagate."""
-    try:
-        rc = cli.main(argv)
-    except SystemExit as exc:  # argparse: one error line, exit 2
-        rc = exc.code
-    err = capsys.readouterr().err
-    assert "Traceback" not in err, err
-    return rc, err
 
 
 @pytest.fixture()
@@ -114,29 +105,46 @@ def test_every_verb_has_bad_argument_cases() -> None:
 def test_bad_arguments_give_one_line(verb: str, files, capsys) -> None:
     for case in [["--no-such-option"], *BAD[verb]]:
         argv = [verb, *(a.format(**files) for a in case)]
-        rc, err = run(argv, capsys)
+        rc, _, err = run_cli(argv, capsys)
         assert rc in (1, 2), (argv, rc, err)
-        last = err.strip().splitlines()[-1]
-        assert last.startswith("coresc") and "error" in last, (argv, err)
+        # one error line, the last; before it at most progress and notes of work done
+        # before the problem showed (a train reads its papers, a review skips a file)
+        *before, last = err.strip().splitlines()
+        assert last.startswith(f"coresc {verb}: error: "), (argv, err)
+        assert all(line.startswith("[coresc] ") or (line.startswith(f"coresc {verb}: ")
+                                                    and ": error: " not in line)
+                   for line in before), (argv, err)
     if verb == "serve":
         return  # without arguments it serves (on port 8000) until stopped
     if verb == "review":
         assert not list(Path(files["out"]).rglob("lock"))  # every refusal let go of it
-    rc, err = run([verb], capsys)  # no arguments at all
-    assert rc in (0, 2), (verb, err)
+    rc, out, err = run_cli([verb], capsys)  # no arguments at all
+    if verb == "model-info":  # the default model's card
+        assert rc == 0 and err == "" and out.startswith("# "), (out[:200], err)
+        return
+    assert rc == 2 and err.startswith(f"coresc {verb}: error: the following arguments are "
+                                      f"required: ") and err.count("\n") == 1, err
+    assert err.endswith(f"(see: coresc {verb} --help)\n"), err
+
+
+def test_a_bad_model_is_refused_before_select_says_anything(files, capsys) -> None:
+    rc, _, err = run_cli(["select", files["text"], "--budget", "5", "--model",
+                          files["missing"]], capsys)
+    assert rc == 2 and err == (f"coresc select: error: {files['missing']}: model directory "
+                               f"not found\n")
 
 
 @pytest.mark.parametrize("verb", cli.COMMANDS)
 def test_a_usage_error_is_one_line_naming_the_help(verb: str, capsys) -> None:
     for case in (["--no-such-option"], ["--port", "x"] if verb in ("serve", "review")
                  else ["--model"] if verb != "experiment" else ["x", "--jobs", "two"]):
-        rc, err = run([verb, *case], capsys)
+        rc, _, err = run_cli([verb, *case], capsys)
         assert rc == 2 and len(err.strip().splitlines()) == 1, (verb, case, err)
         assert err.startswith(f"coresc {verb}: error: ") and f"coresc {verb} --help" in err
 
 
 def test_bare_coresc_lists_the_verbs(capsys) -> None:
-    rc, err = run([], capsys)
+    rc, _, err = run_cli([], capsys)
     assert rc == 2 and "usage: coresc" in err and all(v in err for v in cli.COMMANDS)
 
 
@@ -166,7 +174,7 @@ NEEDS_EXTRA = {"experiment": "experiments", "report": "experiments", "serve": "s
 def test_missing_extra_one_line_naming_it(verb: str, files, capsys, monkeypatch) -> None:
     for module in (m for modules in EXTRAS.values() for m in modules):
         monkeypatch.setitem(sys.modules, module, None)  # `pip install coresc` without extras
-    rc, err = run([verb, *(a.format(**files) for a in GOOD[verb])], capsys)
+    rc, _, err = run_cli([verb, *(a.format(**files) for a in GOOD[verb])], capsys)
     if verb in NEEDS_EXTRA:
         assert rc == 2 and err.count("\n") == 1, err
         assert f"pip install 'coresc[{NEEDS_EXTRA[verb]}]'" in err
@@ -208,5 +216,56 @@ def test_experiment_check_needs_no_mlflow(shared_data, capsys, monkeypatch) -> N
     assert rc == 0, err
     assert out.startswith("cra-3fold: ok, 3 fold(s)"), out
     monkeypatch.setitem(sys.modules, "yaml", None)  # without PyYAML: the one line
-    rc, err = run(["experiment", "cra-3fold", "--check"], capsys)
+    rc, _, err = run_cli(["experiment", "cra-3fold", "--check"], capsys)
     assert rc == 2 and "missing: pyyaml" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("verb", ["serve", "review"])
+def test_a_port_in_use_is_one_line(verb: str, files, tmp_path: Path) -> None:
+    """Another program listens on the port: one line naming the address, exit 2, and
+    (review) no lock left on the annotator's folder. A child process: were the port
+    taken by mistake, the server would serve until stopped."""
+    args = ["--model", "fast"] + ([] if verb == "serve" else
+                                  [files["text"], "--annotator", "a", "-o", files["out"]])
+    with socket.create_server(("127.0.0.1", 0)) as other:
+        port = other.getsockname()[1]
+        proc = coresc_process([verb, *args, "--port", str(port)], cwd=tmp_path)
+        try:
+            out, err = proc.communicate(timeout=300)
+        finally:
+            proc.kill()
+    assert proc.returncode == 2 and out == "", (out, err)
+    assert err == (f"coresc {verb}: error: cannot listen on 127.0.0.1:{port}: Address "
+                   f"already in use (while attempting to bind on address ('127.0.0.1', "
+                   f"{port}))\n")
+    assert not list(tmp_path.rglob("lock"))
+
+
+@pytest.mark.parametrize("env, value, words", [
+    ("CORESC_MAX_INPUT_MB", "two", "expected a number"),
+    ("CORESC_MAX_INPUT_MB", "0", "must be at least 0.001"),
+    ("CORESC_MAX_INPUT_MB", "nan", "must be at least 0.001"),
+    ("CORESC_MAX_INPUT_MB", "1e400", "expected a finite number"),
+    ("CORESC_MAX_SENTENCE_WORDS", "9", "must be at least 10"),
+    ("CORESC_MAX_SENTENCE_WORDS", "many", "expected a number"),
+    ("CORESC_PAPER_TIMEOUT", "-1", "must be at least 0"),
+    ("CORESC_PAPER_TIMEOUT", "inf", "expected a finite number"),  # was a traceback
+])
+def test_a_bad_limit_in_the_environment_is_one_line(env, value, words, files, capsys,
+                                                    monkeypatch) -> None:
+    monkeypatch.setenv(env, value)
+    rc, _, err = run_cli(["annotate", files["text"], "-o", files["out"]], capsys)
+    assert rc == 2 and err == f"coresc annotate: error: {env}={value!r}: {words}\n"
+    assert not Path(files["out"]).exists()
+
+
+def test_limits_given_as_options_are_checked_alike(files, capsys, monkeypatch) -> None:
+    for option, value, words in (("--paper-timeout", "inf", "expected a finite number"),
+                                 ("--max-input-mb", "-1", "must be at least 0.001")):
+        rc, _, err = run_cli(["annotate", files["text"], option, value, "-o", files["out"]],
+                             capsys)
+        assert rc == 2 and err == f"coresc annotate: error: {option} {value}: {words}\n"
+    # a finite limit longer than the system's timer can hold is as good as none
+    monkeypatch.setenv("CORESC_PAPER_TIMEOUT", "1e300")
+    rc, out, err = run_cli(["annotate", files["text"], "--to", "tsv", "-q"], capsys)
+    assert rc == 0 and err == "" and out.startswith("paper\t")

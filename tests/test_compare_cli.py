@@ -8,15 +8,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from coresc import cli
 
 
 def compare(argv: list[str], capsys) -> tuple[int, str, str]:
-    rc = cli.main(["compare", *argv])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return rc, out, err
+    return run_cli(["compare", *argv], capsys)
 
 
 @pytest.fixture(scope="module")

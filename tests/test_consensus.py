@@ -151,6 +151,9 @@ def test_cli_bad_input(fixtures, tmp_path, capsys):
     assert main(["consensus", a1, str(fixtures / "agreement_other"), "-o", out]) == 2
     assert "no paper in common" in capsys.readouterr().err
     assert main(["consensus", a1, str(fixtures / "agreement_bad"), "-o", out]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"coresc consensus: error: {fixtures / 'agreement_bad' / 'p1_mode2.xml'}"
+                          f": malformed XML: ") and err.count("\n") == 1, err
     assert main(["consensus", a1, str(fixtures / "agreement_a2"), "-o", out,
                  "--reliable", "nobody"]) == 2
     assert "--reliable nobody" in capsys.readouterr().err

@@ -148,6 +148,7 @@ def _tiny(sizes) -> dict:
                       "inner_folds": 2, "verbose": False}}
 
 
+@pytest.mark.slow
 def test_tiny_curve_runs_and_logs_the_summary(shared_data, store, tmp_path) -> None:
     from mlflow.tracking import MlflowClient
 

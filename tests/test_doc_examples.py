@@ -150,9 +150,13 @@ def _coresc_lines(body: str) -> list[list[str]]:
     return out
 
 
-@pytest.mark.parametrize("block", [b for b in all_blocks() if b.marker.startswith("check")],
+def _checked() -> list[Block]:
+    return [b for b in all_blocks() if b.marker.startswith("check")]
+
+
+@pytest.mark.parametrize("block", _checked(),
                          ids=lambda b: f"{b.page}:{b.body.splitlines()[0][:40]}")
-def test_checked_examples_parse(block: Block, shared_data: Path) -> None:
+def test_checked_examples_parse(block: Block) -> None:
     if block.lang == "python":
         compile(block.body, block.page, "exec")
         return
@@ -160,8 +164,18 @@ def test_checked_examples_parse(block: Block, shared_data: Path) -> None:
     for argv in _coresc_lines(block.body):
         parser.parse_args(argv)  # argparse exits (fails the test) on an unknown option
         for word in argv:
-            if word.startswith(("../shared/", "data/")):
+            if word.startswith("data/"):
                 assert (ROOT / word).exists(), (block.page, word)
+
+
+def test_checked_examples_name_real_shared_data(shared_data: Path) -> None:
+    named = [(b.page, word) for b in _checked() if b.lang != "python"
+             for argv in _coresc_lines(b.body) for word in argv
+             if word.startswith("../shared/")]
+    assert named
+    missing = [(page, word) for page, word in named
+               if not (shared_data.parent / word.removeprefix("../shared/")).exists()]
+    assert not missing, missing
 
 
 def sandbox(tmp: Path, shared_data: Path) -> Path:

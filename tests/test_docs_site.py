@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import need
 
 ROOT = Path(__file__).resolve().parents[1]
 #: A page's own assets (stylesheets, scripts, images, fonts) fetched from another host;
@@ -28,7 +29,7 @@ def test_theme_uses_no_web_fonts() -> None:
 
 @pytest.mark.slow
 def test_built_site_fetches_nothing_from_other_hosts(tmp_path: Path) -> None:
-    pytest.importorskip("material", reason="the docs extra: pip install '.[docs]'")
+    need("material", "the docs extra: pip install '.[docs]'")  # CI builds the site only here
     site = tmp_path / "site"
     res = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
                           str(site)], cwd=ROOT, capture_output=True, text=True, timeout=600,

@@ -11,24 +11,24 @@ import json
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from test_model import TEMPLATES, WORDS, make_paper
+from helpers import TEMPLATES, WORDS, labelled_paper, need
 
 from coresc.errors import CorescError
 from coresc.model import CoreSCClassifier, ModelError
-from coresc.model.encoder import EncoderSettings, encoder_features, encoder_inputs
+from coresc.model.encoder import EncoderSettings
 
 # The test extra leaves torch out (GBs); CONTRIBUTING.md says how to add a CPU-only build.
+# Skipped without it, except in CI, which installs the train extra.
 _NO_TRAIN = ("fine-tuning needs the train extra (torch, safetensors, onnx): "
              "pip install torch --index-url https://download.pytorch.org/whl/cpu "
              "&& pip install '.[test,train]'")
-torch = pytest.importorskip("torch", reason=_NO_TRAIN)
-pytest.importorskip("safetensors", reason=_NO_TRAIN)
-pytest.importorskip("onnx", reason=_NO_TRAIN)
-pytest.importorskip("onnxruntime")
+torch = need("torch", _NO_TRAIN)
+need("safetensors", _NO_TRAIN)
+need("onnx", _NO_TRAIN)
+need("onnxruntime")
 # A tiny network gains nothing from threads, and on a busy 2-core machine torch's thread
 # pool spins against other processes (a backward pass went from ~5 ms to 137 ms).
 torch.set_num_threads(1)
@@ -84,7 +84,7 @@ def cache_dir(tmp_path, monkeypatch):
 @pytest.fixture(scope="module")
 def papers():
     rng = random.Random(3)
-    return [make_paper(i, rng) for i in range(6)]
+    return [labelled_paper(i, rng) for i in range(6)]
 
 
 def settings(base: str, **kw) -> dict:
@@ -99,43 +99,6 @@ def fit(papers, base, **kw):
 
 
 # ---------------------------------------------------------------- plain functions
-
-
-@pytest.mark.parametrize("bad", [
-    {"layers": 0}, {"train_layers": 3, "layers": 2}, {"context": "paragraph"},
-    {"epochs": 0}, {"inner_folds": 1}, {"quantize": "yes"}, {"warmup": 1.0},
-    {"colour": "red"}, {"layers": 2.5}, {"feature_scale": 0}, {"feature_scale": -2.0}])
-def test_settings_reject_bad_values(bad):
-    with pytest.raises(ValueError):
-        EncoderSettings.from_dict(bad)
-
-
-def test_settings_round_trip():
-    s = EncoderSettings(layers=3, train_layers=1, context="sentence")
-    assert EncoderSettings.from_dict(s.to_dict()) == s
-
-
-def test_encoder_features_see_neighbours_within_the_paper():
-    probs = np.array([[0.9, 0.1], [0.2, 0.8], [0.5, 0.5]])
-    f = encoder_features(probs, ["A", "B"], neighbours=1)
-    assert f[0] == {"enc=A": 0.9, "enc=B": 0.1, "enc+1=A": 0.2, "enc+1=B": 0.8}
-    assert f[1]["enc-1=A"] == 0.9 and f[1]["enc+1=B"] == 0.5 and f[1]["enc=B"] == 0.8
-    assert "enc+1=A" not in f[2]
-    assert encoder_features(probs, ["A", "B"], neighbours=0)[1] == {"enc=A": 0.2, "enc=B": 0.8}
-
-
-def test_encoder_features_scale_every_probability():
-    probs = np.array([[0.9, 0.1], [0.25, 0.75]])
-    f = encoder_features(probs, ["A", "B"], neighbours=1, scale=4.0)
-    assert f[0] == {"enc=A": 3.6, "enc=B": 0.4, "enc+1=A": 1.0, "enc+1=B": 3.0}
-    assert f[1]["enc-1=A"] == pytest.approx(3.6)
-
-
-def test_encoder_inputs_pair_heading_with_sentence(papers):
-    inputs = encoder_inputs(papers[0], "heading")
-    assert len(inputs) == len(papers[0])
-    assert inputs[0][1] == "Introduction" and inputs[-1][1] == "Acknowledgements"
-    assert all(h is None for _, h in encoder_inputs(papers[0], "sentence"))
 
 
 def test_missing_base_is_one_line(papers):
@@ -293,26 +256,57 @@ def test_crf_only_model_drops_stale_encoder_files(papers, tiny_base, cache_dir, 
     assert CoreSCClassifier.load(d).encoder is None
 
 
-def test_bundled_model_names_resolve_and_a_missing_tier_says_how_to_train_it(tmp_path,
-                                                                            monkeypatch) -> None:
-    from coresc.model import storage
+def test_compact_storage_keeps_the_graph_and_its_numbers():
+    """export.compact, the storage of the shipped encoder (the tiny one here has no weight
+    big enough to reach it): a word-piece table of 10,000 rows kept as int8 with a scale
+    per row, a large matrix as float16, a small bias as it was; onnxruntime computes
+    what those stored weights give, close to the float32 graph, from a smaller file."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
 
-    monkeypatch.delenv(storage.MODEL_ENV, raising=False)
-    assert storage.resolve_model(None) == storage.DEFAULT_MODEL_DIR == \
-        storage.BUNDLED_DIR / "accurate"
-    assert storage.resolve_model("fast") == storage.BUNDLED_DIR / "fast"
-    monkeypatch.setenv(storage.MODEL_ENV, "fast")  # the machine's choice of default
-    assert storage.resolve_model(None) == storage.BUNDLED_DIR / "fast"
-    monkeypatch.setenv(storage.MODEL_ENV, str(tmp_path / "nowhere"))
-    assert storage.resolve_model(None) == tmp_path / "nowhere"  # loading it says what's wrong
-    monkeypatch.delenv(storage.MODEL_ENV)
-    monkeypatch.setattr(storage, "BUNDLED_DIR", tmp_path)  # an installation without it
-    with pytest.raises(storage.ModelError, match="--tier accurate"):
-        storage.resolve_model("accurate")
-    mine = tmp_path / "work" / "accurate"  # a user's own folder of that name wins
-    mine.mkdir(parents=True)
-    monkeypatch.chdir(tmp_path / "work")
-    assert storage.resolve_model("accurate") == Path("accurate")
+    from coresc.model.finetune.export import compact
+
+    rng = np.random.default_rng(0)
+    table = rng.normal(size=(10_000, 32)).astype(np.float32)
+    table[5] = 0.0  # a row of zeros: its scale must not divide by zero
+    weight = rng.normal(size=(32, 128)).astype(np.float32)  # 4,096 values: the threshold
+    bias = rng.normal(size=128).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Gather", ["table", "ids"], ["rows"]),
+         helper.make_node("MatMul", ["rows", "weight"], ["mm"]),
+         helper.make_node("Add", ["mm", "bias"], ["out"])], "g",
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, [None])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [None, 128])],
+        [numpy_helper.from_array(x, n) for x, n in ((table, "table"), (weight, "weight"),
+                                                     (bias, "bias"))])
+    plain = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    plain.ir_version = 8
+    data = plain.SerializeToString()
+    small = compact(data)
+
+    stored = {i.name: numpy_helper.to_array(i)
+              for i in onnx.load_from_string(small).graph.initializer}
+    assert {n: a.dtype for n, a in stored.items()} == {
+        "table.int8": np.int8, "table.scale": np.float32, "weight.fp16": np.float16,
+        "bias": np.float32}
+    scale = np.abs(table).max(axis=1) / 127.0
+    scale[5] = 1.0
+    assert np.array_equal(stored["table.scale"], scale.astype(np.float32))
+    assert np.array_equal(stored["table.int8"], np.round(table / scale[:, None]))
+    assert len(small) < len(data) / 3
+
+    ids = np.array([0, 5, 9_999, 1234], dtype=np.int64)
+
+    def run(model: bytes) -> np.ndarray:
+        sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+        return sess.run(None, {"ids": ids})[0]
+
+    full, kept = run(data), run(small)
+    table_kept = stored["table.int8"].astype(np.float32) * stored["table.scale"][:, None]
+    expected = table_kept[ids] @ stored["weight.fp16"].astype(np.float32) + bias
+    assert np.allclose(kept, expected, rtol=1e-5, atol=1e-5)
+    assert np.allclose(kept, full, atol=0.1) and not np.array_equal(kept, full)
 
 
 # ---------------------------------------------------------------- windows of sentences
@@ -402,23 +396,3 @@ def test_window_encoder_learns_and_onnx_matches_torch(papers, tiny_base, cache_d
 def test_window_longer_than_the_base_reads_is_refused(papers, tiny_base, cache_dir):
     with pytest.raises(CorescError, match="window_tokens"):
         fit(papers, tiny_base, context="window", window_tokens=128, sentence_tokens=16)
-
-
-def test_train_flags_give_the_encoder_settings():
-    import argparse
-
-    from coresc.commands import train as train_cmd
-    from coresc.errors import UsageError
-
-    parser = argparse.ArgumentParser()
-    train_cmd.add_arguments(parser)
-    args = parser.parse_args(["corpus", "-o", "m", "--encoder", "--encoder-context", "window",
-                              "--encoder-feature-scale", "3", "--encoder-epochs", "1"])
-    given = train_cmd.encoder_settings(args)
-    assert given == {"context": "window", "feature_scale": 3.0, "epochs": 1.0}
-    assert EncoderSettings.from_dict(given).window_tokens == EncoderSettings().window_tokens
-    assert "--encoder-feature-scale 3.0" in train_cmd.command_line(args)
-    assert train_cmd.encoder_settings(parser.parse_args(["corpus", "-o", "m"])) is None
-    with pytest.raises(UsageError):
-        train_cmd.encoder_settings(parser.parse_args(
-            ["corpus", "-o", "m", "--encoder-feature-scale", "3"]))

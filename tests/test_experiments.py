@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import tiny_experiment
 
 from coresc import experiments as ex
 from coresc.cli import main
@@ -205,14 +206,6 @@ def _runs(store: TrackingSettings, config: str):
     return client.search_runs([exp.experiment_id], f"tags.`coresc.config` = '{config}'")
 
 
-def _tiny(name: str) -> dict:
-    return {"name": name, "corpora": {"cra": "cra-corpus"},
-            "folds": {"kind": "kfold", "corpus": "cra", "k": 2},
-            "features": ["location", "section", "ngrams", "zone"],
-            "model": {"c1": 0.05, "c2": 0.01, "max_iterations": 5, "secondary": False,
-                      "verbose": False}}
-
-
 @pytest.mark.parametrize("exc, status", [(RuntimeError("boom"), "FAILED"),
                                           (KeyboardInterrupt(), "KILLED")])
 def test_failing_or_interrupted_training_never_leaves_runs_running(
@@ -225,22 +218,22 @@ def test_failing_or_interrupted_training_never_leaves_runs_running(
     monkeypatch.setattr(CoreSCClassifier, "fit", fit)
     name = f"broken-{status}"
     with pytest.raises(type(exc)):
-        ex.run_experiment(_tiny(name), jobs=1, settings=store, max_papers=4)
+        ex.run_experiment(tiny_experiment(name), jobs=1, settings=store, max_papers=4)
     runs = _runs(store, name)
     assert len(runs) == 3  # parent + 2 folds
     statuses = {r.data.tags["coresc.kind"] + ":" + r.info.status for r in runs}
     assert statuses == {f"experiment:{status}", f"fold:{status}"}
 
 
+@pytest.mark.slow
 def test_tiny_experiment_logs_everything_and_reproduces(shared_data, store) -> None:
+    """(How long it takes: benchmarks/failure_latency.py.)"""
     import mlflow
     from mlflow.tracking import MlflowClient
 
-    t0 = time.time()
-    first = ex.run_experiment(_tiny("tiny"), jobs=2, settings=store, max_papers=4)
-    second = ex.run_experiment(_tiny("tiny"), jobs=1, settings=store, max_papers=4,
+    first = ex.run_experiment(tiny_experiment("tiny"), jobs=2, settings=store, max_papers=4)
+    second = ex.run_experiment(tiny_experiment("tiny"), jobs=1, settings=store, max_papers=4,
                                log_models=False)
-    assert time.time() - t0 < 120
     for key in ("accuracy", "macro_f1", "kappa_coresc1_micro", "f1_Bac"):
         assert first.metrics[key] == second.metrics[key]  # same seed, same folds
     client = MlflowClient(store.tracking_uri)
@@ -267,6 +260,33 @@ def test_tiny_experiment_logs_everything_and_reproduces(shared_data, store) -> N
     assert set(out["label"]) <= set(_meta_labels(client, fr.info.run_id))
 
 
+@pytest.mark.slow
+def test_experiment_command_runs_a_config_file_end_to_end(shared_data, tmp_path, monkeypatch,
+                                                          capsys) -> None:
+    """`coresc experiment FILE`: the tracking settings of the working folder's mlflow.yaml,
+    one summary line per config on stdout, the runs finished in that store."""
+    import yaml
+    from mlflow.tracking import MlflowClient
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    (tmp_path / "mlflow.yaml").write_text("tracking_uri: sqlite:///runs.db\n"
+                                          "experiment_name: cli\nartifact_location: ./art\n")
+    config = tmp_path / "cli-tiny.yaml"
+    config.write_text(yaml.safe_dump(tiny_experiment("cli-tiny")))
+    assert main(["experiment", str(config), "--max-papers", "4", "--jobs", "1",
+                 "--no-models"]) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    client = MlflowClient(f"sqlite:///{tmp_path}/runs.db")
+    exp = client.get_experiment_by_name("cli")
+    runs = client.search_runs([exp.experiment_id], "tags.`coresc.config` = 'cli-tiny'")
+    assert len(runs) == 3 and {r.info.status for r in runs} == {"FINISHED"}  # parent + 2
+    [parent] = [r for r in runs if r.data.tags["coresc.kind"] == "experiment"]
+    assert line.startswith("cli-tiny: ") and parent.info.run_id in line
+    assert f"accuracy {parent.data.metrics['accuracy']:.4f}" in line
+    assert (tmp_path / "art").is_dir() and not list(tmp_path.glob("mlruns"))
+
+
 def _meta_labels(client, run_id: str) -> list[str]:
     """The label list the logged model was trained with (from its meta.json)."""
     local = Path(client.download_artifacts(run_id, "model"))
@@ -276,12 +296,10 @@ def _meta_labels(client, run_id: str) -> list[str]:
 
 # --------------------------------------------------------------------------- reports
 
-def test_published_numbers_match_the_scheme_doc() -> None:
+def test_published_numbers_match_the_scheme_doc(shared_data: Path) -> None:
     from coresc.report import PUBLISHED_CRA_CRF_F1, parse_published_f1
 
-    doc = Path(__file__).resolve().parents[2] / "shared" / "docs" / "coresc-scheme.md"
-    if not doc.is_file():
-        pytest.skip("coresc-scheme.md not found")
+    doc = shared_data.parent / "docs" / "coresc-scheme.md"  # shared/docs beside shared/data
     assert parse_published_f1(doc.read_text(encoding="utf-8")) == PUBLISHED_CRA_CRF_F1
 
 
@@ -334,6 +352,32 @@ def test_report_side_by_side_published_and_domains(store, tmp_path) -> None:
                      experiment_name=store.experiment_name)
 
 
+def test_report_command_writes_the_report_and_lists_its_files(store, tmp_path,
+                                                               capsys) -> None:
+    """`coresc report` itself: the files it wrote on standard output, one line on stderr,
+    and the report write_report makes of the same run."""
+    from mlflow.tracking import MlflowClient
+
+    from coresc.report import write_report
+
+    client = MlflowClient(store.tracking_uri)
+    exp = client.get_experiment_by_name(store.experiment_name)
+    eid = exp.experiment_id if exp else client.create_experiment(store.experiment_name)
+    _fake_run(client, eid, "cli-report", "cra", "cra",
+              {"accuracy": 0.7, "macro_f1": 0.5, "f1_Bac": 0.8, "f1_Hyp": 0.2})
+    where = ["--tracking-uri", store.tracking_uri, "--experiment-name", store.experiment_name]
+    out = tmp_path / "cli" / "report.md"
+    assert main(["report", "cli-report", *where, "-o", str(out)]) == 0
+    stdout, stderr = capsys.readouterr()
+    listed = [Path(line) for line in stdout.splitlines()]
+    assert listed[0] == out and len(listed) == 2 and all(f.is_file() for f in listed)
+    assert stderr.splitlines()[-1] == f"[coresc] report written: {out}"  # MLflow prints before it
+    same = write_report(["cli-report"], tmp_path / "api" / "report.md",
+                        tracking_uri=store.tracking_uri, experiment_name=store.experiment_name)
+    assert out.read_text() == same[0].read_text()
+    assert "| Bac |" in out.read_text()
+
+
 def test_sigterm_becomes_an_interrupt_inside_the_runner() -> None:
     import os
     import signal
@@ -376,7 +420,7 @@ def test_seeds_validate(data: Path) -> None:
 @pytest.mark.slow
 def test_a_config_with_seeds_runs_once_per_seed_and_logs_the_spread(shared_data,
                                                                      store) -> None:
-    result = ex.run_experiment({**_tiny("tiny-seeds"), "seeds": [0, 1]}, jobs=1,
+    result = ex.run_experiment({**tiny_experiment("tiny-seeds"), "seeds": [0, 1]}, jobs=1,
                                settings=store, max_papers=4, log_models=False)
     runs = [r for r in _runs(store, "tiny-seeds") if r.data.tags["coresc.kind"] == "experiment"]
     assert sorted(r.data.tags["coresc.seed"] for r in runs) == ["0", "1"]

@@ -231,17 +231,14 @@ def test_nested_sentences_read_alike_in_mode2_and_tei(body):
 # issue 37: a damaged model is one line naming the file; any -o value is checked cleanly
 
 
-@lru_cache(maxsize=1)
-def _model_copy():
+@pytest.fixture(scope="module")
+def model_copy(tmp_path_factory):
+    """A copy of the fast model to damage (each example mends what it damaged)."""
     import shutil
-    import tempfile
-    from pathlib import Path
 
     from coresc.model.storage import BUNDLED_DIR
 
-    d = Path(tempfile.mkdtemp(prefix="coresc-fuzz-model-")) / "m"
-    shutil.copytree(BUNDLED_DIR / "fast", d)
-    return d
+    return shutil.copytree(BUNDLED_DIR / "fast", tmp_path_factory.mktemp("fuzz-model") / "m")
 
 
 @FUZZ
@@ -249,11 +246,11 @@ def _model_copy():
                              "calibration.json"]),
        cut=st.floats(0, 1), flips=st.lists(st.tuples(st.floats(0, 1), st.integers(1, 255)),
                                            max_size=4))
-def test_a_damaged_model_file_is_one_line(name, cut, flips):
+def test_a_damaged_model_file_is_one_line(model_copy, name, cut, flips):
     from coresc.model import CoreSCClassifier
     from coresc.model.storage import ModelError
 
-    d = _model_copy()
+    d = model_copy
     original = (d / name).read_bytes()
     data = bytearray(original[:int(len(original) * cut)] if cut < 1 else original)
     for at, mask in flips:

@@ -5,13 +5,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+import zlib
 from pathlib import Path
 
 import pytest
+from helpers import EVIL, html_paper, sentence
 from lxml import html as lhtml
 
 from coresc.cli import main
-from coresc.document import Label, Paper, Paragraph, Prediction, Section, Sentence
+from coresc.document import Paper, Paragraph, Section
 from coresc.errors import UsageError
 from coresc.labels import LABELS
 from coresc.metrics import classification_scores
@@ -23,36 +25,7 @@ from coresc.writers.html import (
     render_paper,
     write_html,
 )
-
-EVIL = '<script>window.__pwned = 1</script> & "quoted" <img src=x onerror="window.__pwned=2">'
-
-
-def _s(sid, text, gold=(), pred=(), zone="body"):
-    return Sentence(sid=str(sid), text=text, zone=zone, gold=[Label(g) for g in gold],
-                    pred=[Prediction(lab, sc) for lab, sc in pred])
-
-
-def make_paper(pid: str = "html-fixture") -> Paper:
-    """An invented paper: title, abstract, nested sections, a caption, labels of all kinds."""
-    return Paper(id=pid, title="Cats & <dogs> in catalysis", source_format="test", sections=[
-        Section("Title", "title", depth=0, paragraphs=[Paragraph([
-            _s(1, "Cats & <dogs> in catalysis", gold=["Obj"], zone="title")])]),
-        Section("Abstract", "abstract", depth=0, paragraphs=[Paragraph([
-            _s(2, "Catalysis matters.", gold=["Bac"], pred=[("Bac", 0.91), ("Mot", 0.05)],
-               zone="abstract"),
-            _s(3, "We test cats.", gold=["Goa", "Obj"], pred=[("Met", 0.61), ("Goa", 0.3)],
-               zone="abstract")])]),
-        Section("Methods", "methods", depth=1, paragraphs=[]),
-        Section("Samples <i>", "methods", depth=2, parent=2, paragraphs=[
-            Paragraph([_s(4, "Samples were taken.", gold=["Exp"], pred=[("Exp", 0.8)]),
-                       _s(5, EVIL, gold=["Met"], pred=[("Met", 0.7), ("Exp", 0.2),
-                                                       ("Obs", 0.1)])]),
-            Paragraph([_s(6, "Figure 1. A cat.", gold=["Obs"], pred=[("Res", 0.55)],
-                          zone="caption")])]),
-        Section("", "other", depth=1, paragraphs=[Paragraph([
-            _s(7, "An unlabelled sentence."),
-            _s(8, "Gold only, two labels.", gold=["Con", "Res"])])]),
-    ])
+from coresc.writers.html.styles import FALLBACK_STYLES
 
 
 def sentences_of(tree) -> list:
@@ -61,11 +34,11 @@ def sentences_of(tree) -> list:
 
 @pytest.fixture(scope="module")
 def page():
-    return lhtml.fromstring(render_paper(make_paper()))
+    return lhtml.fromstring(render_paper(html_paper()))
 
 
 def test_one_element_per_sentence_with_labels(page):
-    paper = make_paper()
+    paper = html_paper()
     els = sentences_of(page)
     assert len(els) == len(paper) == 8
     assert [e.get("data-sid") for e in els] == [s.sid for s in paper.sentences()]
@@ -97,7 +70,7 @@ def test_secondary_badges_and_scores(page):
 
 
 def test_text_is_escaped_and_only_our_script_exists(page):
-    raw = render_paper(make_paper())
+    raw = render_paper(html_paper())
     assert "<script>window.__pwned" not in raw
     assert "<img src=x" not in raw
     assert len(page.xpath("//script")) == 1
@@ -109,7 +82,7 @@ def test_text_is_escaped_and_only_our_script_exists(page):
 
 
 def test_page_is_self_contained_with_script_pinned_by_hash(page):
-    raw = render_paper(make_paper())
+    raw = render_paper(html_paper())
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", raw)
     assert "@import" not in raw and "url(" not in raw
     csp = page.xpath('//meta[@http-equiv="Content-Security-Policy"]/@content')[0]
@@ -145,7 +118,7 @@ def test_small_words_count_right(page):
     meta = page.xpath('//header//p[@class="meta"]')[0].text_content()
     assert meta.endswith("8 sentences · colours show predicted labels (5 sentences); gold "
                          "labels on 7 sentences are compared"), meta
-    every = make_paper()
+    every = html_paper()
     every.sections = every.sections[1:2]
     meta = lhtml.fromstring(render_paper(every)).xpath('//p[@class="meta"]')[0].text_content()
     assert meta.count("sentences") == 1 and meta.endswith(
@@ -177,11 +150,16 @@ def test_palette_is_distinct_and_other_schemes_get_colours():
     assert other["method"] == CORESC_STYLES["Met"]  # same colour on every page
     made_up = label_styles(["zeta", "alpha", "beta"])
     assert len(set(made_up.values())) == 3
-    assert label_styles(["alpha"])["alpha"] == label_styles(["alpha", "Met"])["alpha"] or (
-        label_styles(["alpha"])["alpha"] == CORESC_STYLES["Met"])
+    # a made-up label's slot comes from its name, the same on every page ...
+    n = len(FALLBACK_STYLES)
+    start = zlib.crc32(b"alpha") % n
+    assert label_styles(["alpha"])["alpha"] == FALLBACK_STYLES[start]
+    # ... unless a label on the page has that style: then it takes the next free slot
+    taken = next(lab for lab in LABELS if CORESC_STYLES[lab] == FALLBACK_STYLES[start])
+    assert label_styles(["alpha", taken])["alpha"] == FALLBACK_STYLES[(start + 1) % n]
     paper = Paper(id="abs", sections=[Section("Abstract", "abstract", depth=0, paragraphs=[
-        Paragraph([_s(1, "We study X.", gold=["objective"]),
-                   _s(2, "X is used a lot.", gold=["background"])])])])
+        Paragraph([sentence(1, "We study X.", gold=["objective"]),
+                   sentence(2, "X is used a lot.", gold=["background"])])])])
     tree = lhtml.fromstring(render_paper(paper))
     legend = [b.get("data-label") for b in tree.xpath('//*[@id="legend"]//button')]
     assert legend == ["background", "objective"]  # no CoreSC labels for another scheme
@@ -190,7 +168,7 @@ def test_palette_is_distinct_and_other_schemes_get_colours():
 
 
 def test_corpus_view_distribution_and_confusion():
-    papers = [make_paper("p1"), make_paper("p2")]
+    papers = [html_paper("p1"), html_paper("p2")]
     tree = lhtml.fromstring(render_corpus(papers, links={"p1": "p1.html"}))
     rows = tree.xpath('//table[@id="paper-bars"]//tr[@data-paper]')
     assert [r.get("data-paper") for r in rows] == ["p1", "p2"]
@@ -214,7 +192,7 @@ def test_corpus_view_distribution_and_confusion():
 
 
 def test_corpus_view_without_predictions_has_no_confusion():
-    paper = make_paper()
+    paper = html_paper()
     for s in paper.sentences():
         s.pred = []
     tree = lhtml.fromstring(render_corpus([paper]))
@@ -223,30 +201,30 @@ def test_corpus_view_without_predictions_has_no_confusion():
 
 
 def test_write_html_one_and_many(tmp_path: Path):
-    one = write_html([make_paper()], tmp_path / "one.html")
+    one = write_html([html_paper()], tmp_path / "one.html")
     assert one == [tmp_path / "one.html"] and one[0].read_text().startswith("<!DOCTYPE html>")
-    many = write_html([make_paper("a/b"), make_paper("a/b"), make_paper("c")], tmp_path / "d")
+    many = write_html([html_paper("a/b"), html_paper("a/b"), html_paper("c")], tmp_path / "d")
     assert [p.name for p in many] == ["a_b.html", "a_b-2.html", "c.html", "index.html"]
     index = lhtml.fromstring((tmp_path / "d" / "index.html").read_text())
     assert index.xpath('//tr[@data-paper="c"]//a/@href') == ["c.html"]
     with pytest.raises(UsageError, match="need a directory"):
-        write_html([make_paper("a"), make_paper("b")], tmp_path / "two.html")
+        write_html([html_paper("a"), html_paper("b")], tmp_path / "two.html")
     src = tmp_path / "input.html"
     src.write_text("keep me")
     with pytest.raises(UsageError, match="overwrite an input"):
-        write_html([make_paper()], src, inputs=[src])
+        write_html([html_paper()], src, inputs=[src])
     assert src.read_text() == "keep me"
 
 
 def test_registered_as_writer_format(tmp_path: Path):
-    written = write_papers([make_paper("p1"), make_paper("p2")], "html", tmp_path / "out")
+    written = write_papers([html_paper("p1"), html_paper("p2")], "html", tmp_path / "out")
     assert sorted(p.name for p in written) == ["p1.html", "p2.html"]
     tree = lhtml.fromstring(written[0].read_text(encoding="utf-8"))
     assert len(sentences_of(tree)) == 8
 
 
 def _gold_only(pid: str) -> Paper:
-    paper = make_paper(pid)
+    paper = html_paper(pid)
     for s in paper.sentences():
         s.pred = []
     return paper
@@ -276,7 +254,7 @@ def test_view_command_page_and_corpus(tmp_path: Path, capsys):
 
 
 def test_view_shows_annotated_xml_labels_as_predictions(tmp_path: Path):
-    paper = make_paper("p1")
+    paper = html_paper("p1")
     for s in paper.sentences():  # as after `coresc annotate`: predictions only
         s.gold = []
     write_papers([paper], "xml", tmp_path / "p1.xml")

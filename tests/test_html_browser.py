@@ -1,19 +1,16 @@
 """HTML view in headless Chromium (Debian packages chromium + chromium-driver, selenium).
 
-Skipped when Chromium or its driver is missing, except in CI (``CI`` set), where a
-missing browser fails the tests: CI installs it (``.ci/run``).
+The ``browser`` fixture (conftest.py) skips when Chromium or its driver is missing, except
+in CI (``CI`` set), where a missing browser fails the tests: CI installs it (``.ci/run``).
 """
 
 from __future__ import annotations
 
 import io
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
-from test_html import EVIL, make_paper
+from helpers import EVIL, console_errors, html_paper
 
 from coresc.labels import LABELS
 from coresc.readers import read_file
@@ -21,63 +18,12 @@ from coresc.writers.html import render_corpus, render_paper
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM_FLAGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-dev-shm-usage", "--window-size=1200,1400",
-)
-
-
-def _find(*names: str) -> str | None:
-    for name in names:
-        found = shutil.which(name) or (f"/usr/bin/{name}" if Path(f"/usr/bin/{name}").exists()
-                                        else None)
-        if found:
-            return found
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser():
-    chromium, driver_path = _find("chromium", "chromium-browser"), _find("chromedriver")
-    webdriver = None
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        pass
-    missing = [n for n, ok in (("chromium", chromium), ("chromedriver", driver_path),
-                               ("selenium", webdriver)) if not ok]
-    if missing:
-        message = f"headless browser tests need {', '.join(missing)}"
-        if os.environ.get("CI"):
-            pytest.fail(message + " (CI must install them: see .ci/run)")
-        pytest.skip(message)
-    profile = tempfile.mkdtemp(prefix="coresc-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    # an explicit driver path: selenium must not try to download one (no network)
-    drv = webdriver.Chrome(service=Service(driver_path), options=options)
-    drv.set_page_load_timeout(60)
-    try:
-        yield drv
-    finally:
-        drv.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-
 
 def load(browser, path: Path) -> list[dict]:
     """Open a local page; return the console messages logged while loading (errors etc.)."""
     browser.get_log("browser")  # drop earlier pages' messages
     browser.get(path.resolve().as_uri())
     return browser.get_log("browser")
-
-
-def errors(log: list[dict]) -> list[dict]:
-    return [m for m in log if m.get("level") in ("SEVERE", "ERROR")]
 
 
 def displayed_labels(browser) -> list[str]:
@@ -97,20 +43,20 @@ def distinct_colours(png: bytes) -> int:
 @pytest.fixture(scope="module")
 def fixture_page(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("html") / "paper.html"
-    path.write_text(render_paper(make_paper()), encoding="utf-8")
+    path.write_text(render_paper(html_paper()), encoding="utf-8")
     return path
 
 
 def test_page_loads_without_console_errors(browser, fixture_page):
     log = load(browser, fixture_page)
-    assert errors(log) == []
+    assert console_errors(log) == []
     assert browser.title == "Cats & <dogs> in catalysis"
 
 
 def test_sentence_count_and_legend(browser, fixture_page):
     load(browser, fixture_page)
     sentences = browser.find_elements("css selector", ".s")
-    assert len(sentences) == len(make_paper()) == 8
+    assert len(sentences) == len(html_paper()) == 8
     legend = browser.find_elements("css selector", "#legend button[data-label]")
     assert [b.get_attribute("data-label") for b in legend] == list(LABELS)
     assert all(b.is_displayed() for b in legend)
@@ -134,7 +80,7 @@ def test_filter_click_hides_other_labels(browser, fixture_page):
 
 def test_paper_text_runs_nothing(browser, fixture_page):
     log = load(browser, fixture_page)
-    assert errors(log) == []
+    assert console_errors(log) == []
     assert browser.execute_script("return window.__pwned === undefined")
     evil = browser.find_element("css selector", '.s[data-sid="5"]')
     assert EVIL in evil.text
@@ -151,8 +97,8 @@ def test_screenshot_is_not_blank(browser, fixture_page):
 
 def test_corpus_view_loads(browser, tmp_path):
     path = tmp_path / "summary.html"
-    path.write_text(render_corpus([make_paper("p1"), make_paper("p2")]), encoding="utf-8")
-    assert errors(load(browser, path)) == []
+    path.write_text(render_corpus([html_paper("p1"), html_paper("p2")]), encoding="utf-8")
+    assert console_errors(load(browser, path)) == []
     cells = browser.find_elements("css selector", "#confusion g")
     assert len(cells) > 0 and cells[0].is_displayed()
     assert len(browser.find_elements("css selector", "tr[data-paper]")) == 2
@@ -167,7 +113,7 @@ def test_real_papers(browser, shared_data, tmp_path, relpath):
     paper = read_file(shared_data / relpath)[0]
     path = tmp_path / f"{paper.id}.html"
     path.write_text(render_paper(paper), encoding="utf-8")
-    assert errors(load(browser, path)) == []
+    assert console_errors(load(browser, path)) == []
     els = browser.find_elements("css selector", ".s")
     assert len(els) == len(paper) > 50
     labels = browser.execute_script(

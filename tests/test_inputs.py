@@ -4,6 +4,7 @@ non-zero exit; the other papers still done)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import shutil
@@ -11,6 +12,7 @@ import sys
 
 import pytest
 from fake_grobid import FakeGrobid
+from helpers import pdf_pairs, refused_port
 
 from coresc.cli import main
 from coresc.document import is_file_stub
@@ -108,16 +110,17 @@ def test_directory_of_only_other_types(tmp_path, capsys):
            "file(s) of other types:" in err
 
 
-def test_directory_mixes_pdfs_and_xml(shared_data, fixtures, tmp_path, capsys):
+def test_directory_mixes_pdfs_and_xml(fixtures, tmp_path, capsys):
+    pairs = pdf_pairs(tmp_path / "grobid")
     d = folder(tmp_path / "mixed", {
-        "N18-3011.pdf": shared_data / "tei" / "N18-3011.pdf",
-        "specter.tei.xml": shared_data / "tei" / "2020.acl-main.207.tei.xml",
+        "small.pdf": pairs / "small.pdf",
+        "other.tei.xml": pairs / "other.tei.xml",
         "jats.nxml": fixtures / "jats_small.xml"})
     out = tmp_path / "out"
-    with FakeGrobid(shared_data / "tei") as server:
+    with FakeGrobid(pairs) as server:
         assert main(["convert", str(d), "--grobid", server.url, "-o", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["N18-3011.xml", "jats.xml", "specter.xml"]
-    assert (out / "N18-3011.xml").read_bytes().count(f'xmlns="{TEI_NS}"'.encode()) >= 1
+    assert sorted(p.name for p in out.iterdir()) == ["jats.xml", "other.xml", "small.xml"]
+    assert (out / "small.xml").read_bytes().count(f'xmlns="{TEI_NS}"'.encode()) >= 1
     assert b"<PAPER>" in (out / "jats.xml").read_bytes()
 
 
@@ -166,11 +169,11 @@ def test_real_plos_supporting_information(shared_data):
 GOOD = "tei_nobody.xml"
 
 
-def _pdf(tmp_path, shared_data, fixtures):
-    return shutil.copy(shared_data / "tei" / "N18-3011.pdf", tmp_path / "paper.pdf")
+def _pdf(tmp_path, pairs, fixtures):
+    return shutil.copy(pairs / "small.pdf", tmp_path / "paper.pdf")
 
 
-def _scanned_pdf(tmp_path, shared_data, fixtures):
+def _scanned_pdf(tmp_path, pairs, fixtures):
     from pdf_fixtures import image_only
 
     f = tmp_path / "scan.pdf"
@@ -178,25 +181,25 @@ def _scanned_pdf(tmp_path, shared_data, fixtures):
     return f
 
 
-def _fake_pdf(tmp_path, shared_data, fixtures):
+def _fake_pdf(tmp_path, pairs, fixtures):
     f = tmp_path / "paper.pdf"
     f.write_text("<html><body>Access denied</body></html>")
     return f
 
 
-def _tei_corpus(tmp_path, shared_data, fixtures):
+def _tei_corpus(tmp_path, pairs, fixtures):
     f = tmp_path / "corpus.xml"
     f.write_text(f'<teiCorpus xmlns="{TEI_NS}"><TEI/></teiCorpus>')
     return f
 
 
 def _copy(name):
-    def make(tmp_path, shared_data, fixtures):
+    def make(tmp_path, pairs, fixtures):
         return shutil.copy(fixtures / name, tmp_path / name)
     return make
 
 
-def _truncated_tei(tmp_path, shared_data, fixtures):
+def _truncated_tei(tmp_path, pairs, fixtures):
     f = tmp_path / "cut.tei.xml"
     f.write_bytes((fixtures / "tei_grobid_small.xml").read_bytes()[:900])
     return f
@@ -222,47 +225,45 @@ BATTERY = {
 
 
 @pytest.mark.parametrize("case", sorted(BATTERY))
-def test_bad_input_battery(case, shared_data, fixtures, tmp_path, monkeypatch, capsys):
+def test_bad_input_battery(case, fixtures, tmp_path, monkeypatch, capsys):
     make, mode, problem = BATTERY[case]
     monkeypatch.setattr(grobid_module, "_sleep", lambda s: None)  # 503 back-off
+    pairs = pdf_pairs(tmp_path / "grobid")
     src = tmp_path / "in"
     src.mkdir()
-    bad = make(src, shared_data, fixtures)
+    bad = make(src, pairs, fixtures)
     good = shutil.copy(fixtures / GOOD, src / GOOD)
     before = {p: p.read_bytes() for p in src.iterdir()}
     out = tmp_path / "out.jsonl"
     args = ["convert", str(bad), str(good), "--to", "jsonl", "-o", str(out)]
-    server = None
-    if mode is not None:
-        server = FakeGrobid(shared_data / "tei", "ok" if mode == "refused" else mode)
-        server.__enter__()
+    url = None
+    with contextlib.ExitStack() as stack:
         if mode == "refused":
-            server.__exit__(None, None, None)  # a closed port
-        args += ["--grobid", server.url, "--grobid-timeout", "0.3"]
-    try:
+            url = f"http://127.0.0.1:{stack.enter_context(refused_port())}"
+        elif mode is not None:
+            url = stack.enter_context(FakeGrobid(pairs, mode)).url
+        if url is not None:
+            args += ["--grobid", url, "--grobid-timeout", "0.3"]
         code = main(args)
-    finally:
-        if server is not None and mode != "refused":
-            server.__exit__(None, None, None)
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1
     errors = [line for line in err if ": error: " in line]
     assert len(errors) == 1, err
     assert str(bad) in errors[0] and problem in errors[0], errors[0]
-    if server is not None:
-        assert server.url in errors[0]
+    if url is not None:
+        assert url in errors[0]
     assert err[-1] == "coresc convert: 1 of 2 file(s) could not be read"
     assert jsonl_papers(out) == {"tei_nobody": 3}  # the good paper is still done
     assert {p: p.read_bytes() for p in src.iterdir()} == before  # inputs untouched
 
 
 @pytest.mark.slow
-def test_annotate_goes_on_after_a_failed_pdf(shared_data, fixtures, tmp_path, capsys):
-    d = folder(tmp_path / "in", {"a.pdf": shared_data / "tei" / "N18-3011.pdf",
-                                 "b.pdf": shared_data / "tei" / "2020.acl-main.207.pdf",
+def test_annotate_goes_on_after_a_failed_pdf(fixtures, tmp_path, capsys):
+    pairs = pdf_pairs(tmp_path / "grobid")
+    d = folder(tmp_path / "in", {"a.pdf": pairs / "small.pdf", "b.pdf": pairs / "other.pdf",
                                  "c.nxml": fixtures / "jats_small.xml"})
     (d / "d.docx").write_bytes(b"PK\x03\x04")
-    with FakeGrobid(shared_data / "tei", "error") as server:
+    with FakeGrobid(pairs, "error") as server:
         code = main(["annotate", str(d), "--grobid", server.url, "--to", "jsonl",
                      "-o", str(tmp_path / "o.jsonl")])
     err = capsys.readouterr().err.strip().splitlines()

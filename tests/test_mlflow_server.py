@@ -18,11 +18,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from helpers import tiny_experiment
 
 from coresc import tracking
 from coresc.experiments import run_experiment
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.server, pytest.mark.slow]
 
 START_TIMEOUT = 120  # seconds; the CI machine is shared and slow to import mlflow
 
@@ -33,46 +34,60 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture()
-def server(tmp_path: Path):
-    port = _free_port()
+def _start(tmp_path: Path, log) -> tuple[subprocess.Popen, str]:
+    """``mlflow server`` on a free port, up and answering. mlflow binds the port itself,
+    after this process let go of it: should another process take it meanwhile, the server
+    exits ("address already in use") and starts again on another port."""
     mlflow_bin = Path(sys.executable).parent / "mlflow"
-    log = open(tmp_path / "server.log", "wb")
-    proc = subprocess.Popen(
-        [str(mlflow_bin), "server", "--host", "127.0.0.1", "--port", str(port),
-         "--workers", "1",
-         "--backend-store-uri", f"sqlite:///{tmp_path}/server.db",
-         "--artifacts-destination", str(tmp_path / "server-artifacts")],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )
-    uri = f"http://127.0.0.1:{port}"
-    try:
+    for _ in range(3):
+        port = _free_port()
+        start = (tmp_path / "server.log").stat().st_size
+        proc = subprocess.Popen(
+            [str(mlflow_bin), "server", "--host", "127.0.0.1", "--port", str(port),
+             "--workers", "1",
+             "--backend-store-uri", f"sqlite:///{tmp_path}/server.db",
+             "--artifacts-destination", str(tmp_path / "server-artifacts")],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        uri = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if proc.poll() is not None:
-                log_text = (tmp_path / "server.log").read_text()[-2000:]
-                pytest.fail(f"mlflow server exited: {log_text}")
+        while proc.poll() is None:
             try:
                 with urllib.request.urlopen(uri + "/health", timeout=2) as resp:
                     if resp.status == 200:
-                        break
+                        return proc, uri
             except OSError:
                 pass
             if time.monotonic() > deadline:
+                _stop(proc)
                 pytest.fail(f"mlflow server not up after {START_TIMEOUT}s")
             time.sleep(0.5)
-        yield uri
-    finally:
-        # The server runs workers in its own process group: stop them all.
+        text = (tmp_path / "server.log").read_bytes()[start:].decode(errors="replace")
+        if "address already in use" not in text.lower():
+            pytest.fail(f"mlflow server exited: {text[-2000:]}")
+    pytest.fail("mlflow server: three free ports taken before it could bind them")
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    # The server runs workers in its own process group: stop them all.
+    with _suppress():
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
         with _suppress():
-            os.killpg(proc.pid, signal.SIGTERM)
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+@pytest.fixture()
+def server(tmp_path: Path):
+    with open(tmp_path / "server.log", "ab") as log:
+        proc, uri = _start(tmp_path, log)
         try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            with _suppress():
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
-        log.close()
+            yield uri
+        finally:
+            _stop(proc)
 
 
 class _suppress:
@@ -87,12 +102,8 @@ def test_small_experiment_over_http(server: str, shared_data: Path, tmp_path: Pa
     from mlflow.tracking import MlflowClient
 
     settings = tracking.TrackingSettings(server, "server-test", None)
-    config = {"name": "server-small", "corpora": {"cra": "cra-corpus"},
-              "folds": {"kind": "kfold", "corpus": "cra", "k": 2},
-              "features": ["location", "section", "ngrams"],
-              "model": {"c1": 0.05, "c2": 0.01, "max_iterations": 5, "secondary": False,
-                        "verbose": False}}
-    result = run_experiment(config, jobs=1, settings=settings, max_papers=4)
+    result = run_experiment(tiny_experiment("server-small"), jobs=1, settings=settings,
+                            max_papers=4)
     assert result.tracking_uri == server
 
     client = MlflowClient(server)  # read back over HTTP

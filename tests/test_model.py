@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 import pytest
+from helpers import GROUPS, forget_file_records, labelled_paper
 
 from coresc.document import Label, Paper, Paragraph, Section, Sentence
 from coresc.errors import CorescError
@@ -14,41 +15,11 @@ from coresc.model import CoreSCClassifier, ModelError, balanced_folds
 from coresc.model.secondary import tune_thresholds
 from coresc.model.training import inner_cv, inner_folds
 
-GROUPS = ("location", "section", "ngrams", "cues", "zone", "context")
-
-TEMPLATES = {
-    "Bac": ["Previous studies have shown that {x} is common [1].",
-            "It is well known that {x} affects growth (Smith et al., 2001)."],
-    "Goa": ["To determine whether {x} matters, we used mice."],
-    "Exp": ["Cells were incubated with {x} for 2 h.", "Samples were washed and {x} added."],
-    "Res": ["The level of {x} increased by 20%.", "Treatment with {x} reduced tumours."],
-    "Con": ["These results suggest that {x} may be important."],
-}
-WORDS = ["oestradiol", "tamoxifen", "insulin", "cyanide", "nafenopin", "testosterone"]
-
-
-def make_paper(i: int, rng: random.Random) -> Paper:
-    def sent(k, code, extra=()):
-        text = rng.choice(TEMPLATES[code]).format(x=rng.choice(WORDS))
-        return Sentence(sid=str(k), text=text, gold=[Label(code)] + [Label(e) for e in extra])
-
-    k = iter(range(1, 100))
-    intro = [sent(next(k), "Bac") for _ in range(3)] + [sent(next(k), "Goa", ["Exp"])]
-    methods = [sent(next(k), "Exp") for _ in range(4)]
-    results = [sent(next(k), "Res") for _ in range(3)] + [sent(next(k), "Con", ["Res"])]
-    unlabelled = Sentence(sid=str(next(k)), text="We thank the funders.")
-    return Paper(id=f"p{i}", sections=[
-        Section("Introduction", "introduction", 1, None, [Paragraph(intro)]),
-        Section("Methods", "methods", 1, None, [Paragraph(methods)]),
-        Section("Results", "results", 1, None, [Paragraph(results)]),
-        Section("Acknowledgements", "acknowledgements", 1, None, [Paragraph([unlabelled])]),
-    ])
-
 
 @pytest.fixture(scope="module")
 def papers() -> list[Paper]:
     rng = random.Random(7)
-    return [make_paper(i, rng) for i in range(6)]
+    return [labelled_paper(i, rng) for i in range(6)]
 
 
 @pytest.fixture(scope="module")
@@ -136,13 +107,6 @@ def test_load_errors(model, tmp_path):
         CoreSCClassifier.load(d)
 
 
-def forget_file_records(d):
-    """Drop the file records from a model's meta.json: a model saved before them."""
-    meta = json.loads((d / "meta.json").read_text())
-    del meta["files"]
-    (d / "meta.json").write_text(json.dumps(meta))
-
-
 def test_validation_and_unfitted(papers):
     with pytest.raises(ValueError, match="unknown feature group"):
         CoreSCClassifier(features=("nope",)).fit(papers)
@@ -226,11 +190,14 @@ def test_inner_folds_keep_source_folders_together(papers):
     assert len(set(inner_folds(CoreSCClassifier(domains=["folder"]), one, X, 2))) == 2
 
 
-def test_cv_chooses_from_grid(papers):
-    m = CoreSCClassifier(features=GROUPS, c_grid=((0.01, 0.01), (1.0, 1.0)),
+def test_cv_chooses_the_best_grid_point(papers):
+    # strong regularisation first: on these papers it scores lower in the inner folds
+    m = CoreSCClassifier(features=GROUPS, c_grid=((3.0, 3.0), (0.01, 0.01)),
                          max_iterations=15, secondary=False, verbose=False).fit(papers)
-    assert (m.c1_, m.c2_) in ((0.01, 0.01), (1.0, 1.0))
-    assert set(m.meta_["inner_cv_accuracy"]) == {"c1=0.01,c2=0.01", "c1=1.0,c2=1.0"}
+    scores = m.meta_["inner_cv_accuracy"]
+    assert set(scores) == {"c1=3.0,c2=3.0", "c1=0.01,c2=0.01"}
+    assert scores["c1=3.0,c2=3.0"] < scores["c1=0.01,c2=0.01"]
+    assert (m.c1_, m.c2_) == (0.01, 0.01) and m.meta_["c1"] == 0.01
     assert m.meta_["secondary"] is None
 
 
@@ -275,7 +242,7 @@ def test_domain_feature_copies_separate_corpora(tmp_path):
     # Two corpora with the same sentences, where corpus "b" calls results "Obs": only
     # the per-domain feature copies can tell a reader which habit applies.
     rng = random.Random(3)
-    papers = [make_paper(i, rng) for i in range(10)]
+    papers = [labelled_paper(i, rng) for i in range(10)]
     for i, p in enumerate(papers):
         p.meta["corpus"] = "a" if i % 2 == 0 else "b"
         for s in p.sentences():
@@ -294,7 +261,7 @@ def test_domain_feature_copies_separate_corpora(tmp_path):
 
     assert result_labels(model, papers[0]) == {"Res"}
     assert result_labels(model, papers[1]) == {"Obs"}
-    unknown = make_paper(99, rng)  # no corpus: shared weights only, still labels
+    unknown = labelled_paper(99, rng)  # no corpus: shared weights only, still labels
     assert len(model.predict([unknown])[0]) == len(unknown.sentences())
     model.save(tmp_path / "m")
     again = CoreSCClassifier.load(tmp_path / "m")
@@ -312,7 +279,7 @@ def test_train_with_corpus_domains_from_the_command_line(tmp_path, capsys):
     rng = random.Random(5)
     for name in ("corpus-a", "corpus-b"):
         (tmp_path / name).mkdir()
-        write_papers([make_paper(i, rng) for i in range(5)], "jsonl",
+        write_papers([labelled_paper(i, rng) for i in range(5)], "jsonl",
                      tmp_path / name / "papers.jsonl")
     model_dir = tmp_path / "m"
     assert main(["train", str(tmp_path / "corpus-a"), str(tmp_path / "corpus-b"),
@@ -345,7 +312,7 @@ def test_domain_for_a_model_without_domains_says_so(model, papers, tmp_path, cap
 def test_inner_cv_scores_the_models_decoding():
     # label noise makes the Viterbi path and the per-sentence largest marginal disagree
     rng = random.Random(0)
-    noisy = [make_paper(i, rng) for i in range(6)]
+    noisy = [labelled_paper(i, rng) for i in range(6)]
     for p in noisy:
         for s in p.sentences():
             if s.gold and rng.random() < 0.4:

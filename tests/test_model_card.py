@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_model import GROUPS, make_paper
+from helpers import GROUPS, labelled_paper
 
 from coresc.cli import main
 from coresc.errors import UsageError
@@ -51,7 +51,7 @@ def test_weaknesses_from_held_out_records() -> None:
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory) -> Path:
     rng = random.Random(2)
-    papers = [make_paper(i, rng) for i in range(6)]
+    papers = [labelled_paper(i, rng) for i in range(6)]
     for i, p in enumerate(papers):
         p.meta["corpus"] = "art" if i % 2 else "my-corpus"
         if i % 2:  # ART corpus papers, known by their ids (their text is invented here)

@@ -7,6 +7,7 @@ from collections import Counter
 import pytest
 from lxml import etree
 
+from coresc.errors import InputError
 from coresc.readers import detect_xml_format, read_data, read_file
 from coresc.readers.tei import FORMULA_TEXT, join_formulas
 from coresc.tei import TEI_NS
@@ -166,8 +167,10 @@ def test_detected_before_sentence_markup(fixtures):
 
 def test_tei_corpus_refused_in_one_line():
     data = f'<teiCorpus xmlns="{TEI_NS}"><TEI/><TEI/></teiCorpus>'.encode()
-    with pytest.raises(Exception, match="teiCorpus .* one TEI file per paper"):
+    with pytest.raises(InputError) as err:
         read_data(data, "corpus.xml")
+    assert str(err.value) == ("corpus.xml: a teiCorpus (several TEI documents in one file) "
+                              "is not read; give one TEI file per paper")
 
 
 def test_id_drops_tei_suffix(fixtures, tmp_path):

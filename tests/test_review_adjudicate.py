@@ -6,23 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_review_store import gold_of, store_for
+from helpers import gold_of, store_for, two_reviews
 
 from coresc.errors import UsageError
 from coresc.readers import read_file
 from coresc.review.adjudicate import open_adjudication
 from coresc.review.page import page_data, review_page
-
-
-def two_reviews(out: Path) -> None:
-    """alice and bob review paper-1: they agree on 0 and 1, disagree on 2 and 4, only
-    alice labels 3, neither labels 5 to 7."""
-    alice, bob = store_for(out, "alice"), store_for(out, "bob")
-    for store, labels in ((alice, [["Bac"], ["Met"], ["Res"], ["Con"], ["Obs", "Res"]]),
-                          (bob, [["Bac"], ["Met"], ["Hyp"], None, ["Res"]])):
-        for j, chosen in enumerate(labels):
-            if chosen is not None:
-                store.decide(0, j, chosen)
 
 
 def test_only_disagreements_wait_and_the_rest_is_taken(tmp_path: Path) -> None:

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
-from test_html_browser import browser, errors  # noqa: F401 (a fixture)
-from test_serve_browser import _wait
+from helpers import console_errors as errors
+from helpers import wait_for as _wait
 
 from coresc.cli import main
 from coresc.metrics import agreement
@@ -255,7 +254,11 @@ def test_a_decision_the_server_did_not_save_is_never_shown_saved(browser, tmp_pa
         # the bar still names the model, and its save status reads whole
         assert reads_whole(browser, "rv-saved") == "NOT SAVED: 2 decision(s)"
         assert reads_whole(browser, "rv-where").endswith(f"labels by {server_model}")
-        time.sleep(2.5)  # a retry fails too, and changes nothing
+        # a retry fails too, and changes nothing: count the page's failed requests from now
+        browser.execute_script(
+            "window.failedFetches = 0; const f = window.fetch;"
+            "window.fetch = (...a) => f(...a).catch((e) => { window.failedFetches++; throw e; });")
+        _wait(lambda: browser.execute_script("return window.failedFetches;") >= 1)
         assert shown_state(browser) == {"done": [0], "unsaved": [1, 2]}
     # the server again, on the same address: the page sends what waits, in order
     with review_server(out, "alice", extra=("--port", port)):
@@ -323,7 +326,8 @@ def test_the_top_bar_keeps_one_line_and_the_adapted_model_shows(browser, tmp_pat
         browser.execute_script("window.notReloaded = true;")
         type_keys(browser, "U")
         _wait(lambda: status.get_attribute("title").startswith("done"), timeout=300)
-        time.sleep(2)  # the page stays: the result with it
+        # the page stays: the adapted model's labels come in place, with no reload
+        _wait(lambda: browser.find_element("id", "rv-model").text == "alice-adapted-model")
         assert browser.execute_script("return window.notReloaded === true;")
         message = browser.find_element("id", "rv-adapt-message").text
         assert "changed their primary label" in message
@@ -359,7 +363,7 @@ def test_two_servers_with_tokens_keep_their_own_cookie(browser, tmp_path):  # no
 
 
 def test_adjudication_shows_the_disagreements_and_takes_either_by_one_key(browser, tmp_path):  # noqa: F811
-    from test_review_adjudicate import two_reviews
+    from helpers import two_reviews
 
     two_reviews(tmp_path)
     sets = (str(tmp_path / "alice"), str(tmp_path / "bob"))

@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient  # noqa: E402
-from test_review_store import never, store_for  # noqa: E402
+from helpers import never, store_for  # noqa: E402
 
 from coresc.readers import read_file  # noqa: E402
 from coresc.review.adapt import Adapter  # noqa: E402

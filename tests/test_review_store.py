@@ -10,9 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import gold_of, never, review_paper, store_for
 
 from coresc.agreement import load_set
-from coresc.document import Paper, Paragraph, Prediction, Section, Sentence
+from coresc.document import Prediction
 from coresc.errors import OutputError, UsageError
 from coresc.evaluation import evaluate_papers
 from coresc.readers import read_file
@@ -20,32 +21,6 @@ from coresc.review.adapt import Adapter
 from coresc.review.decisions import ANSWERED_KEPT
 from coresc.review.lock import Lock
 from coresc.review.store import open_store
-
-#: Each sentence's model labels (ranked, with scores).
-MODEL = [[("Bac", 0.9)], [("Met", 0.55), ("Exp", 0.3)], [("Res", 0.35)], [("Con", 0.8)],
-         [("Obs", 0.45), ("Res", 0.4)], [("Hyp", 0.2)], [("Bac", 0.7)], [("Res", 0.95)]]
-
-
-def make_paper(pid: str = "paper-1") -> Paper:
-    sentences = [Sentence(str(j + 1), f"Sentence number {j} says thing {j}.",
-                          pred=[Prediction(lab, sc) for lab, sc in ranked])
-                 for j, ranked in enumerate(MODEL)]
-    return Paper(pid, "A paper", "text", f"{pid}.txt", [
-        Section("Introduction", "introduction", 1, None, [Paragraph(sentences[:4])]),
-        Section("Results", "results", 1, None, [Paragraph(sentences[4:])])])
-
-
-def never(papers) -> None:
-    raise AssertionError("papers with predictions are not annotated again")
-
-
-def store_for(folder: Path, annotator: str = "alice", papers=None):
-    return open_store(folder / annotator, annotator, papers or [make_paper()], "fast",
-                      never, print)
-
-
-def gold_of(path: Path) -> list[list[str]]:
-    return [s.gold_codes for s in read_file(path)[0].sentences()]
 
 
 def test_decisions_are_saved_as_gold_and_the_rest_withheld(tmp_path: Path) -> None:
@@ -185,7 +160,7 @@ def test_a_request_id_is_remembered_with_what_it_was_for(tmp_path: Path) -> None
     """An id used again for another request is refused, whatever that request is."""
     from coresc.review.decisions import ReusedRequest
 
-    store = store_for(tmp_path, papers=[make_paper("p1"), make_paper("p2")])
+    store = store_for(tmp_path, papers=[review_paper("p1"), review_paper("p2")])
     store.decide(0, 1, ["Exp"], request="d1")
     store.undo(0, request="u1")
     store.decide(0, 1, ["Exp"], request="d2")
@@ -248,10 +223,10 @@ def test_no_label_is_saved_as_such_and_every_reader_skips_it(tmp_path: Path) -> 
 
 def test_a_changed_paper_is_not_resumed_from_another_version(tmp_path: Path) -> None:
     store_for(tmp_path).decide(0, 0, None)
-    changed = make_paper()
+    changed = review_paper()
     changed.sentences()[0].text = "Something else entirely."
     lines: list[str] = []
-    store = open_store(tmp_path / "alice", "alice", [changed, make_paper("paper-2")], "fast",
+    store = open_store(tmp_path / "alice", "alice", [changed, review_paper("paper-2")], "fast",
                        never, lines.append)
     assert [r.paper.id for r in store.papers] == ["paper-2"]  # the other stays reviewable
     assert len(lines) == 1 and "another version of paper paper-1" in lines[0]

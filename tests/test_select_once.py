@@ -8,17 +8,13 @@ import json
 import sys
 from pathlib import Path
 
-from coresc import cli
+from helpers import run_cli
 
 TEXT = "Introduction\n\nWe measured the weight of the rats. It rose sharply.\n"
 
 
 def _select(argv: list[str], capsys) -> tuple[int, list[str], str]:
-    try:
-        rc = cli.main(["select", *argv, "--model", "fast"])
-    except SystemExit as exc:
-        rc = exc.code
-    out, err = capsys.readouterr()
+    rc, out, err = run_cli(["select", *argv, "--model", "fast"], capsys)
     return rc, out.splitlines(), err
 
 

@@ -1,8 +1,9 @@
 """coresc serve against a real server on 127.0.0.1: every endpoint, the bad-request battery,
 the CLI's bytes, a worker killed mid-request, GROBID slow, busy and down.
 
-One server (fast model, 2 workers, a queue of 2, a 4 s limit, a token) serves the module;
-a fake GROBID (tests/fake_grobid.py) stands behind it for PDFs.
+One server (fast model, 2 workers, a queue of 2, a 60 s limit, a token) serves the module;
+a fake GROBID (tests/fake_grobid.py) stands behind it for PDFs (tiny ones, with the TEI
+of tests/fixtures: no test here needs the shared data).
 """
 
 from __future__ import annotations
@@ -11,35 +12,37 @@ import json
 import os
 import signal
 import threading
-import time
-import urllib.error
-import urllib.request
 import uuid
 from pathlib import Path
 
 import pytest
 from fake_grobid import FakeGrobid
+from helpers import (
+    EXAMPLE,
+    TOKEN,
+    call,
+    cli_bytes,
+    error_of,
+    form,
+    health,
+    pdf_pairs,
+    wait_for,
+)
 
 from coresc.cli import main
 
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 pytest.importorskip("python_multipart")
+from coresc.model.storage import BUNDLED_DIR  # noqa: E402
 from coresc.serve.launch import Server  # noqa: E402
 
 pytestmark = [pytest.mark.serve]
 
-EXAMPLE = Path(__file__).parent.parent / "data" / "example-paper.xml"
-TOKEN = "s3cret-token"
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
-
-
 @pytest.fixture(scope="module")
-def grobid(shared_data):
-    holder = {"fake": FakeGrobid(shared_data / "tei")}
-    holder["fake"].__enter__()
-    yield holder
-    holder["fake"].__exit__(None, None, None)
+def grobid(tmp_path_factory):
+    with FakeGrobid(pdf_pairs(tmp_path_factory.mktemp("grobid"))) as fake:
+        yield fake
 
 
 @pytest.fixture(scope="module")
@@ -49,49 +52,15 @@ def tmpdir_env(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(grobid, tmpdir_env):
-    args = ["--model", "fast", "--workers", "2", "--queue", "2", "--timeout", "4",
-            "--max-size", "0.5", "--token", TOKEN, "--grobid", grobid["fake"].url]
+    args = ["--model", "fast", "--workers", "2", "--queue", "2", "--timeout", "60",
+            "--max-size", "0.5", "--token", TOKEN, "--grobid", grobid.url]
     with Server(args, env={"TMPDIR": str(tmpdir_env)}) as srv:
         yield srv
-
-
-def call(server, path: str, data: bytes | None = None, headers: dict | None = None,
-         auth: bool = True, method: str | None = None) -> tuple[int, dict, bytes]:
-    """(status, headers, body) of one request; errors are answers too."""
-    req = urllib.request.Request(server.url + path.lstrip("/"), data=data, method=method,
-                                 headers={**(AUTH if auth else {}), **(headers or {})})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            return resp.status, dict(resp.headers), resp.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), exc.read()
-
-
-def form(data: bytes, filename: str, field: str = "file",
-         ctype: str = "application/octet-stream") -> tuple[bytes, dict]:
-    """A multipart/form-data body with one file."""
-    boundary = uuid.uuid4().hex
-    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; '
-            f'filename="{filename}"\r\nContent-Type: {ctype}\r\n\r\n').encode() + data + \
-        f"\r\n--{boundary}--\r\n".encode()
-    return body, {"Content-Type": f"multipart/form-data; boundary={boundary}"}
-
-
-def cli_bytes(capsysbinary, *args: str) -> bytes:
-    assert main(["annotate", *args, "-q"]) == 0
-    return capsysbinary.readouterr().out
 
 
 def cli_error(capsys, *args: str) -> str:
     assert main(["annotate", *args, "-q"]) != 0
     return capsys.readouterr().err.strip().removeprefix("coresc annotate: error: ")
-
-
-def error_of(answer: tuple[int, dict, bytes]) -> str:
-    status, _, body = answer
-    record = json.loads(body)
-    assert record["status"] == status
-    return record["error"]
 
 
 # ------------------------------------------------------------------ endpoints
@@ -110,7 +79,7 @@ def test_model_is_the_card_as_json(server):
     status, _, body = call(server, "model")
     card = json.loads(body)
     assert status == 200 and card["name"] == "fast"
-    assert "crf" in json.dumps(card["config"]).lower() or card["config"]
+    assert card["config"] == json.loads((BUNDLED_DIR / "fast" / "config.json").read_text())
     assert card["card_markdown"].startswith("#")
     assert card["meta"] and "training" in json.dumps(card["meta"])
 
@@ -170,13 +139,13 @@ def test_accept_header_chooses_the_format(server, capsysbinary):
     assert answer == cli_bytes(capsysbinary, str(EXAMPLE), "--to", "tsv")
 
 
-def test_pdf_through_grobid_gives_tei_as_the_cli(server, grobid, shared_data, capsysbinary):
-    pdf = shared_data / "tei" / "N18-3011.pdf"
+def test_pdf_through_grobid_gives_tei_as_the_cli(server, grobid, capsysbinary):
+    pdf = grobid.tei_dir / "small.pdf"
     body, headers = form(pdf.read_bytes(), pdf.name, ctype="application/pdf")
     status, _, answer = call(server, "annotate?to=xml", body, headers)
     assert status == 200, answer
     assert answer == cli_bytes(capsysbinary, str(pdf), "--to", "xml",
-                               "--grobid", grobid["fake"].url)
+                               "--grobid", grobid.url)
     assert b"<TEI" in answer[:2000]
 
 
@@ -236,88 +205,84 @@ def test_nothing_sent_stays_on_disk(server, tmpdir_env):
 # ------------------------------------------------------------------ load and failures
 
 
-def _concurrently(n: int, func) -> list:
-    results: list = [None] * n
-
-    def one(i: int) -> None:
-        results[i] = func()
-
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-        time.sleep(0.05)  # in order: the first ones take the workers
-    for t in threads:
-        t.join()
-    return results
-
-
-def _pdf_request(server, shared_data):
-    pdf = shared_data / "tei" / "N18-3011.pdf"
+def _pdf_request(server, grobid):
+    pdf = grobid.tei_dir / "small.pdf"
     return lambda: call(server, "annotate", *form(pdf.read_bytes(), pdf.name))
 
 
-@pytest.mark.slow
-def test_full_queue_is_503_with_retry_after(server, grobid, shared_data):
-    grobid["fake"].mode, grobid["fake"].arg = "slow", 1.2
-    try:
-        answers = _concurrently(6, _pdf_request(server, shared_data))
-    finally:
-        grobid["fake"].mode, grobid["fake"].arg = "ok", None
-    statuses = sorted(a[0] for a in answers)
-    assert statuses == [200, 200, 200, 200, 503, 503], statuses
-    busy = [a for a in answers if a[0] == 503]
-    assert all(int(a[1]["retry-after"]) > 0 and "busy" in error_of(a) for a in busy)
+def _in_thread(func) -> tuple[threading.Thread, dict]:
+    """``func()`` started in a thread; its answer lands in the dict (key ``answer``)."""
+    result: dict = {}
+    thread = threading.Thread(target=lambda: result.update(answer=func()))
+    thread.start()
+    return thread, result
+
+
+def _accepted(server) -> int:
+    """Requests the server holds: annotating, or waiting in its queue."""
+    stats = health(server)
+    return stats["busy"] + stats["queued"]
 
 
 @pytest.mark.slow
-def test_time_limit_is_504_and_the_server_goes_on(server, grobid, shared_data):
-    grobid["fake"].mode, grobid["fake"].arg = "slow", 6
-    try:
-        answer = _pdf_request(server, shared_data)()
-    finally:
-        grobid["fake"].mode, grobid["fake"].arg = "ok", None
-    assert answer[0] == 504 and "limit of 4s" in error_of(answer)
-    _healthy_again(server)
+def test_full_queue_is_503_with_retry_after(server, grobid):
+    """Workers busy and the queue full: the next request is refused at once. The requests
+    go in one by one, each seen held by the server before the next, and GROBID answers none
+    until the refusals are in: no timing decides which request gets what."""
+    size = (health(server)["workers"], health(server)["queue_limit"])
+    assert size == (2, 2)
+    held = []
+    with grobid.hold():
+        for n in range(1, sum(size) + 1):
+            held.append(_in_thread(_pdf_request(server, grobid)))
+            wait_for(lambda n=n: _accepted(server) == n, what=f"{n} requests held")
+        refused = [_pdf_request(server, grobid)() for _ in range(2)]
+        assert _accepted(server) == sum(size)
+    for thread, _ in held:
+        thread.join()
+    assert [result["answer"][0] for _, result in held] == [200] * sum(size)
+    for answer in refused:
+        assert answer[0] == 503 and "busy" in error_of(answer), answer
+        assert int(answer[1]["retry-after"]) > 0
 
 
 @pytest.mark.slow
-def test_worker_killed_mid_request_fails_that_request_only(server, grobid, shared_data):
-    grobid["fake"].mode, grobid["fake"].arg = "slow", 2.5
-    results: dict = {}
-    try:
-        slow = threading.Thread(target=lambda: results.update(
-            answer=_pdf_request(server, shared_data)()))
-        slow.start()
-        busy = _wait_for_busy(server)
+def test_time_limit_is_504_and_the_server_goes_on(grobid):
+    with Server(["--model", "fast", "--workers", "1", "--timeout", "1", "--token", TOKEN,
+                 "--grobid", grobid.url]) as server:
+        with grobid.hold():  # GROBID answers only once the server has given up
+            answer = _pdf_request(server, grobid)()
+        assert answer[0] == 504 and "limit of 1s" in error_of(answer)
+        _healthy_again(server)
+
+
+@pytest.mark.slow
+def test_worker_killed_mid_request_fails_that_request_only(server, grobid):
+    with grobid.hold():  # the request waits in its worker until the worker is killed
+        slow, results = _in_thread(_pdf_request(server, grobid))
+        busy = wait_for(lambda: health(server)["busy_pids"], what="a busy worker")[0]
         other = call(server, "annotate", EXAMPLE.read_bytes(), {"Content-Type": "text/xml"})
         os.kill(busy, signal.SIGKILL)
         slow.join()
-    finally:
-        grobid["fake"].mode, grobid["fake"].arg = "ok", None
     assert other[0] == 200  # the other worker went on
     answer = results["answer"]
     assert answer[0] == 500 and "worker process" in error_of(answer)
-    health = _healthy_again(server)
-    assert busy not in health["worker_pids"] and health["workers_lost"] >= 1
+    stats = _healthy_again(server)
+    assert busy not in stats["worker_pids"] and stats["workers_lost"] >= 1
 
 
 @pytest.mark.slow
-def test_grobid_busy_is_503_and_down_is_502_naming_grobid(server, grobid, shared_data):
-    grobid["fake"].mode = "busy"
+def test_grobid_busy_is_503_and_down_is_502_naming_grobid(server, grobid):
+    grobid.mode = "busy"
     try:
-        busy = _pdf_request(server, shared_data)()
+        busy = _pdf_request(server, grobid)()
     finally:
-        grobid["fake"].mode = "ok"
+        grobid.mode = "ok"
     assert busy[0] == 503 and "GROBID" in error_of(busy) and "retry-after" in busy[1]
-    port = int(grobid["fake"].url.rsplit(":", 1)[1].rstrip("/"))
-    grobid["fake"].__exit__(None, None, None)
-    try:
-        down = _pdf_request(server, shared_data)()
-    finally:
-        grobid["fake"] = FakeGrobid(shared_data / "tei", port=port)
-        grobid["fake"].__enter__()
+    with grobid.down():
+        down = _pdf_request(server, grobid)()
     assert down[0] == 502 and "GROBID" in error_of(down) and "cannot reach" in error_of(down)
-    assert _pdf_request(server, shared_data)()[0] == 200
+    assert _pdf_request(server, grobid)()[0] == 200
 
 
 @pytest.mark.slow
@@ -333,26 +298,15 @@ def test_pdf_without_grobid_is_read_by_the_embedded_reader(tmp_path):
     assert scanned[0] == 422 and "has no text layer" in error_of(scanned)
 
 
-def _wait_for_busy(server, timeout: float = 10) -> int:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        health = json.loads(call(server, "health", auth=False)[2])
-        if health["busy_pids"]:
-            return health["busy_pids"][0]
-        time.sleep(0.05)
-    raise AssertionError("no worker became busy")
+def _healthy_again(server) -> dict:
+    def recovered():
+        stats = health(server)
+        return stats if stats["ready"] == stats["workers"] and stats["busy"] == 0 else None
 
-
-def _healthy_again(server, timeout: float = 30) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        health = json.loads(call(server, "health", auth=False)[2])
-        if health["ready"] == 2 and health["busy"] == 0:
-            assert call(server, "annotate", b"A short text. It has two sentences.",
-                        {"Content-Type": "text/plain"})[0] == 200
-            return health
-        time.sleep(0.1)
-    raise AssertionError(f"the server did not recover: {health}")
+    stats = wait_for(recovered, what="the server to recover")
+    assert call(server, "annotate", b"A short text. It has two sentences.",
+                {"Content-Type": "text/plain"})[0] == 200
+    return stats
 
 
 @pytest.mark.slow

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from fake_grobid import FakeGrobid
-from test_serve import AUTH, EXAMPLE, TOKEN, call, cli_bytes, error_of, form
+from helpers import AUTH, EXAMPLE, TOKEN, call, cli_bytes, error_of, form, pdf_pairs
 
 from coresc.cli import main
 
@@ -33,8 +33,8 @@ GERMAN = ("Die Zellen wurden bei Raumtemperatur mit einer Lösung gewaschen und 
 
 
 @pytest.fixture(scope="module")
-def grobid(shared_data):
-    with FakeGrobid(shared_data / "tei") as fake:
+def grobid(tmp_path_factory):
+    with FakeGrobid(pdf_pairs(tmp_path_factory.mktemp("grobid"))) as fake:
         yield fake
 
 
@@ -151,11 +151,11 @@ def test_a_name_beyond_ascii_is_an_ascii_header(plain_server):
 # ------------------------------------------------------------------ item 11: to=tei
 
 
-def test_tei_output_needs_tei_input(server, shared_data, capsysbinary):
+def test_tei_output_needs_tei_input(server, fixtures, capsysbinary):
     answer = call(server, "annotate?to=tei", *form(EXAMPLE.read_bytes(), EXAMPLE.name))
     assert answer[0] == 400
     assert error_of(answer).startswith("example-paper.xml: TEI output needs TEI input")
-    tei = shared_data / "tei" / "N18-3011.tei.xml"
+    tei = fixtures / "tei_grobid_small.xml"
     status, headers, body = call(server, "annotate?to=tei", *form(tei.read_bytes(), tei.name))
     assert status == 200 and headers["content-type"].startswith("application/xml")
     assert body == cli_bytes(capsysbinary, str(tei), "--to", "xml") and b"<TEI" in body[:2000]

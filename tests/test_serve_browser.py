@@ -3,11 +3,8 @@ labelled view, download the annotated file (the same bytes as ``coresc annotate`
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 import pytest
-from test_html_browser import browser, errors  # noqa: F401 (a fixture)
+from helpers import EXAMPLE, console_errors, wait_for
 
 from coresc.cli import main
 
@@ -16,20 +13,7 @@ from coresc.serve.launch import Server  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.serve]
 
-EXAMPLE = Path(__file__).parent.parent / "data" / "example-paper.xml"
-
-
-def _wait(condition, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError("timed out waiting in the page")
-
-
-def test_upload_view_and_download(browser, tmp_path, capsysbinary):  # noqa: F811
+def test_upload_view_and_download(browser, tmp_path, capsysbinary):
     from selenium.webdriver.common.by import By
 
     downloads = tmp_path / "downloads"
@@ -41,33 +25,33 @@ def test_upload_view_and_download(browser, tmp_path, capsysbinary):  # noqa: F81
         browser.get(server.url)
         browser.find_element(By.ID, "file").send_keys(str(EXAMPLE.resolve()))
         browser.find_element(By.ID, "go").click()
-        _wait(lambda: browser.find_element(By.ID, "status").text == "Done.")
+        wait_for(lambda: browser.find_element(By.ID, "status").text == "Done.")
         link = browser.find_element(By.ID, "download")
         assert link.get_attribute("download") == "example-paper_coresc.xml"
         # the labelled view, in its frame
         browser.switch_to.frame(browser.find_element(By.ID, "view"))
-        labelled = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "span.s[data-label]"))
+        labelled = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "span.s[data-label]"))
         assert len(labelled) > 10
         browser.switch_to.default_content()
         link.click()
         saved = downloads / "example-paper_coresc.xml"
-        _wait(lambda: saved.is_file() and saved.stat().st_size > 0)
+        wait_for(lambda: saved.is_file() and saved.stat().st_size > 0)
         log = browser.get_log("browser")
     assert main(["annotate", str(EXAMPLE), "--to", "xml", "-q"]) == 0
     assert saved.read_bytes() == capsysbinary.readouterr().out
-    assert not errors(log), log
+    assert not console_errors(log), log
 
 
-def test_a_bad_paper_is_one_line_in_the_page(browser):  # noqa: F811
+def test_a_bad_paper_is_one_line_in_the_page(browser):
     from selenium.webdriver.common.by import By
 
     with Server(["--model", "fast", "--workers", "1"]) as server:
         browser.get(server.url)
         browser.find_element(By.ID, "text").send_keys("<unknown><x/></unknown>")
         browser.find_element(By.ID, "go").click()
-        status = _wait(lambda: (browser.find_element(By.ID, "status").text
-                                if "unknown XML" in browser.find_element(By.ID, "status").text
-                                else None))
+        status = wait_for(lambda: (browser.find_element(By.ID, "status").text
+                                   if "unknown XML" in browser.find_element(By.ID, "status").text
+                                   else None))
     assert status.startswith("stdin: unknown XML format")
 
 
@@ -86,15 +70,15 @@ def _status_after_submit(page, until: str) -> str:
     from selenium.webdriver.common.by import By
 
     page.find_element(By.ID, "go").click()
-    return _wait(lambda: (page.find_element(By.ID, "status").text
-                          if until in page.find_element(By.ID, "status").text else None))
+    return wait_for(lambda: (page.find_element(By.ID, "status").text
+                             if until in page.find_element(By.ID, "status").text else None))
 
 
-def test_the_page_asks_for_its_token_box_not_a_header(browser, token_server):  # noqa: F811
+def test_the_page_asks_for_its_token_box_not_a_header(browser, token_server):
     from selenium.webdriver.common.by import By
 
     browser.get(token_server.url)
-    _wait(lambda: browser.find_element(By.ID, "token").is_displayed())
+    wait_for(lambda: browser.find_element(By.ID, "token").is_displayed())
     browser.find_element(By.ID, "text").send_keys("A short text. It has two sentences.")
     missing = _status_after_submit(browser, "Token box")
     assert "enter it in the Token box" in missing and "header" not in missing
@@ -106,11 +90,11 @@ def test_the_page_asks_for_its_token_box_not_a_header(browser, token_server):  #
     assert _status_after_submit(browser, "Done.") == "Done."
 
 
-def test_the_page_shows_the_warnings_of_the_cli(browser, token_server):  # noqa: F811
+def test_the_page_shows_the_warnings_of_the_cli(browser, token_server):
     from selenium.webdriver.common.by import By
 
     browser.get(token_server.url)
-    _wait(lambda: browser.find_element(By.ID, "token").is_displayed())
+    wait_for(lambda: browser.find_element(By.ID, "token").is_displayed())
     browser.find_element(By.ID, "token").send_keys(TOKEN)
     browser.find_element(By.ID, "text").send_keys(GERMAN)
     _status_after_submit(browser, "Done.")
@@ -124,6 +108,6 @@ def test_the_page_shows_the_warnings_of_the_cli(browser, token_server):  # noqa:
                                                   "a clear effect of the treatment. " * 8)
     before = browser.find_element(By.ID, "download").get_attribute("href")
     browser.find_element(By.ID, "go").click()
-    _wait(lambda: browser.find_element(By.ID, "download").get_attribute("href") != before
+    wait_for(lambda: browser.find_element(By.ID, "download").get_attribute("href") != before
           and browser.find_element(By.ID, "status").text == "Done.")
     assert not browser.find_element(By.ID, "warnings").is_displayed()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import time
 
 import pytest
 from lxml import etree
@@ -282,8 +281,8 @@ def test_write_papers_files_are_complete(tmp_path, art_paper, mode2_paper):
 
 @pytest.mark.slow
 def test_all_gold_papers_round_trip(shared_data):
-    """Every ART and CRA gold paper, written with its own gold labels, reads back the same."""
-    start = time.monotonic()
+    """Every ART and CRA gold paper, written with its own gold labels, reads back the same
+    (how long that takes: benchmarks/wall_clock.py)."""
     files = list(iter_input_files([shared_data / "art-corpus", shared_data / "cra-corpus"]))
     assert len(files) == 275
     n_sentences = 0
@@ -294,4 +293,3 @@ def test_all_gold_papers_round_trip(shared_data):
         assert structure(back) == structure(paper), f
         n_sentences += len(back)
     assert n_sentences == 34680 + 8501
-    assert time.monotonic() - start < 60

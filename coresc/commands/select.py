@@ -82,10 +82,10 @@ def run(args: argparse.Namespace) -> int:
     if not pool:
         raise UsageError(f"{', '.join(args.papers)}: no unreviewed paper to choose from "
                          f"({len(papers)} read, all with gold labels or excluded)")
+    model = open_model(args.model)  # a bad --model is refused before any note
     if args.budget >= len(pool):
         print(f"coresc select: note: the budget ({args.budget}) covers the whole pool "
               f"({len(pool)} unreviewed papers): all are listed", file=sys.stderr)
-    model = open_model(args.model)
     chosen = select_papers(model, pool, args.budget, args.utility, args.diversity)
     names = _names([c.paper for c in chosen], pool)
     lines = ([*_explained(args, len(chosen), len(pool)),
