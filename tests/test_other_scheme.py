@@ -151,7 +151,7 @@ def test_review_keys_and_labels_follow_the_models_scheme(model, corpus, tmp_path
 
 
 def test_a_coresc_review_keeps_coresc_keys(tmp_path) -> None:
-    from test_review_store import store_for
+    from helpers import store_for
 
     from coresc.review.page import LABEL_KEYS, page_data
 

@@ -170,14 +170,13 @@ def test_the_token(tmp_path: Path) -> None:
 def test_a_client_gone_mid_upload_is_one_line_in_the_log(tmp_path: Path) -> None:
     import socket
 
-    from test_review_store import make_paper
-    from test_serve_browser import _wait
+    from helpers import review_paper, wait_for
 
     from coresc.serve.launch import Server
     from coresc.writers.mode2 import render_mode2
 
     paper = tmp_path / "paper-1.xml"  # labelled already: no model to load
-    paper.write_bytes(render_mode2(make_paper()))
+    paper.write_bytes(render_mode2(review_paper()))
     with Server([str(paper), "--annotator", "alice", "-o", str(tmp_path / "reviews")],
                 verb="review") as server:
         host, port = server.url.split("//")[1].rstrip("/").rsplit(":", 1)
@@ -185,7 +184,7 @@ def test_a_client_gone_mid_upload_is_one_line_in_the_log(tmp_path: Path) -> None
             sock.sendall(b"POST /api/papers/0/sentences/0 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                          b"Content-Type: application/json\r\nX-Coresc-Review: 1\r\n"
                          b"Content-Length: 1000\r\n\r\n{\"labels\": [")
-        said = _wait(lambda: [line for line in server.lines if "went away" in line])
+        said = wait_for(lambda: [line for line in server.lines if "went away" in line])
         assert len(said) == 1 and "/api/papers/0/sentences/0" in said[0]
         assert not [line for line in server.lines if "Traceback" in line]
         with urllib.request.urlopen(server.url + "api/papers") as r:  # still serving
