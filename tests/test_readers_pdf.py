@@ -229,3 +229,12 @@ def test_tei_citation_markup_counts(xml, n):
     from coresc.citations import count_citations_markup
 
     assert count_citations_markup(etree.fromstring(xml)) == n
+
+
+def test_the_paper_time_limit_bounds_the_pdf_reader(monkeypatch):
+    from coresc.limits import TIMEOUT_ENV
+
+    monkeypatch.setenv(TIMEOUT_ENV, "0.001")
+    with pytest.raises(InputError, match=r"slow.pdf: took longer than 0.001 s to read as a "
+                                         r"PDF \(the limit: --paper-timeout"):
+        read_data(fx.two_columns(), "slow.pdf")

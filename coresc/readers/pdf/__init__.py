@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from ...errors import InputError
+from ...limits import paper_timeout
 from .layout import (
     Line,
     page_gutters,
@@ -55,17 +56,21 @@ def pdf_notice() -> None:
 
 
 def extract_pages(data: bytes, name: str | Path, timeout: float | None = None) -> dict:
-    """The glyph runs of each page (``extract.py``'s JSON), read in a child process."""
+    """The glyph runs of each page (``extract.py``'s JSON), read in a child process that
+    may take ``timeout`` seconds (default: the per-paper time limit, at most
+    :data:`CHILD_SECONDS`)."""
+    if timeout is None:  # the per-paper limit (--paper-timeout), when it is shorter
+        timeout = min(paper_timeout() or CHILD_SECONDS, CHILD_SECONDS)
     cmd = [sys.executable, "-m", "coresc.readers.pdf.extract", str(CHILD_MEGABYTES)]
     env = dict(os.environ)
     package_root = str(Path(__file__).resolve().parents[3])
     env["PYTHONPATH"] = package_root + os.pathsep + env.get("PYTHONPATH", "")
     try:
         done = subprocess.run(cmd, input=data, capture_output=True, env=env,
-                              timeout=timeout or CHILD_SECONDS, check=False)
+                              timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
-        raise InputError(name, f"took longer than {timeout or CHILD_SECONDS:g} s to read "
-                               f"as a PDF") from None
+        raise InputError(name, f"took longer than {timeout:g} s to read as a PDF (the "
+                               f"limit: --paper-timeout, at most {CHILD_SECONDS:g} s)") from None
     if done.returncode != 0:
         raise InputError(name, _child_failure(done.returncode, done.stderr))
     try:
