@@ -185,6 +185,7 @@ def classify(blocks: list[Block], body: float, pages: int) -> list[Part]:
         if block.kind == "title":
             continue
         _kind_of(block, body)
+    _caption_runs(blocks, body)
     for block, after in zip(blocks, blocks[1:], strict=False):
         last = block.lines[-1]
         if block.kind == "heading" and after.text()[:1].islower() and \
@@ -192,6 +193,28 @@ def classify(blocks: list[Block], body: float, pages: int) -> list[Part]:
             block.kind = "body"  # a full line that runs on into the next: no heading
     _levels(blocks, body)
     return _parts(blocks, body)
+
+
+def _caption_runs(blocks: list[Block], body: float) -> None:
+    """The blocks that carry on a caption set smaller than the body (its description
+    after its bold title) are the caption's too (kind ``caption+``)."""
+    caption: Block | None = None
+    for block in blocks:
+        if block.kind == "caption":
+            caption = block if block.size < body - 0.3 else None
+        elif caption is not None and block.kind in ("body", "small") and \
+                abs(block.size - caption.size) <= 0.3 and _right_below(caption, block):
+            block.kind = "caption+"
+            caption = block
+        else:
+            caption = None
+
+
+def _right_below(above: Block, block: Block) -> bool:
+    """Whether ``block`` starts right under ``above``, in its column."""
+    last, first = above.lines[-1], block.first
+    return (last.page, last.column) == (first.page, first.column) and \
+        -0.5 * first.size < last.bottom - first.top < 1.2 * first.size
 
 
 def _find_title(blocks: list[Block], body: float) -> None:
@@ -339,6 +362,7 @@ class _Walk:
         self.level = 1
         self.abstract_ahead = False  # an abstract heading is still to come
         self.body_heads = 0  # main headings of the body met ("Introduction", "2 Methods")
+        self.last_caption: Part | None = None
 
     def take(self, block: Block, parts: list[Part]) -> None:
         if self.ended or block.kind == "drop":
@@ -372,6 +396,10 @@ class _Walk:
                 return  # authors, affiliations, dates, notes on the first page
         if block.kind == "caption":
             self.caption(block, marked, parts)
+            return
+        if block.kind == "caption+":
+            if self.last_caption is not None:
+                self.last_caption.text = join_lines([self.last_caption.text, marked])
             return
         if _FRONT_LABEL.match(text) and block.first.page <= 1 and block.kind != "body" \
                 or _KEYWORDS.match(text):
@@ -428,6 +456,7 @@ class _Walk:
         label, rest = (m.group(1), text[m.end():]) if m else ("", text)
         rest = _DOI_TAIL.sub("", rest)
         part = Part("caption", rest.strip(), label=label.strip(), zone=self.zone)
+        self.last_caption = part
         if self.last_para is not None:
             self.pending.append(part)  # after the paragraph it interrupts
         else:
