@@ -238,3 +238,58 @@ def test_the_paper_time_limit_bounds_the_pdf_reader(monkeypatch):
     with pytest.raises(InputError, match=r"slow.pdf: took longer than 0.001 s to read as a "
                                          r"PDF \(the limit: --paper-timeout"):
         read_data(fx.two_columns(), "slow.pdf")
+
+
+# -- the layout on hand-built runs -----------------------------------------------------
+
+def _run(x0, y, x1, text, size=10.0, bold=0.0):
+    """A run as extract.py gives it: [x0, y0, x1, y1, base, size, text, bold, italic,
+    font, styles]."""
+    return [x0, y, x1, y + size, y + 2, size, text, bold, 0.0, "F",
+            [[len(text), bold > 0.5, False, "F"]]]
+
+
+def _two_column_page(width=600.0):
+    runs = [_run(50, 760, 550, "A Title Across Both Columns", 16, 1.0)]
+    for i in range(40):
+        y = 700 - 14 * i
+        runs.append(_run(50, y, 290, f"left {i} " + "words " * 6))
+        runs.append(_run(310, y, 550, f"right {i} " + "words " * 6))
+    return {"w": width, "h": 800.0, "runs": runs}
+
+
+def test_column_starts_and_reading_order_on_hand_built_runs():
+    from coresc.readers.pdf.layout import column_starts, page_gutters, page_lines
+
+    page = _two_column_page()
+    assert column_starts([page], 10.0, 0.08) == [pytest.approx(50 / 600, abs=0.01),
+                                                 pytest.approx(310 / 600, abs=0.01)]
+    [gutters] = page_gutters([page], 10.0)
+    lines = page_lines(page, 0, gutters)
+    texts = [ln.text.split()[0] + ln.text.split()[1] if ln.column >= 0 else "title"
+             for ln in lines]
+    assert texts[0] == "title"
+    assert texts[1:41] == [f"left{i}" for i in range(40)]
+    assert texts[41:] == [f"right{i}" for i in range(40)]
+
+
+def test_one_column_has_no_gutter():
+    from coresc.readers.pdf.layout import page_gutters
+
+    runs = [_run(50, 700 - 14 * i, 550 - (i % 3) * 40, "a line of running text " * 3)
+            for i in range(40)]
+    assert page_gutters([{"w": 600.0, "h": 800.0, "runs": runs}], 10.0) == [[]]
+
+
+def test_running_heads_and_page_numbers_are_found():
+    from coresc.readers.pdf.layout import Line, repeated_margins
+
+    def line(page, y, text):
+        return Line(page, 50, y, 300, y + 8, y + 2, 8.0, text, 0.0, 0.0)
+
+    pages = [[line(p, 780, f"J Tests 12 (2026) {p + 1}-9"), line(p, 400, f"body {p}"),
+              line(p, 20, str(p + 1))] for p in range(3)]
+    found = repeated_margins(pages, [800.0] * 3)
+    assert {ln.text for page in pages for ln in page if id(ln) in found} == \
+        {"J Tests 12 (2026) 1-9", "J Tests 12 (2026) 2-9", "J Tests 12 (2026) 3-9",
+         "1", "2", "3"}
