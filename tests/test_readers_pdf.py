@@ -6,10 +6,11 @@ from __future__ import annotations
 import zlib
 
 import pytest
+from helpers import need
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("reportlab")
+need("reportlab", "the PDF tests make their PDFs with reportlab (the test extra)")
 
 import pdf_fixtures as fx  # noqa: E402
 
