@@ -61,7 +61,11 @@ BAD = {
               # issue 37: a bad target refused before the corpus is read; labels
               ["{gold}", "-o", "{text}"], ["{gold}", "-o", "/proc/x"],
               ["{gold}", "-o", "{text}/sub"], ["{gold}", "--from", "fast", "-o", "{text}"],
-              ["{zzz}", "-o", "{out}", "--c1", "0.1", "--c2", "0.1"]],
+              ["{zzz}", "-o", "{out}", "--c1", "0.1", "--c2", "0.1"],
+              # issue 42: NaN passed the `< 0` test that refuses -1
+              ["{gold}", "-o", "{out}", "--from", "fast", "--c1", "nan", "--c2", "nan"],
+              ["{gold}", "-o", "{out}", "--c1", "inf", "--c2", "0.1"],
+              ["{gold}", "-o", "{out}", "--encoder", "--encoder-epochs", "nan"]],
     "annotate": [["{missing}"], ["{text}", "--min-score", "2"],
                  ["{text}", "--min-score", "nan"], ["{text}", "--model", "{missing}"],
                  ["{text}", "--domain", "art"], ["{text}", "-o", ""]],
@@ -87,6 +91,7 @@ BAD = {
                ["{text}", "--budget", "1", "-o", "{text}"], ["{text}", "--budget", "1", "-o", ""],
                ["{text}", "--budget", "1", "-o", " "], ["{text}", "--budget=-3"]],
     "serve": [["--workers", "0"], ["--port", "70000"], ["--max-size", "-1"],
+              ["--max-size", "nan"], ["--timeout", "inf"],
               ["--model", "{missing}", "--port", "0"]],
     "review": [["{text}", "-o", "{out}"], ["{text}", "--annotator", "a b", "-o", "{out}"],
                ["{text}", "--annotator", "a", "-o", "{out}", "--host", "0.0.0.0"],
