@@ -131,17 +131,19 @@ def _cqdb(raw: np.ndarray, data: bytes, offset: int, n_items: int, what: str) ->
     end = offset + size
     tables = np.frombuffer(data, dtype="<u4", count=2 * _CQDB_TABLES,
                            offset=offset + _CQDB.size).reshape(-1, 2).astype(np.int64)
-    for table_offset, slots in tables[(tables[:, 0] != 0) & (tables[:, 1] != 0)]:
-        first = offset + table_offset
-        if first + 8 * slots > end:
-            raise _Bad(f"a hash table of the {what} table runs past its end")
-        buckets = np.frombuffer(data, dtype="<u4", count=2 * int(slots),
-                                offset=int(first)).reshape(-1, 2)
-        used = buckets[:, 1].astype(np.int64)
-        used = used[used != 0]
-        if len(used) == len(buckets):  # crfsuite's lookup stops at an empty slot only
-            raise _Bad(f"a hash table of the {what} table has no empty slot")
-        _records(raw, offset + used, end, n_items, what)
+    live = tables[(tables[:, 0] != 0) & (tables[:, 1] != 0)]
+    firsts, slots = offset + live[:, 0], live[:, 1]
+    # tables of a saved file never overlap: more slots than the table holds is garbage,
+    # and bounds the gather below by the file's size
+    if np.any(firsts + 8 * slots > end) or 8 * int(slots.sum()) > size:
+        raise _Bad(f"a hash table of the {what} table runs past its end")
+    starts = np.cumsum(slots) - slots
+    steps = np.arange(int(slots.sum())) - np.repeat(starts, slots)
+    keys = _u32(raw, np.repeat(firsts, slots) + 8 * steps + 4)  # each slot: hash, offset
+    if len(slots) and np.any(np.add.reduceat((keys != 0).astype(np.int64), starts) == slots):
+        # crfsuite's lookup stops at an empty slot only: it would never end
+        raise _Bad(f"a hash table of the {what} table has no empty slot")
+    _records(raw, offset + keys[keys != 0], end, n_items, what)
     if not n_items:  # a model whose features all fell under min_freq: nothing to list
         return []
     if not back or n_back < n_items or offset + back + 4 * n_back > end:
@@ -175,5 +177,7 @@ def _records(raw: np.ndarray, at: np.ndarray, end: int, n_items: int,
 def _u32(raw: np.ndarray, at: np.ndarray) -> np.ndarray:
     """Little-endian uint32 values at byte positions ``at`` (any alignment), as int64."""
     at = np.asarray(at, dtype=np.int64)
+    if not np.any(at & 3):  # the usual case: one gather of whole words
+        return raw[: len(raw) // 4 * 4].view("<u4")[at >> 2].astype(np.int64)
     b = [raw[at + i].astype(np.int64) for i in range(4)]
     return b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24)
