@@ -9,7 +9,8 @@
    paper in a forked child twice: by crfsuite directly, and after ``check_crf``. Counts
    the crashes of each.
 3. What the checks cost at load: ``check_crf``, the schema and the records of the fast
-   and accurate models (best of ``--repeat``).
+   and accurate models (best of ``--repeat``), and whole loads by this checkout and by
+   ``--code``'s (best of three rounds of ``--repeat``, alternating).
 
     python benchmarks/hostile_models.py
     python benchmarks/hostile_models.py --garbles 2000 --code ../old-checkout
@@ -18,11 +19,8 @@
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
-import random
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
@@ -33,12 +31,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from hostile import HOSTILE_MODEL_EDITS  # noqa: E402
+from hostile import (  # noqa: E402
+    HOSTILE_MODEL_EDITS,
+    PYTHON_ERROR,
+    REFUSED,
+    TAGGED,
+    garble_crf,
+    tag_in_child,
+)
 
 from coresc.model import CoreSCClassifier  # noqa: E402
-from coresc.model.crf import crf_tag, open_tagger  # noqa: E402
 from coresc.model.crffile import check_crf  # noqa: E402
-from coresc.model.integrity import ModelError, read_recorded  # noqa: E402
+from coresc.model.integrity import read_recorded  # noqa: E402
 from coresc.model.storage import BUNDLED_DIR, read_meta  # noqa: E402
 from coresc.readers import read_file  # noqa: E402
 
@@ -71,67 +75,48 @@ def edits(tmp: Path, code: Path) -> Counter:
     return out
 
 
-def _garble(data: bytes, seed: int) -> bytes:
-    rng = random.Random(seed)
-    sections = struct.unpack_from("<4sI4s9I", data)[7:]
-    garbled = bytearray(data)
-    if seed % 3 == 0:
-        for _ in range(200):
-            garbled[rng.randrange(len(garbled))] = rng.randrange(256)
-    elif seed % 3 == 1:
-        start = rng.choice(sections)
-        for _ in range(rng.randint(1, 20)):
-            struct.pack_into("<I", garbled, start + 4 * rng.randrange(3000),
-                             rng.choice([0, 2 ** 32 - 1, rng.randrange(2 ** 32),
-                                         rng.randrange(len(data))]))
-    else:
-        n = rng.randint(4, 400)
-        src, dst = rng.randrange(len(data) - n), rng.randrange(len(data) - n)
-        garbled[dst:dst + n] = data[src:src + n]
-    return bytes(garbled)
-
-
-def _child(data: bytes, x, labels, checked: bool) -> None:
-    if checked:
-        try:
-            check_crf(Path("crf.crfsuite"), data, labels)
-        except ModelError:
-            os._exit(3)
-    try:
-        crf_tag(open_tagger(data), x, labels)
-    except Exception:
-        os._exit(5)
-    os._exit(0)
-
-
 def garbles(n: int) -> dict[str, Counter]:
     model = CoreSCClassifier.load(BUNDLED_DIR / "fast")
     paper = read_file(ROOT / "tests" / "fixtures" / "io_art_small.xml")
     x = model.featurize(paper, model.domains_)[0]
     labels = list(model.labels_)
-    context = multiprocessing.get_context("fork")
     ends = {"crfsuite alone": Counter(), "after check_crf": Counter()}
-    names = {0: "tagged", 3: "refused by the check", 5: "Python error", None: "hang"}
+    names = {TAGGED: "tagged", REFUSED: "refused by the check", PYTHON_ERROR: "Python error",
+             None: "hang"}
     for seed in range(n):
-        data = _garble(model._crf_bytes, seed)
+        data = garble_crf(model._crf_bytes, seed)
         for counts, checked in zip(ends.values(), (False, True), strict=True):
-            child = context.Process(target=_child, args=(data, x, labels, checked))
-            child.start()
-            child.join(120)
-            if child.exitcode is None:
-                child.kill()
-            counts[names.get(child.exitcode, "crash")] += 1
+            counts[names.get(tag_in_child(data, x, labels, checked), "crash")] += 1
     return ends
 
 
-def costs(repeat: int) -> None:
+_LOAD = """
+import sys, time
+from coresc.model import CoreSCClassifier
+best = 1e9
+for _ in range({repeat}):
+    t = time.perf_counter()
+    CoreSCClassifier.load(sys.argv[1])
+    best = min(best, time.perf_counter() - t)
+print(best)
+"""
+
+
+def _load_time(code: Path, d: Path, repeat: int) -> float:
+    """Best of ``repeat`` loads of model ``d`` by the coresc of checkout ``code``."""
+    done = subprocess.run([sys.executable, "-c", _LOAD.format(repeat=repeat), str(d)],
+                          capture_output=True, text=True, check=True, cwd=d,
+                          env={**os.environ, "PYTHONPATH": str(code)})
+    return float(done.stdout)
+
+
+def costs(repeat: int, code: Path) -> None:
     for name in ("fast", "accurate"):
         d = BUNDLED_DIR / name
         if not (d / "config.json").is_file():
             continue
         meta = read_meta(d)
-        best = {"schema (read_meta)": 1e9, "records (read_recorded)": 1e9,
-                "check_crf": 1e9, "whole load": 1e9}
+        best = {"schema (read_meta)": 1e9, "records (read_recorded)": 1e9, "check_crf": 1e9}
         for _ in range(repeat):
             t = time.perf_counter()
             read_meta(d)
@@ -144,10 +129,13 @@ def costs(repeat: int) -> None:
             t = time.perf_counter()
             check_crf(d / "crf.crfsuite", files["crf.crfsuite"], meta["labels"])
             best["check_crf"] = min(best["check_crf"], time.perf_counter() - t)
-            t = time.perf_counter()
-            CoreSCClassifier.load(d)
-            best["whole load"] = min(best["whole load"], time.perf_counter() - t)
-        print(f"  {name}: " + ", ".join(f"{k} {1000 * v:.0f} ms" for k, v in best.items()))
+        # whole loads alternate between the two checkouts, so both meet the same load
+        loads: dict[Path, float] = {}
+        for _ in range(3):
+            for where in dict.fromkeys((ROOT, code)):
+                loads[where] = min(loads.get(where, 1e9), _load_time(where, d, repeat))
+        print(f"  {name}: " + ", ".join(f"{k} {1000 * v:.0f} ms" for k, v in best.items())
+              + "; whole load " + ", ".join(f"{1000 * v:.0f} ms ({w})" for w, v in loads.items()))
 
 
 def main() -> int:
@@ -166,7 +154,7 @@ def main() -> int:
     for title, counts in garbles(args.garbles).items():
         print(f"  {title}: {dict(counts)}")
     print(f"load-time checks (best of {args.repeat}):")
-    costs(args.repeat)
+    costs(args.repeat, args.code)
     return 0
 
 

@@ -245,11 +245,14 @@ def _nan_weights(d: Path) -> None:
     rerecord(d)
 
 
-def _nan_calibration(d: Path) -> None:
-    calibration = json.loads((d / "calibration.json").read_text())
-    calibration["maps"][0]["y"][-1] = float("nan")
-    (d / "calibration.json").write_text(json.dumps(calibration))
-    rerecord(d)
+def _edit_calibration(change):
+    """A damage that edits calibration.json (``change(parsed)``) and its record."""
+    def damage(d: Path) -> None:
+        calibration = json.loads((d / "calibration.json").read_text())
+        change(calibration)
+        (d / "calibration.json").write_text(json.dumps(calibration))
+        rerecord(d)
+    return damage
 
 
 def _link_to_copy(name: str):
@@ -320,7 +323,9 @@ HOSTILE_MODEL_EDITS = {
         '"Hyp": 0.75', '"Hyp": 1e999', 1)),
     "label_bias true": _set("label_bias.Hyp", True),
     "c1 NaN": _set("c1", float("nan")),
-    "calibration.json NaN": _nan_calibration,
+    "calibration.json NaN": _edit_calibration(
+        lambda c: c["maps"][0]["y"].__setitem__(-1, float("nan"))),
+    "calibration.json stats a number": _edit_calibration(lambda c: c.update({"stats": 5})),
 }
 
 
@@ -336,6 +341,65 @@ def hostile_model_folders(source: str | Path, folder: str | Path) -> dict[str, P
         damage(copy)
         out[name] = copy
     return out
+
+
+def garble_crf(data: bytes, seed: int) -> bytes:
+    """A random garble of crfsuite model bytes: 200 bytes anywhere (seed % 3 == 0),
+    offsets and ids inside its sections (1), or a slice moved elsewhere (2)."""
+    import struct
+
+    rng = random.Random(seed)
+    garbled = bytearray(data)
+    if seed % 3 == 0:
+        return _flip_many(data, rng, 200)
+    if seed % 3 == 1:
+        start = rng.choice(struct.unpack_from("<4sI4s9I", data)[7:])
+        for _ in range(rng.randint(1, 20)):
+            struct.pack_into("<I", garbled, start + 4 * rng.randrange(3000),
+                             rng.choice([0, 2 ** 32 - 1, rng.randrange(2 ** 32),
+                                         rng.randrange(len(data))]))
+        return bytes(garbled)
+    n = rng.randint(4, 400)
+    src, dst = rng.randrange(len(data) - n), rng.randrange(len(data) - n)
+    garbled[dst:dst + n] = data[src:src + n]
+    return bytes(garbled)
+
+
+#: :func:`tag_in_child`'s exit codes: tagged, refused by the check, a Python error.
+TAGGED, REFUSED, PYTHON_ERROR = 0, 3, 5
+
+
+def tag_in_child(data: bytes, x: list, labels: list[str], checked: bool = True) -> int | None:
+    """Open crfsuite model bytes and tag one paper's features ``x`` in a forked child,
+    after :func:`~coresc.model.crffile.check_crf` when ``checked``: the child's exit
+    code (:data:`TAGGED`, :data:`REFUSED`, :data:`PYTHON_ERROR`; negative: a crash;
+    None: it hung and was killed)."""
+    import multiprocessing
+
+    child = multiprocessing.get_context("fork").Process(
+        target=_tag_or_exit, args=(data, x, labels, checked))
+    child.start()
+    child.join(120)
+    if child.exitcode is None:
+        child.kill()
+    return child.exitcode
+
+
+def _tag_or_exit(data: bytes, x: list, labels: list[str], checked: bool) -> None:
+    from coresc.model.crf import crf_tag, open_tagger
+    from coresc.model.crffile import check_crf
+    from coresc.model.integrity import ModelError
+
+    if checked:
+        try:
+            check_crf(Path("crf.crfsuite"), data, labels)
+        except ModelError:
+            os._exit(REFUSED)
+    try:
+        crf_tag(open_tagger(data), x, labels)
+    except Exception:
+        os._exit(PYTHON_ERROR)
+    os._exit(TAGGED)
 
 
 def _flip_many(data: bytes, rng: random.Random, n: int) -> bytes:

@@ -27,8 +27,6 @@ MAX_DEPTH = 32
 #: Keys every ``meta.json`` holds: what the loader cannot do without (``files``, also
 #: required, is checked by :func:`~coresc.model.integrity.records_of`, which says why).
 META_REQUIRED = ("format", "labels")
-_STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_BRACKETS = re.compile(rb"[^\[\]{}]+")
 
 
 class Unreadable(ValueError):
@@ -56,9 +54,21 @@ def parse_json(data: bytes) -> Any:
     depth = nesting(data)
     if depth > MAX_DEPTH:
         raise Unreadable(f"nested {depth} deep (at most {MAX_DEPTH})")
-    value = json.loads(data.decode("utf-8"))
-    where = non_finite(value)
-    if where is not None:
+    seen: list[str] = []  # the parser's hooks note what is not finite; rarely any
+
+    def constant(name: str) -> float:
+        seen.append(name)
+        return math.nan
+
+    def number(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            seen.append(text)
+        return value
+
+    value = json.loads(data.decode("utf-8"), parse_constant=constant, parse_float=number)
+    if seen:  # name the first one's key (a walk over the whole value, so only now)
+        where = non_finite(value)
         raise Unreadable(f"{where!r} is not a finite number" if where else
                          "the value is not a finite number")
     return value
@@ -66,14 +76,27 @@ def parse_json(data: bytes) -> Any:
 
 def nesting(data: bytes) -> int:
     """How deep arrays and objects nest in JSON text (brackets inside strings do not
-    count); linear time, no recursion, whatever the text holds."""
-    brackets = _BRACKETS.sub(b"", _STRINGS.sub(b"", data))
-    if not brackets:
-        return 0
+    count), in linear time whatever the text holds (no regular expression that could
+    backtrack, no recursion)."""
     import numpy as np
 
-    steps = np.frombuffer(brackets, dtype=np.uint8)
-    opens = (steps == ord("[")) | (steps == ord("{"))
+    raw = np.frombuffer(data, dtype=np.uint8)
+    quotes = np.flatnonzero(raw == ord('"'))
+    slashes = np.flatnonzero(raw == ord("\\"))
+    if len(quotes) and len(slashes):
+        # a quote ends a string unless an odd run of backslashes comes right before it
+        first = np.maximum.accumulate(np.where(np.diff(slashes, prepend=-2) != 1,
+                                               np.arange(len(slashes)), 0))
+        last = np.searchsorted(slashes, quotes) - 1  # the last backslash before each quote
+        touching = (last >= 0) & (slashes[np.maximum(last, 0)] == quotes - 1)
+        run = np.where(touching, last - first[np.maximum(last, 0)] + 1, 0)
+        quotes = quotes[run % 2 == 0]
+    brackets = np.flatnonzero((raw == ord("[")) | (raw == ord("]")) | (raw == ord("{"))
+                              | (raw == ord("}")))
+    outside = brackets[np.searchsorted(quotes, brackets) % 2 == 0]
+    if not len(outside):
+        return 0
+    opens = (raw[outside] == ord("[")) | (raw[outside] == ord("{"))
     return int(np.cumsum(np.where(opens, 1, -1)).max())
 
 

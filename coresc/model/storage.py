@@ -98,10 +98,12 @@ def load_ovr(d: Path, labels: list[str], files: Mapping[str, bytes]) -> dict[str
     if not (np.isfinite(coef).all() and np.isfinite(intercept).all()):
         raise ModelError(d / "ovr.npz", "one-vs-rest weights that are not finite numbers")
     try:
-        names = [str(n) for n in vocab_doc["features"]]
+        names = list(vocab_doc["features"])
         ovr_labels = list(vocab_doc["labels"])
         meta = dict(vocab_doc["meta"])
         float(meta["threshold2"]), float(meta["threshold3"])
+        if not all(isinstance(n, str) for n in names):
+            raise TypeError("a feature name that is not a string")
     except (KeyError, TypeError, ValueError):
         raise ModelError(d / "ovr_vocab.json", "missing features, labels or thresholds") \
             from None
