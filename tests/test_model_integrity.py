@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hostile import HOSTILE_MODEL_EDITS
 
 from coresc.model import CoreSCClassifier
 from coresc.model.crffile import check_crf
@@ -165,13 +166,11 @@ def test_no_verb_crashes_on_a_damaged_model(damage: str, model_copy: Path, tmp_p
 # ---------------------------------------------------------------- issue 42
 
 
-@pytest.mark.parametrize("edit", list(__import__("hostile").HOSTILE_MODEL_EDITS))
+@pytest.mark.parametrize("edit", list(HOSTILE_MODEL_EDITS))
 def test_a_hostile_model_edit_is_refused_in_one_line(edit: str, model_copy: Path) -> None:
     """Items 13 and 16-19: a missing or extra part, a hand-edited meta.json (deep,
     wrong kinds, non-finite numbers), links, a CRF whose offsets point outside it with
     its records updated: one line naming a file of the folder."""
-    from hostile import HOSTILE_MODEL_EDITS
-
     HOSTILE_MODEL_EDITS[edit](model_copy)
     with pytest.raises(ModelError) as info:
         CoreSCClassifier.load(model_copy)
@@ -187,8 +186,6 @@ def test_annotate_refuses_a_hostile_model_in_one_line(edit: str, model_copy: Pat
     """The issue's reproductions: a garbled crf.crfsuite with updated records ended in a
     segmentation fault (exit 139); without ovr.npz or calibration.json, or with a NaN
     bias, annotate exited 0 with other labels or scores."""
-    from hostile import HOSTILE_MODEL_EDITS
-
     HOSTILE_MODEL_EDITS[edit](model_copy)
     text = tmp_path / "p.txt"
     text.write_text("Introduction\n\nWe measured the weight of the rats. It rose.\n")
@@ -238,6 +235,11 @@ def test_the_saver_follows_no_planted_link(model_copy: Path, tmp_path: Path) -> 
         assert (out / name).is_file() and not (out / name).is_symlink(), name
     assert not (out / "source").exists()
     assert not [f for f in out.iterdir() if f.name.endswith(".part") and not f.is_symlink()]
+    CoreSCClassifier.load(out)
+    (out / "source" / "inner").mkdir(parents=True)  # a stale source/ with a folder in it
+    (out / "source" / "crf.crfsuite").write_bytes(b"stale")
+    model.save(out)
+    assert not (out / "source" / "crf.crfsuite").exists()
     CoreSCClassifier.load(out)
 
 

@@ -6,6 +6,7 @@ formats themselves are in :mod:`~coresc.model.storage`.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 from pathlib import Path
@@ -95,7 +96,8 @@ def _remove_model_dir(d: Path) -> None:
     for f in d.iterdir():
         if f.is_symlink() or f.is_file():
             f.unlink()
-    d.rmdir()
+    with contextlib.suppress(OSError):  # a folder of someone else's inside stays, and so
+        d.rmdir()                       # does source/: a model without a source ignores it
 
 
 def load_model(cls, directory: str | Path, threads: int = 0):
