@@ -202,13 +202,6 @@ def text_papers(folder: Path, n: int, n_paragraphs: int = 3) -> list[Path]:
     return paths
 
 
-def forget_file_records(d: Path) -> None:
-    """Drop the file records from a model's meta.json: a model saved before them."""
-    meta = json.loads((d / "meta.json").read_text())
-    del meta["files"]
-    (d / "meta.json").write_text(json.dumps(meta))
-
-
 def tiny_experiment(name: str) -> dict:
     """An experiment config that runs in seconds: CRA in two folds, a few feature groups,
     five CRF iterations (give ``max_papers`` too)."""

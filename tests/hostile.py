@@ -172,6 +172,243 @@ def damaged_models(source: str | Path, folder: str | Path, seed: int = 0) -> dic
     return out
 
 
+def rerecord(model_dir: str | Path) -> None:
+    """Update the size and SHA-256 records in ``meta.json`` to the files as they are now,
+    as a hand that edits a model file and its record alike would (issue 42)."""
+    from coresc.model.integrity import FILES_KEY, record
+
+    d = Path(model_dir)
+    meta = json.loads((d / "meta.json").read_text())
+    meta[FILES_KEY] = {name: record((d / name).read_bytes()) for name in meta[FILES_KEY]
+                       if (d / name).exists()}
+    (d / "meta.json").write_text(json.dumps(meta))
+
+
+def _edit_meta(change):
+    """A damage that rewrites meta.json: ``change(meta)`` edits the parsed object (or
+    returns the new text)."""
+    def damage(d: Path) -> None:
+        meta = json.loads((d / "meta.json").read_text())
+        text = change(meta)
+        (d / "meta.json").write_text(text if isinstance(text, str) else json.dumps(meta))
+    return damage
+
+
+def _set(path: str, value):
+    """An edit of meta.json setting the key ``a.b.c`` to ``value``."""
+    def change(meta):
+        *parents, last = path.split(".")
+        for key in parents:
+            meta = meta[key]
+        meta[last] = value
+    return _edit_meta(change)
+
+
+def _spoil_crf(where: str):
+    """crfsuite offsets or ids pointing outside what exists (the records updated):
+    crfsuite follows them unchecked, which crashed the process (exit 139)."""
+    import struct
+
+    def damage(d: Path) -> None:
+        path = d / "crf.crfsuite"
+        data = bytearray(path.read_bytes())
+        header = struct.unpack_from("<4sI4s9I", data)
+        if where == "label lists":  # each label's list of transition features
+            for i in range(header[5]):
+                struct.pack_into("<I", data, header[10] + 12 + 4 * i, 0xFFFFFF00)
+        elif where == "feature labels":  # the label each feature scores
+            n = struct.unpack_from("<I", data, header[7] + 8)[0]
+            for i in range(n):
+                struct.pack_into("<I", data, header[7] + 12 + 20 * i + 8, 10 ** 9)
+        elif where == "label names":  # where each label's name is
+            back = struct.unpack_from("<I", data, header[8] + 20)[0]
+            for i in range(header[5]):
+                struct.pack_into("<I", data, header[8] + back + 4 * i, 0xFFFFFF00)
+        else:  # a weight that is not a number
+            struct.pack_into("<d", data, header[7] + 12 + 20 * 5 + 12, float("nan"))
+        path.write_bytes(bytes(data))
+        rerecord(d)
+    return damage
+
+
+def _nan_weights(d: Path) -> None:
+    import io
+
+    import numpy as np
+
+    with np.load(d / "ovr.npz") as z:
+        coef, intercept = z["coef"].copy(), z["intercept"]
+    coef[0, 0] = np.nan
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, coef=coef, intercept=intercept)
+    (d / "ovr.npz").write_bytes(buffer.getvalue())
+    rerecord(d)
+
+
+def _edit_calibration(change):
+    """A damage that edits calibration.json (``change(parsed)``) and its record."""
+    def damage(d: Path) -> None:
+        calibration = json.loads((d / "calibration.json").read_text())
+        change(calibration)
+        (d / "calibration.json").write_text(json.dumps(calibration))
+        rerecord(d)
+    return damage
+
+
+def _link_to_copy(name: str):
+    """A model file replaced by a symbolic link to a copy of itself outside the folder."""
+    def damage(d: Path) -> None:
+        outside = d.parent / f"{d.name}-{name}"
+        outside.write_bytes((d / name).read_bytes())
+        (d / name).unlink()
+        (d / name).symlink_to(outside)
+    return damage
+
+
+def _without_records(change):
+    """A damage with the ``files`` records removed from meta.json first."""
+    def damage(d: Path) -> None:
+        _edit_meta(lambda meta: meta.pop("files"))(d)
+        change(d)
+    return damage
+
+
+def _deep(meta) -> str:
+    return json.dumps(meta)[:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+
+
+def _two_hundred_bytes(d: Path) -> None:
+    path = d / "crf.crfsuite"
+    path.write_bytes(_flip_many(path.read_bytes(), random.Random(42), 200))
+
+
+#: Hostile edits of a model folder (issue 42, items 13 and 16-19): name -> damage.
+#: Each must make loading the folder fail with one line naming it: never a traceback, a
+#: crash, or a model loaded without a part or with numbers that are not numbers.
+HOSTILE_MODEL_EDITS = {
+    "ovr.npz deleted": lambda d: (d / "ovr.npz").unlink(),
+    "calibration.json deleted": lambda d: (d / "calibration.json").unlink(),
+    "ovr.npz's record deleted": _edit_meta(lambda m: m["files"].pop("ovr.npz")),
+    "ovr.npz and its record deleted": lambda d: (
+        _edit_meta(lambda m: m["files"].pop("ovr.npz"))(d), (d / "ovr.npz").unlink()),
+    "an unrecorded calibration.json": _edit_meta(
+        lambda m: m["files"].pop("calibration.json")),
+    "no file records": _edit_meta(lambda meta: meta.pop("files")),
+    "200 changed bytes, no records": _without_records(_two_hundred_bytes),
+    "a record outside the folder": _edit_meta(
+        lambda m: m["files"].update({"../meta.json": m["files"]["config.json"]})),
+    "a record of 1e15 bytes": _edit_meta(
+        lambda m: m["files"]["ovr.npz"].update({"size": 10 ** 15})),
+    "crf label lists outside": _spoil_crf("label lists"),
+    "crf feature labels past the last": _spoil_crf("feature labels"),
+    "crf label names outside": _spoil_crf("label names"),
+    "crf weight NaN": _spoil_crf("weight"),
+    "ovr weight NaN": _nan_weights,
+    "crf.crfsuite a link": _link_to_copy("crf.crfsuite"),
+    "config.json a link": _link_to_copy("config.json"),
+    "meta.json a link": _link_to_copy("meta.json"),
+    "meta.json nested 100,000 deep": _edit_meta(_deep),
+    "meta.json not an object": _edit_meta(lambda meta: "[1, 2]"),
+    "domain_bias a list": _set("domain_bias", [1]),
+    "domain_bias of an unknown domain": _set("domain_bias", {"x": {"Res": 1.0}}),
+    "training_data.papers holding lists": _set("training_data.papers", [[1, 2]]),
+    "training_data.corpora a number": _set("training_data.corpora", 5),
+    "calibration a string": _set("calibration", "x"),
+    "labels twice": _set("labels", ["Res", "Res"]),
+    "format a string": _set("format", "1"),
+    "label_bias NaN": _set("label_bias.Hyp", float("nan")),
+    "label_bias Infinity": _set("label_bias.Hyp", float("inf")),
+    "label_bias -Infinity": _set("label_bias.Goa", float("-inf")),
+    "label_bias 1e999": _edit_meta(lambda meta: json.dumps(meta).replace(
+        '"Hyp": 0.75', '"Hyp": 1e999', 1)),
+    "label_bias true": _set("label_bias.Hyp", True),
+    "c1 NaN": _set("c1", float("nan")),
+    "calibration.json NaN": _edit_calibration(
+        lambda c: c["maps"][0]["y"].__setitem__(-1, float("nan"))),
+    "calibration.json stats a number": _edit_calibration(lambda c: c.update({"stats": 5})),
+}
+
+
+def hostile_model_folders(source: str | Path, folder: str | Path) -> dict[str, Path]:
+    """Copies of the model directory ``source`` in ``folder``, one per
+    :data:`HOSTILE_MODEL_EDITS` edit: name -> copy."""
+    import shutil
+
+    out = {}
+    for i, (name, damage) in enumerate(HOSTILE_MODEL_EDITS.items()):
+        copy = Path(folder) / f"m{i}"
+        shutil.copytree(source, copy)
+        damage(copy)
+        out[name] = copy
+    return out
+
+
+def garble_crf(data: bytes, seed: int) -> bytes:
+    """A random garble of crfsuite model bytes: 200 bytes anywhere (seed % 3 == 0),
+    offsets and ids inside its sections (1), or a slice moved elsewhere (2)."""
+    import struct
+
+    rng = random.Random(seed)
+    garbled = bytearray(data)
+    if seed % 3 == 0:
+        return _flip_many(data, rng, 200)
+    if seed % 3 == 1:
+        start = rng.choice(struct.unpack_from("<4sI4s9I", data)[7:])
+        for _ in range(rng.randint(1, 20)):
+            struct.pack_into("<I", garbled, start + 4 * rng.randrange(3000),
+                             rng.choice([0, 2 ** 32 - 1, rng.randrange(2 ** 32),
+                                         rng.randrange(len(data))]))
+        return bytes(garbled)
+    n = rng.randint(4, 400)
+    src, dst = rng.randrange(len(data) - n), rng.randrange(len(data) - n)
+    garbled[dst:dst + n] = data[src:src + n]
+    return bytes(garbled)
+
+
+#: :func:`tag_in_child`'s exit codes: tagged, refused by the check, a Python error.
+TAGGED, REFUSED, PYTHON_ERROR = 0, 3, 5
+
+
+def tag_in_child(data: bytes, x: list, labels: list[str], checked: bool = True) -> int | None:
+    """Open crfsuite model bytes and tag one paper's features ``x`` in a forked child,
+    after :func:`~coresc.model.crffile.check_crf` when ``checked``: the child's exit
+    code (:data:`TAGGED`, :data:`REFUSED`, :data:`PYTHON_ERROR`; negative: a crash;
+    None: it hung and was killed)."""
+    import multiprocessing
+
+    child = multiprocessing.get_context("fork").Process(
+        target=_tag_or_exit, args=(data, x, labels, checked))
+    child.start()
+    child.join(120)
+    if child.exitcode is None:
+        child.kill()
+    return child.exitcode
+
+
+def _tag_or_exit(data: bytes, x: list, labels: list[str], checked: bool) -> None:
+    from coresc.model.crf import crf_tag, open_tagger
+    from coresc.model.crffile import check_crf
+    from coresc.model.integrity import ModelError
+
+    if checked:
+        try:
+            check_crf(Path("crf.crfsuite"), data, labels)
+        except ModelError:
+            os._exit(REFUSED)
+    try:
+        crf_tag(open_tagger(data), x, labels)
+    except Exception:
+        os._exit(PYTHON_ERROR)
+    os._exit(TAGGED)
+
+
+def _flip_many(data: bytes, rng: random.Random, n: int) -> bytes:
+    changed = bytearray(data)
+    for _ in range(n):
+        changed[rng.randrange(len(changed))] = rng.randrange(256)
+    return bytes(changed)
+
+
 def _flip(data: bytes, rng: random.Random) -> bytes:
     flipped = bytearray(data)
     for _ in range(rng.randint(1, 8)):

@@ -56,7 +56,11 @@ BAD = {
               # issue 42: --no-mix needs --from; a list naming nothing readable
               ["{gold}", "-o", "{out}", "--no-mix"], ["-o", "{out}"],
               ["--from-list", "{missing}", "-o", "{out}"],
-              ["--from-list", "{gold}", "-o", "{out}"]],
+              ["--from-list", "{gold}", "-o", "{out}"],
+              # issue 42: NaN passed the `< 0` test that refuses -1
+              ["{gold}", "-o", "{out}", "--from", "fast", "--c1", "nan", "--c2", "nan"],
+              ["{gold}", "-o", "{out}", "--c1", "inf", "--c2", "0.1"],
+              ["{gold}", "-o", "{out}", "--encoder", "--encoder-epochs", "nan"]],
     "annotate": [["{missing}"], ["{text}", "--min-score", "2"],
                  ["{text}", "--min-score", "nan"], ["{text}", "--model", "{missing}"],
                  ["{text}", "--domain", "art"], ["{text}", "-o", ""]],
@@ -82,6 +86,7 @@ BAD = {
                ["{text}", "--budget", "1", "-o", "{text}"], ["{text}", "--budget", "1", "-o", ""],
                ["{text}", "--budget", "1", "-o", " "], ["{text}", "--budget=-3"]],
     "serve": [["--workers", "0"], ["--port", "70000"], ["--max-size", "-1"],
+              ["--max-size", "nan"], ["--timeout", "inf"],
               ["--model", "{missing}", "--port", "0"]],
     "review": [["{text}", "-o", "{out}"], ["{text}", "--annotator", "a b", "-o", "{out}"],
                ["--from-list", "{text}", "--annotator", "a", "-o", "{out}", "--port", "0"],

@@ -177,8 +177,12 @@ def test_evaluate_on_one_paper_says_no_interval(outputs, tmp_path, capsys) -> No
 def test_papers_from_several_folders_are_stratified_by_folder(fixtures, tmp_path,
                                                                capsys) -> None:
     target = tmp_path / "two.json"
+    other = tmp_path / "other"  # two papers that are in neither other folder
+    other.mkdir()
+    shutil.copy(fixtures / "agreement_a3" / "p1_mode2.xml", other / "p1_mode2.xml")
+    shutil.copy(fixtures / "agreement_other" / "q1_mode2.xml", other / "q1_mode2.xml")
     assert cli.main(["evaluate", "--model", "fast", str(fixtures / "agreement_a1"),
-                     str(fixtures / "agreement_a3"), "--json", str(target)]) == 0
+                     str(other), "--json", str(target)]) == 0
     assert "stratified by 2 folds or corpora" in capsys.readouterr().out
     assert json.loads(target.read_text())["interval"]["strata"] == 2
 
@@ -187,10 +191,12 @@ def test_folders_of_one_paper_are_not_stratified_and_never_zero_width(outputs, t
                                                                        capsys) -> None:
     """Issue 36: three folders holding one paper each printed 49.8 [49.8, 49.8]."""
     folders = []
-    for i, name in enumerate(["p1_mode2.xml", "p2_mode2.xml", "p1_mode2.xml"]):
+    other = outputs["gold"].parent / "agreement_other"
+    for i, paper in enumerate([outputs["gold"] / "p1_mode2.xml",
+                               outputs["gold"] / "p2_mode2.xml", other / "q1_mode2.xml"]):
         folder = tmp_path / f"g{i}"
         folder.mkdir()
-        shutil.copy(outputs["gold"] / name, folder / name)  # copies, not links
+        shutil.copy(paper, folder / paper.name)  # copies, not links
         folders.append(str(folder))
     target = tmp_path / "cmp.json"
     rc, out, _ = compare(["fast", "fast", *folders, "--json", str(target)], capsys)
@@ -206,3 +212,44 @@ def test_folders_of_one_paper_are_not_stratified_and_never_zero_width(outputs, t
     assert about["strata"] == 1 and "not stratified" in out
     lo, hi = json.loads((tmp_path / "ev.json").read_text())["primary"]["accuracy_ci"]
     assert hi - lo > 0.001
+
+
+@pytest.mark.parametrize("given", ["folder twice", "file twice", "a copy"])
+def test_a_paper_given_twice_is_scored_once(given, outputs, tmp_path, capsys) -> None:
+    """Issue 42: a folder or file given twice, or a copy of a paper under another name,
+    was scored twice (n=6 for 3 papers) and narrowed the intervals."""
+    gold = outputs["gold"]
+    if given == "folder twice":
+        corpora = [str(gold), str(gold)]
+    elif given == "file twice":
+        corpora = [str(gold), str(gold / "p1_mode2.xml")]
+    else:
+        shutil.copytree(gold, tmp_path / "gold")
+        shutil.copy(gold / "p1_mode2.xml", tmp_path / "gold" / "copy_of_p1.xml")
+        corpora = [str(tmp_path / "gold")]
+    target = tmp_path / "ev.json"
+    assert cli.main(["evaluate", "--model", "fast", *corpora, "--json", str(target)]) == 0
+    err = capsys.readouterr().err
+    assert "given more than once are scored once" in err
+    doc = json.loads(target.read_text())
+    assert doc["interval"]["n_papers"] == 2 and doc["repeats_left_out"]
+    rc, out, err = compare(["fast", "fast", *corpora, "--json", str(target)], capsys)
+    assert rc == 0 and "given more than once are scored once" in err
+    doc = json.loads(target.read_text())
+    assert doc["n_papers"] == 2 and doc["n_sentences"] == 11
+    assert any("given twice" in x["why"] or "the same text as" in x["why"]
+               for x in doc["left_out"])
+
+
+def test_an_annotated_output_of_a_corpus_with_a_copy_compares(outputs, tmp_path,
+                                                              capsys) -> None:
+    """The copy left out of the gold may be in an annotated output made from the same
+    files: it is not "a paper missing from the gold"."""
+    shutil.copytree(outputs["gold"], tmp_path / "gold")
+    shutil.copy(outputs["gold"] / "p1_mode2.xml", tmp_path / "gold" / "copy_of_p1.xml")
+    assert cli.main(["annotate", str(tmp_path / "gold"), "-o", str(tmp_path / "out.jsonl"),
+                     "--to", "jsonl", "--model", "fast"]) == 0
+    capsys.readouterr()
+    rc, out, _ = compare([str(tmp_path / "out.jsonl"), "fast", str(tmp_path / "gold")],
+                         capsys)
+    assert rc == 0 and "2 papers, 11 gold sentences" in out

@@ -244,7 +244,7 @@ def test_onnx_matches_torch(papers, tiny_base, cache_dir):
 def test_missing_encoder_file_is_a_model_error(papers, tiny_base, cache_dir, tmp_path):
     d = fit(papers, tiny_base).save(tmp_path / "m")
     (d / "encoder.onnx").unlink()
-    with pytest.raises(ModelError, match="encoder.onnx is missing"):
+    with pytest.raises(ModelError, match="encoder.onnx: missing"):
         CoreSCClassifier.load(d)
 
 

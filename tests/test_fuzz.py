@@ -270,6 +270,71 @@ def test_a_damaged_model_file_is_one_line(model_copy, name, cut, flips):
         (d / name).write_bytes(original)
 
 
+# issue 42: any JSON value anywhere in meta.json loads or is one line naming the file
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10 ** 20, 10 ** 20)
+    | st.floats(allow_nan=True, allow_infinity=True) | ANY_TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(ANY_TEXT, inner, max_size=4),
+    max_leaves=12)
+
+
+def _meta_keys(meta, prefix=()):
+    """Every key path of a meta.json (objects only; lists by their first element)."""
+    for key, value in meta.items():
+        yield (*prefix, key)
+        if isinstance(value, dict):
+            yield from _meta_keys(value, (*prefix, key))
+
+
+@lru_cache(maxsize=1)
+def _meta_paths():
+    from coresc.model.storage import BUNDLED_DIR
+
+    return sorted(_meta_keys(json.loads((BUNDLED_DIR / "fast" / "meta.json").read_text())))
+
+
+@FUZZ
+@given(data=st.data(), value=JSON_VALUES)
+def test_any_value_anywhere_in_meta_json_loads_or_is_one_line(model_copy, data, value):
+    from coresc.model import CoreSCClassifier
+    from coresc.model.card import card_markdown
+    from coresc.model.storage import ModelError
+
+    d = model_copy
+    original = (d / "meta.json").read_text()
+    meta = json.loads(original)
+    path = data.draw(st.sampled_from(_meta_paths()))
+    target = meta
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    try:
+        (d / "meta.json").write_text(json.dumps(meta))
+        try:
+            CoreSCClassifier.load(d)
+            card_markdown(d)  # what model-info and serve's GET /model read
+        except ModelError as exc:
+            # meta.json, or a file whose record or use it changed
+            assert str(exc).startswith(f"{d}/") and "\n" not in str(exc), str(exc)
+    finally:
+        (d / "meta.json").write_text(original)
+
+
+@FUZZ
+@given(value=JSON_VALUES.filter(lambda v: "NaN" not in repr(v) and "inf" not in repr(v)))
+def test_nesting_is_the_depth_of_the_parsed_value(value):
+    from coresc.model.schema import nesting
+
+    def depth(v) -> int:
+        children = v.values() if isinstance(v, dict) else v if isinstance(v, list) else None
+        return 0 if children is None else 1 + max(map(depth, children), default=0)
+
+    text = json.dumps(value, ensure_ascii=bool(len(repr(value)) % 2)).encode("utf-8",
+                                                                            "surrogatepass")
+    assert nesting(text) == depth(value)
+
+
 @FUZZ
 @given(value=ANY_TEXT | st.sampled_from(["", " ", "/proc/1/x", "/sys", "-", "/dev/null",
                                          "a\x00b", "x" * 300, "/" * 5]),

@@ -7,7 +7,8 @@ import random
 
 import numpy as np
 import pytest
-from helpers import GROUPS, forget_file_records, labelled_paper
+from helpers import GROUPS, labelled_paper
+from hostile import rerecord
 
 from coresc.document import Label, Paper, Paragraph, Section, Sentence
 from coresc.errors import CorescError
@@ -94,15 +95,14 @@ def test_load_errors(model, tmp_path):
     (d / "crf.crfsuite").write_bytes(b"garbage")
     with pytest.raises(ModelError, match="crf.crfsuite: damaged or truncated"):
         CoreSCClassifier.load(d)  # meta.json records its size and SHA-256 (issue 37)
-    forget_file_records(d)  # as a model saved before the records: crfsuite's own check
-    (d / "crf.crfsuite").write_bytes(model._crf_bytes[:48] + b"garbage")
-    with pytest.raises(ModelError, match="crf.crfsuite: damaged or truncated"):
+    rerecord(d)  # edited with its record (issue 42): crfsuite's structure is checked
+    with pytest.raises(ModelError, match="crf.crfsuite: damaged CRF model"):
         CoreSCClassifier.load(d)
     model.save(d)
     cfg = json.loads((d / "config.json").read_text())
     cfg["features"] = ["sid"]
     (d / "config.json").write_text(json.dumps(cfg))
-    forget_file_records(d)  # a hand-edited config.json of an older model
+    rerecord(d)  # a hand-edited config.json, its record updated
     with pytest.raises(ModelError, match="unknown feature group"):
         CoreSCClassifier.load(d)
 
@@ -138,14 +138,6 @@ def test_decode_modes(papers, tmp_path):
     assert [r[0].label for r in m.predict(papers[:1])[0]] == _tag(m._tagger, x, m.labels_)[0]
     with pytest.raises(ValueError, match="decode must be one of"):
         CoreSCClassifier(decode="greedy").fit(papers)
-    # a model saved before `decode` existed said `balance: false` for Viterbi
-    d = m.save(tmp_path / "legacy")
-    cfg = json.loads((d / "config.json").read_text())
-    del cfg["decode"]
-    cfg["balance"] = False
-    (d / "config.json").write_text(json.dumps(cfg))
-    forget_file_records(d)  # such a model had no file records either
-    assert CoreSCClassifier.load(d).decode == "viterbi"
 
 
 def test_stacked_model_round_trip(papers, tmp_path):
@@ -166,7 +158,7 @@ def test_stacked_model_round_trip(papers, tmp_path):
     x = m.featurize(papers[:1])[0]
     assert not np.allclose(m.marginals(papers[:1])[0], m._full(_tag(first, x, m.labels_)[1]))
     (d / "crf_stack.crfsuite").unlink()
-    with pytest.raises(ModelError, match="crf_stack.crfsuite is missing"):
+    with pytest.raises(ModelError, match="crf_stack.crfsuite: missing"):
         CoreSCClassifier.load(d)
     with pytest.raises(CorescError, match="at least 2 training papers"):
         CoreSCClassifier(features=GROUPS, stack=True, c1=0.1, c2=0.1,

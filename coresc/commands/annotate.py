@@ -80,6 +80,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", type=int, metavar="N",
                         help="with --scheduler: files per Dask task (default: chosen from "
                              "the number of files and workers)")
+    # a plain float: its own check refuses NaN too, saying the range as serve's min_score
     parser.add_argument("--min-score", type=float, default=None, metavar="X",
                         help="leave sentences whose primary label scores below X (a "
                              "probability, 0-1) without a label, and drop labels below X; "

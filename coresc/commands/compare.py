@@ -11,7 +11,8 @@ out of both sides at once) and the two-sided t test's p on the same standard err
 that the interval excludes 0 exactly when p < 0.05; per label too (p Holm-adjusted over
 the labels); one plain sentence; and how many papers would detect a difference of 1, 2
 and 5 points, from these papers' spread. Papers either model was trained on are named
-and left out, as `coresc evaluate` does; when none is left the comparison is refused.
+and left out, as `coresc evaluate` does; when none is left the comparison is refused. A
+second copy of a paper (the same text) is left out too, and named.
 
 examples:
   coresc compare fast accurate held-out-papers/
@@ -46,13 +47,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from .. import stats
     from ..readers import read_corpus
-    from .options import corpus_groups
+    from .options import corpus_groups, each_paper_once
 
-    papers = read_corpus(args.corpora, args.format)
+    given = read_corpus(args.corpora, args.format)
+    papers, repeats = each_paper_once(given, "compare")
+    copies = {p.id for p in given} - {p.id for p in papers}  # an output may hold them too
     gold, paper_of = _gold_sentences(papers, args.corpora)
-    sides = [_side(spec, name, papers, gold, _names(args.corpora))
+    sides = [_side(spec, name, papers, gold, _names(args.corpora), copies)
              for spec, name in ((args.a, "A"), (args.b, "B"))]
     keep, left_out = _held_out(paper_of, sides, args.corpora)
+    left_out += [{"paper": r["paper"], "why": "given twice" if r["paper"] == r["same_as"]
+                  else f"the same text as {r['same_as']}"} for r in repeats]
     gold_by = {k: [s.gold_codes for s in gold[k]] for k in keep}
     preds = [{k: side["pred"][k] for k in keep} for side in sides]
     groups = dict(zip(paper_of, corpus_groups(list(paper_of.values()), args.corpora),
@@ -98,7 +103,8 @@ def _gold_sentences(papers, corpora) -> tuple[dict[str, list], dict[str, Any]]:
             {k: p for k, p in paper_of.items() if gold[k]})
 
 
-def _side(spec: str, name: str, papers, gold, corpora: str) -> dict[str, Any]:
+def _side(spec: str, name: str, papers, gold, corpora: str,
+          copies: set[str]) -> dict[str, Any]:
     """One side: its predictions by paper key, and the model (None for an output).
     ``corpora``: the gold corpus, as messages name it."""
     from ..model.storage import BUNDLED_MODELS
@@ -116,7 +122,7 @@ def _side(spec: str, name: str, papers, gold, corpora: str) -> dict[str, Any]:
     if not path.exists():
         raise UsageError(f"{name} = {spec}: no such file or directory, and not a bundled "
                          f"model ({', '.join(BUNDLED_MODELS)})")
-    pred = _read_output(path, gold)
+    pred = _read_output(path, gold, copies)
     _check_labels(gold, (c for lists in pred.values() for codes in lists for c in codes
                          if c != "-"), corpora, f"{name} ({spec})")
     return {"name": spec, "kind": "annotated output", "model": None, "pred": pred}
@@ -133,9 +139,10 @@ def _check_labels(gold, predicted, corpora: str, what: str) -> None:
         raise UsageError(str(exc)) from None
 
 
-def _read_output(path: Path, gold) -> dict[str, list[list[str]]]:
+def _read_output(path: Path, gold, copies: set[str]) -> dict[str, list[list[str]]]:
     """Predictions of an annotated output, aligned to the gold sentences by paper id and
-    sid (same text); the first paper or sentence that does not match is an error."""
+    sid (same text); the first paper or sentence that does not match is an error.
+    ``copies``: ids of papers left out of the gold as second copies."""
     from ..agreement import normalise_text
     from ..readers import read_inputs
 
@@ -150,7 +157,7 @@ def _read_output(path: Path, gold) -> dict[str, list[list[str]]]:
     if not any(s.pred for p in by_id.values() for s in p.sentences()):
         raise InputError(path, "no sentence carries a predicted label (is it annotated "
                                "output of `coresc annotate`?)")
-    extra = sorted(set(by_id) - {k.split("#")[0] for k in gold})
+    extra = sorted(set(by_id) - {k.split("#")[0] for k in gold} - copies)
     if extra:
         raise InputError(path, f"paper {extra[0]!r} is not in the gold corpus "
                                f"({len(extra)} such papers): the two sides must cover the "

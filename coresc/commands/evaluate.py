@@ -4,6 +4,9 @@ The model annotates every paper of CORPUS (files or directories, any readable fo
 with gold labels); sentences without a gold label are left out of the scores. Prints
 the metrics table (primary label, the five agreement kappas, secondary labels).
 
+A paper given twice (a file or folder named twice, a copy under another name: the same
+text) is scored once, with a note.
+
 Papers the model was trained on (same text or same id as a paper in its meta.json) score
 in-sample: the report then says so at the top, and scores the held-out papers again on
 their own. Only held-out scores say how the model does on new papers.
@@ -51,10 +54,10 @@ def run(args: argparse.Namespace) -> int:
     from ..model.storage import resolve_model
     from ..pipeline import open_model
     from ..readers import read_corpus
-    from .options import corpus_groups
+    from .options import corpus_groups, each_paper_once
 
     model = open_model(args.model)
-    papers = read_corpus(args.corpora, args.format)
+    papers, repeats = each_paper_once(read_corpus(args.corpora, args.format), "evaluate")
     try:
         check_label_sets((c for p in papers for s in p.sentences() for c in s.gold_codes),
                          model.labels_, ", ".join(args.corpora),
@@ -80,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
         lambda ps: evaluate_papers(ps, intervals=True, groups=held_groups), held)
         if seen and any(seen) and held else None)
     result["training_overlap"] = overlap = _overlap(papers, seen)
+    result["repeats_left_out"] = repeats
     overlap["held_out"] = held_result
     sys.stdout.write(_overlap_lines(overlap))
     sys.stdout.write(format_report(result))

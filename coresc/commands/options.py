@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import socket
 from collections.abc import Iterable, Sequence
@@ -73,7 +74,7 @@ def add_grobid_arguments(parser: argparse.ArgumentParser) -> None:
                         help="GROBID server that turns PDFs into TEI, e.g. "
                              "http://localhost:8070 (default: $CORESC_GROBID_URL; without "
                              "one, PDFs are read by coresc's embedded reader)")
-    parser.add_argument("--grobid-timeout", type=float, metavar="SECONDS",
+    parser.add_argument("--grobid-timeout", type=FLOAT, metavar="SECONDS",
                         help="longest wait for GROBID's answer to one PDF (default: 120)")
 
 
@@ -89,7 +90,7 @@ def add_limit_arguments(parser: argparse.ArgumentParser, annotating: bool = Fals
     """The limits of :mod:`coresc.limits` a user can change (see docs/robustness.md)."""
     from ..limits import DEFAULT_MAX_INPUT_MB, DEFAULT_MAX_SENTENCE_WORDS
 
-    parser.add_argument("--max-input-mb", type=float, metavar="MB",
+    parser.add_argument("--max-input-mb", type=FLOAT, metavar="MB",
                         help=f"refuse inputs larger than this (default "
                              f"{DEFAULT_MAX_INPUT_MB:g}, or $CORESC_MAX_INPUT_MB)")
     if annotating:
@@ -97,7 +98,7 @@ def add_limit_arguments(parser: argparse.ArgumentParser, annotating: bool = Fals
                             help=f"POS-tag longer sentences in windows of N tokens (default "
                                  f"{DEFAULT_MAX_SENTENCE_WORDS}, or "
                                  f"$CORESC_MAX_SENTENCE_WORDS)")
-        parser.add_argument("--paper-timeout", type=float, metavar="SECONDS",
+        parser.add_argument("--paper-timeout", type=FLOAT, metavar="SECONDS",
                             help="fail a paper that takes longer to annotate (default: no "
                                  "limit, or $CORESC_PAPER_TIMEOUT)")
 
@@ -134,6 +135,40 @@ def corpus_groups(papers, corpora) -> list[str | None]:
         out.append(next((str(f) for f in folders if source and source.is_relative_to(f)),
                         None))
     return out
+
+
+def each_paper_once(papers: list, verb: str) -> tuple[list, list[dict[str, str]]]:
+    """The papers to score, each once: a second copy of a paper (the same text, whatever
+    its id or file: a file or folder given twice, a copy under another name) is left out
+    with a note on standard error, since scoring it again would count its sentences
+    twice and narrow the intervals (issue 42). Returns the papers kept and, per copy
+    left out, ``{"paper": where, "same_as": where}``."""
+    import sys
+
+    from ..model.provenance import paper_fingerprint
+
+    first: dict[str, object] = {}
+    kept, repeats = [], []
+    for paper in papers:
+        key = paper_fingerprint(paper)
+        if key in first:
+            repeats.append({"paper": _where(paper), "same_as": _where(first[key])})
+            continue
+        first[key] = paper
+        kept.append(paper)
+    if repeats:
+        r = repeats[0]
+        how = "given twice" if r["paper"] == r["same_as"] else \
+            f"the same text as {r['same_as']}"
+        print(f"coresc {verb}: note: {len(repeats)} paper(s) given more than once are "
+              f"scored once (the first: {r['paper']}, {how})", file=sys.stderr)
+    return kept, repeats
+
+
+def _where(paper) -> str:
+    """A paper as a note names it: its file, and its id when the file may hold more."""
+    path = str(paper.source_path) if paper.source_path else "-"
+    return path if Path(path).stem == paper.id else f"{path}#{paper.id}"
 
 
 # ---------------------------------------------------------------- paper lists
@@ -311,6 +346,27 @@ class BoundedInt:
 BUDGET = BoundedInt(1)
 
 
+class FiniteFloat:
+    """The ``type`` of a number option: NaN and the infinities are no setting (issue 42:
+    ``--c1 nan`` passed every ``< 0`` test and was taken)."""
+
+    __name__ = "float"
+
+    def __call__(self, value: str) -> float:
+        return float(value)
+
+    def check(self, flag: str, value: float) -> None:
+        if not math.isfinite(value):
+            raise UsageError(f"{flag} {value}: must be a finite number")
+
+    def __repr__(self) -> str:
+        return "FiniteFloat()"
+
+
+#: ``type=`` of every option that takes a number with a fraction.
+FLOAT = FiniteFloat()
+
+
 def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Check a parsed verb's bounded numbers and output targets before any work.
 
@@ -319,7 +375,7 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
       be in a folder that cannot be written, or be an input: by resolved path or as the
       same file (links count), a file inside an input folder counting as an input; every
       other argument naming an existing path is an input;
-    * a number must lie in its range (``--budget`` >= 1, ...).
+    * a number must lie in its range (``--budget`` >= 1, ...), and be finite.
 
     Raises :class:`UsageError` (one line, exit 2). ``tests/test_output_rule.py`` finds
     every verb's output options and runs each through the same hostile set.
@@ -330,7 +386,7 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
         flag = action.option_strings[-1] if action.option_strings else action.dest
         if value is None:
             continue
-        if isinstance(action.type, BoundedInt):
+        if isinstance(action.type, (BoundedInt, FiniteFloat)):
             for v in value if isinstance(value, list) else [value]:
                 action.type.check(flag, v)
         elif isinstance(action.type, Output):

@@ -34,6 +34,7 @@ from pathlib import Path
 from ..errors import UsageError
 from .options import (
     BUDGET,
+    FLOAT,
     MODEL_HELP_SHORT,
     OUTPUT_FILE,
     add_format_argument,
@@ -59,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "the rare labels, per sentence ('weak', the default), or by "
                              "expected wrong labels per paper ('total') or per sentence "
                              "('rate')")
-    parser.add_argument("--diversity", type=float, default=DEFAULT_DIVERSITY, metavar="D",
+    parser.add_argument("--diversity", type=FLOAT, default=DEFAULT_DIVERSITY, metavar="D",
                         help="0..1: how much similarity to papers already chosen discounts "
                              f"a paper (default {DEFAULT_DIVERSITY}; 0: none)")
     parser.add_argument("--scores", action="store_true",

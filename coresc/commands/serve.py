@@ -26,6 +26,7 @@ from dataclasses import replace
 
 from ..errors import UsageError
 from .options import (
+    FLOAT,
     MODEL_HELP_SHORT,
     TOKEN_ENV,
     add_grobid_arguments,
@@ -45,9 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--queue", type=int, default=8, metavar="N",
                         help="requests that may wait for a worker; beyond that the answer "
                              "is 503 with Retry-After (default 8)")
-    parser.add_argument("--max-size", type=float, default=50, metavar="MB",
+    parser.add_argument("--max-size", type=FLOAT, default=50, metavar="MB",
                         help="largest paper accepted, in MB (default 50; larger: 413)")
-    parser.add_argument("--timeout", type=float, default=300, metavar="SECONDS",
+    parser.add_argument("--timeout", type=FLOAT, default=300, metavar="SECONDS",
                         help="time limit per request, waiting and GROBID included "
                              "(default 300; over it: 504)")
     parser.add_argument("--token", metavar="TOKEN",

@@ -45,7 +45,7 @@ import time
 from pathlib import Path
 
 from ..errors import UsageError
-from .options import OUTPUT_DIR, add_format_argument, add_list_argument
+from .options import FLOAT, OUTPUT_DIR, add_format_argument, add_list_argument
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,8 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --from: the adapted model's labels are its own CRF's, not "
                              "mixed per label with the source's (mixing keeps the labels the "
                              "reviewed papers barely show; see docs/training.md)")
-    parser.add_argument("--c1", type=float, help="CRF L1 penalty (default: chosen by CV)")
-    parser.add_argument("--c2", type=float, help="CRF L2 penalty (default: chosen by CV)")
+    parser.add_argument("--c1", type=FLOAT, help="CRF L1 penalty (default: chosen by CV)")
+    parser.add_argument("--c2", type=FLOAT, help="CRF L2 penalty (default: chosen by CV)")
     parser.add_argument("--max-iterations", type=int, default=150,
                         help="L-BFGS iterations per CRF fit (default: 150)")
     parser.add_argument("--features", default=",".join(DEFAULT_FEATURES),
@@ -91,13 +91,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="keep the first N layers of the base (default: 3)")
     enc.add_argument("--encoder-train-layers", type=int, metavar="N",
                      help="fine-tune only the top N layers (default: 2; 0 = all)")
-    enc.add_argument("--encoder-epochs", type=float, metavar="E",
+    enc.add_argument("--encoder-epochs", type=FLOAT, metavar="E",
                      help="passes over the training sentences (default: 3)")
     enc.add_argument("--encoder-context", choices=("sentence", "heading", "window"),
                      help="what the encoder reads besides the sentence: nothing, its "
                           "section heading (default), or a window of its section's "
                           "sentences after the heading (the accurate tier's)")
-    enc.add_argument("--encoder-feature-scale", type=float, metavar="X",
+    enc.add_argument("--encoder-feature-scale", type=FLOAT, metavar="X",
                      help="the CRF sees the encoder's probabilities times X (default: 1; "
                           "larger weighs them more against the hand-built features)")
     enc.add_argument("--encoder-quantize", action="store_true",

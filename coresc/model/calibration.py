@@ -161,6 +161,8 @@ class Calibration:
         if not isinstance(data, dict) or data.get("method") != "isotonic" \
                 or not isinstance(data.get("maps"), list) or not data["maps"]:
             raise ValueError("expected {'method': 'isotonic', 'maps': [...]}")
+        if not isinstance(data.get("stats") or {}, dict):
+            raise ValueError("stats must be an object")
         by_corpus = data.get("by_corpus") or {}
         if not isinstance(by_corpus, dict) or not all(
                 isinstance(v, list) and v for v in by_corpus.values()):

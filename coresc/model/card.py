@@ -12,17 +12,25 @@ predictions).
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..labels import LABEL_NAMES, is_coresc, sort_key
+from .integrity import ModelError
 from .mixing import MIX_T
-from .storage import DEFAULT_MODEL_DIR, read_json, write_atomic
+from .storage import (
+    DEFAULT_MODEL_DIR,
+    EVALUATION_FILE,
+    read_evaluation,
+    read_json,
+    read_meta,
+    write_atomic,
+)
 
 CARD_FILE = "MODEL_CARD.md"
-EVALUATION_FILE = "evaluation.json"
 
 #: The corpora whose terms coresc knows, by the key :func:`~.provenance.known_corpus`
 #: gives: a short name, what it is, its licence. Source: ../shared/data/README.md.
@@ -81,9 +89,11 @@ def _training(meta: Mapping[str, Any]) -> Mapping[str, Any]:
 def card_markdown(model_dir: str | Path) -> str:
     """The model card of ``model_dir`` as Markdown (see the module docstring)."""
     d = Path(model_dir)
-    meta = read_json(d / "meta.json")
+    meta = read_meta(d)
     config = read_json(d / "config.json")
-    evaluation = read_json(d / EVALUATION_FILE) if (d / EVALUATION_FILE).is_file() else None
+    if not isinstance(config, dict):
+        raise ModelError(d / "config.json", "must hold a JSON object")
+    evaluation = read_evaluation(d)
     if evaluation is not None and evaluation.get("model_trained") != meta.get("trained"):
         evaluation = None  # made for an earlier training of this directory
     name = d.name or str(d)
@@ -136,12 +146,19 @@ def _model_argument(d: Path) -> str:
 def write_card(model_dir: str | Path) -> Path:
     """Write ``MODEL_CARD.md`` into ``model_dir`` (atomically); return its path.
 
-    An ``evaluation.json`` made for an earlier training of the directory is removed.
+    An ``evaluation.json`` made for an earlier training of the directory is removed, as
+    is one that is no evaluation (a link, not JSON, the wrong shape).
     """
     d = Path(model_dir)
-    if (d / EVALUATION_FILE).is_file() and read_json(d / EVALUATION_FILE).get(
-            "model_trained") != read_json(d / "meta.json").get("trained"):
-        (d / EVALUATION_FILE).unlink()
+    try:
+        evaluation = read_evaluation(d)
+    except ModelError:
+        with contextlib.suppress(OSError):  # a folder of that name stays, and is refused
+            (d / EVALUATION_FILE).unlink()
+    else:
+        if evaluation is not None and evaluation.get("model_trained") != read_meta(d).get(
+                "trained"):
+            (d / EVALUATION_FILE).unlink()
     path = d / CARD_FILE
     write_atomic(path, card_markdown(model_dir).encode("utf-8"))
     return path

@@ -31,8 +31,9 @@ def check_grid(grid: Any) -> tuple[tuple[float, float], ...]:
         pairs = tuple((float(c1), float(c2)) for c1, c2 in grid)
     except (TypeError, ValueError):
         pairs = ()
-    if not pairs or any(c < 0 for pair in pairs for c in pair):
-        raise ValueError(f"c_grid must list (c1, c2) pairs of numbers >= 0, not {grid!r}")
+    if not pairs or not all(math.isfinite(c) and c >= 0 for pair in pairs for c in pair):
+        raise ValueError(f"c_grid must list (c1, c2) pairs of finite numbers >= 0, not "
+                         f"{grid!r}")
     return pairs
 
 

@@ -20,6 +20,7 @@ sees the encoder's probabilities for the sentence and its neighbours
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
@@ -127,9 +128,9 @@ class EncoderSettings:
                              f"layers ({self.layers})")
         for name in ("epochs", "lr", "head_lr", "feature_scale"):
             v = getattr(self, name)
-            if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
-                raise ValueError(f"encoder {name} must be a number > 0, not {v!r}")
-        if not 0 <= self.warmup < 1 or not 0 <= self.weight_decay:
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 < v < math.inf:
+                raise ValueError(f"encoder {name} must be a finite number > 0, not {v!r}")
+        if not 0 <= self.warmup < 1 or not 0 <= self.weight_decay < math.inf:
             raise ValueError("encoder warmup must be in [0, 1) and weight_decay >= 0")
         if not isinstance(self.quantize, bool):
             raise ValueError(f"encoder quantize must be true or false, not {self.quantize!r}")
@@ -272,9 +273,6 @@ def encoder_features(probs: np.ndarray, labels: Sequence[str], neighbours: int,
 
 # ---------------------------------------------------------------- inference (ONNX)
 
-ENCODER_FILES = ("encoder.onnx", "tokenizer.json", "encoder.json")
-
-
 class OnnxEncoder:
     """The exported encoder: ``predict_paper(paper)`` -> array (sentences x labels).
 
@@ -311,6 +309,9 @@ class OnnxEncoder:
         """Label probabilities of the paper's sentences (sentences x ``labels``)."""
         units, where = paper_units(self.tokenizer, paper, self.settings)
         flat = run_units(units, self._run, len(self.labels), self.BATCH)
+        if not np.isfinite(flat).all():  # weights that are not numbers would pass the CRF
+            raise CorescError("the model's sentence encoder (encoder.onnx) gives numbers "
+                              "that are not finite: its weights are damaged")
         return scatter(flat, where, len(paper.sentences()))
 
     def _run(self, ids: np.ndarray, mask: np.ndarray, types: np.ndarray,

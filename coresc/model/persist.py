@@ -6,25 +6,29 @@ formats themselves are in :mod:`~coresc.model.storage`.
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
 from pathlib import Path
 
 import numpy as np
 
 from .calibration import Calibration
 from .card import write_card
-from .integrity import FILES_KEY, record, records_of
+from .integrity import FILES_KEY, read_recorded, record, records_of, refuse_unrecorded
 from .storage import (
     CALIBRATION_FILE,
+    ENCODER_FILES,
     MODEL_FILES,
     MODEL_FORMAT,
+    RECORDED_FILES,
     SOURCE_DIR,
     ModelError,
-    load_encoder_files,
     load_ovr,
     open_encoder,
+    parse_model_json,
     read_crf,
-    read_json,
+    read_meta,
     save_encoder,
     to_json,
     write_atomic,
@@ -70,10 +74,13 @@ def save_model(model, directory: str | Path) -> Path:
         put(CALIBRATION_FILE, to_json(model.calibration_.to_json(), None))
     else:
         (d / CALIBRATION_FILE).unlink(missing_ok=True)
+    source = d / SOURCE_DIR
+    if source.is_symlink():  # planted: never write into, or empty, what it points to
+        source.unlink()
     if model._source is not None:
-        save_model(model._source, d / SOURCE_DIR)
-    elif (d / SOURCE_DIR).is_dir():
-        _remove_model_dir(d / SOURCE_DIR)
+        save_model(model._source, source)
+    elif source.is_dir():
+        _remove_model_dir(source)
     meta = {k: v for k, v in model.meta_.items() if k != FILES_KEY}
     write_atomic(d / "meta.json", to_json({**meta, FILES_KEY: files}))
     write_card(d)
@@ -81,19 +88,25 @@ def save_model(model, directory: str | Path) -> Path:
 
 
 def _remove_model_dir(d: Path) -> None:
-    """Remove a stale ``source/`` model directory (only the files a model has)."""
-    if (d / SOURCE_DIR).is_dir():
-        _remove_model_dir(d / SOURCE_DIR)
+    """Remove a stale ``source/`` model directory (only the files a model has; a link
+    is removed, never followed)."""
+    source = d / SOURCE_DIR
+    if source.is_dir() and not source.is_symlink():
+        _remove_model_dir(source)
     for f in d.iterdir():
-        if f.is_file():
+        if f.is_symlink() or f.is_file():
             f.unlink()
-    d.rmdir()
+    with contextlib.suppress(OSError):  # a folder of someone else's inside stays, and so
+        d.rmdir()                       # does source/: a model without a source ignores it
 
 
 def load_model(cls, directory: str | Path, threads: int = 0):
     """Load a saved model directory as an instance of ``cls`` (a :class:`CoreSCClassifier`):
     JSON, npz without pickle, crfsuite and ONNX files.
 
+    ``meta.json`` is checked against its schema and every file it records is read and
+    matched to its record before any is parsed (:mod:`~coresc.model.integrity`); the
+    files must also be the ones the configuration uses, no more and no fewer.
     ``threads``: onnxruntime threads of the sentence encoder, if the model has one
     (0 = all cores; worker processes that share a machine give 1).
     """
@@ -101,72 +114,39 @@ def load_model(cls, directory: str | Path, threads: int = 0):
     if not d.is_dir():
         raise ModelError(d, "model directory not found")
     for name in MODEL_FILES:
-        if not (d / name).is_file():
+        if not os.path.lexists(d / name):
             raise ModelError(d, f"not a coresc model directory (missing {name})")
-    meta = read_json(d / "meta.json")
-    if not isinstance(meta, dict):
-        raise ModelError(d / "meta.json", "must hold a JSON object")
-    records = records_of(meta, d)  # every file below is checked before it is parsed
-    config = read_json(d / "config.json", records)
-    if not isinstance(config, dict):
-        raise ModelError(d / "config.json", "must hold a JSON object")
-    if meta.get("format") != MODEL_FORMAT:
-        raise ModelError(d, f"unsupported model format {meta.get('format')!r} "
+    meta = read_meta(d)
+    if meta["format"] != MODEL_FORMAT:
+        raise ModelError(d, f"unsupported model format {meta['format']!r} "
                             f"(this coresc reads format {MODEL_FORMAT})")
-    if "balance" in config:  # models saved before ``decode`` replaced ``balance``
-        config["decode"] = "balanced" if config.pop("balance") else "viterbi"
-    try:
-        model = cls(**config)
-        model._validate()
-    except (TypeError, ValueError) as exc:
-        raise ModelError(d / "config.json", f"bad configuration: {exc}") from None
-    labels = meta.get("labels")
-    if not isinstance(labels, list) or not labels or not all(
-            isinstance(x, str) for x in labels):
-        raise ModelError(d / "meta.json", "missing or bad label list")
+    records = records_of(meta, d, RECORDED_FILES)
+    files = read_recorded(d, records)  # every recorded file there and whole
+    refuse_unrecorded(d, records, RECORDED_FILES)
+    model = _configured(cls, d, files)
+    _expect_files(d, files, meta, model)
+    labels = meta["labels"]
     model.labels_ = tuple(labels)
     model.c1_, model.c2_ = meta.get("c1"), meta.get("c2")
-    bias = meta.get("label_bias") or {}
-    if not isinstance(bias, dict) or not all(
-            k in labels and isinstance(v, (int, float)) for k, v in bias.items()):
-        raise ModelError(d / "meta.json", "bad label_bias")
-    model.label_bias_ = {k: float(v) for k, v in bias.items()}
-    mix = meta.get("source_mix") or {}
-    if not isinstance(mix, dict) or not all(
-            k in labels and isinstance(v, (int, float)) and 0 <= v <= 1
-            for k, v in mix.items()):
-        raise ModelError(d / "meta.json", "bad source_mix")
-    model.source_mix_ = {k: float(v) for k, v in mix.items()}
-    absent = meta.get("source_absent") or {}  # older adapted models: none
-    if not isinstance(absent, dict) or not all(
-            k in labels and isinstance(v, (int, float)) and 0 < v <= 1
-            for k, v in absent.items()):
-        raise ModelError(d / "meta.json", "bad source_absent")
-    model.source_absent_ = {k: float(v) for k, v in absent.items()}
-    domains = meta.get("domains") or []
-    if not isinstance(domains, list) or not all(isinstance(x, str) for x in domains):
-        raise ModelError(d / "meta.json", "bad domains list")
-    model.domains_ = tuple(domains)
-    model.domain_bias_ = {}
-    for tag, tag_bias in (meta.get("domain_bias") or {}).items():
-        if tag not in domains or not isinstance(tag_bias, dict) or not all(
-                k in labels and isinstance(v, (int, float)) for k, v in tag_bias.items()):
-            raise ModelError(d / "meta.json", f"bad domain_bias for {tag!r}")
-        model.domain_bias_[tag] = {k: float(v) for k, v in tag_bias.items()}
+    model.label_bias_ = {k: float(v) for k, v in (meta.get("label_bias") or {}).items()}
+    model.source_mix_ = {k: float(v) for k, v in (meta.get("source_mix") or {}).items()}
+    model.source_absent_ = {k: float(v) for k, v in (meta.get("source_absent") or {}).items()}
+    model.domains_ = tuple(meta.get("domains") or ())
+    model.domain_bias_ = {tag: {k: float(v) for k, v in bias.items()}
+                          for tag, bias in (meta.get("domain_bias") or {}).items()}
     model.meta_ = meta
-    model._crf_bytes, model._tagger = read_crf(d, "crf.crfsuite", labels, records)
+    model._crf_bytes = files["crf.crfsuite"]
+    model._tagger = read_crf(d, "crf.crfsuite", labels, model._crf_bytes)
     if model.stack:
-        if not (d / "crf_stack.crfsuite").is_file():
-            raise ModelError(d, "config says stack but crf_stack.crfsuite is missing")
-        model._stack_bytes, model._stack_tagger = read_crf(d, "crf_stack.crfsuite",
-                                                            labels, records)
-    if (d / "ovr.npz").is_file():
-        model._ovr = load_ovr(d, labels, records)
+        model._stack_bytes = files["crf_stack.crfsuite"]
+        model._stack_tagger = read_crf(d, "crf_stack.crfsuite", labels, model._stack_bytes)
+    if "ovr.npz" in files:
+        model._ovr = load_ovr(d, labels, files)
         # the layer scores with scipy.sparse: import it with the model (a one-time
         # ~0.2 s), not inside the first paper's annotation
         import scipy.sparse  # noqa: F401
     if model.encoder is not None:
-        model._encoder_loaded_files = load_encoder_files(d, records)
+        model._encoder_loaded_files = {n: files[n] for n in ENCODER_FILES}
         model._encoder = open_encoder(d, model._encoder_loaded_files, threads)
     if model.source is not None:
         if not (d / SOURCE_DIR).is_dir():
@@ -174,9 +154,43 @@ def load_model(cls, directory: str | Path, threads: int = 0):
                                 "missing")
         model._source = load_model(cls, d / SOURCE_DIR, threads)
     model.calibration_ = None
-    if (d / CALIBRATION_FILE).is_file():
+    if CALIBRATION_FILE in files:
+        path = d / CALIBRATION_FILE
         try:
-            model.calibration_ = Calibration.from_json(read_json(d / CALIBRATION_FILE, records))
+            model.calibration_ = Calibration.from_json(parse_model_json(path,
+                                                                        files[CALIBRATION_FILE]))
         except ValueError as exc:
-            raise ModelError(d / CALIBRATION_FILE, f"bad calibration ({exc})") from None
+            raise ModelError(path, f"bad calibration ({exc})") from None
     return model
+
+
+def _configured(cls, d: Path, files: dict[str, bytes]):
+    """An unfitted ``cls`` with the settings of ``config.json``."""
+    config = parse_model_json(d / "config.json", files["config.json"])
+    if not isinstance(config, dict):
+        raise ModelError(d / "config.json", "must hold a JSON object")
+    try:
+        model = cls(**config)
+        model._validate()
+    except (TypeError, ValueError) as exc:
+        raise ModelError(d / "config.json", f"bad configuration: {exc}") from None
+    return model
+
+
+def _expect_files(d: Path, files: dict[str, bytes], meta: dict, model) -> None:
+    """The recorded files are the ones the model's settings use, and ``meta.json``'s
+    account of the secondary layer and the calibration agrees with them: a part that is
+    missing or left over is refused, never loaded without it (issue 42)."""
+    wanted = {"crf.crfsuite": True, "config.json": True,
+              "crf_stack.crfsuite": bool(model.stack),
+              "ovr.npz": meta.get("secondary") is not None,
+              "ovr_vocab.json": meta.get("secondary") is not None,
+              CALIBRATION_FILE: meta.get("calibration") is not None,
+              **{n: model.encoder is not None for n in ENCODER_FILES}}
+    for name, want in wanted.items():
+        if want and name not in files:
+            raise ModelError(d / name, "missing from meta.json's file records, which the "
+                                       "model needs")
+        if not want and name in files:
+            raise ModelError(d / name, "recorded in meta.json, but the model's settings do "
+                                       "not use it")

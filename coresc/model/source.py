@@ -18,6 +18,7 @@ directory of its own, so the adapted model loads without the original.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -62,8 +63,9 @@ class SourceSettings:
             raise ValueError(f"source neighbours must be a whole number >= 0, "
                              f"not {self.neighbours!r}")
         if not isinstance(self.scale, (int, float)) or isinstance(self.scale, bool) \
-                or self.scale <= 0:
-            raise ValueError(f"source scale must be a number > 0, not {self.scale!r}")
+                or not 0 < self.scale < math.inf:
+            raise ValueError(f"source scale must be a finite number > 0, not "
+                             f"{self.scale!r}")
         for name in ("encoder", "decoded", "context", "mix"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"source {name} must be true or false")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
+import secrets
 import zipfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +17,13 @@ import numpy as np
 
 from ..errors import CorescError
 from .crf import open_tagger
-from .integrity import ModelError, Records, read_checked
+from .crffile import check_crf
+from .integrity import ModelError, read_model_file
+from .schema import SchemaError, Unreadable, check_evaluation, check_meta, parse_json
 
 MODEL_FORMAT = 1
+#: Held-out results attached to a model for its card (:mod:`~coresc.model.card`).
+EVALUATION_FILE = "evaluation.json"
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "models"
 #: Models shipped with the package, by name: ``fast`` (hand-built features only) and
 #: ``accurate`` (with a fine-tuned sentence encoder); ``default`` is the one used when
@@ -62,40 +68,43 @@ MODEL_FILES = ("crf.crfsuite", "config.json", "meta.json")
 SOURCE_DIR = "source"
 #: The calibration maps (:mod:`coresc.model.calibration`), absent in uncalibrated models.
 CALIBRATION_FILE = "calibration.json"
+#: The sentence encoder's files.
+ENCODER_FILES = ("encoder.onnx", "tokenizer.json", "encoder.json")
+#: Every file ``meta.json`` may record (:mod:`~coresc.model.integrity`), in the order
+#: a model is saved.
+RECORDED_FILES = ("crf.crfsuite", "crf_stack.crfsuite", "config.json", "ovr.npz",
+                  "ovr_vocab.json", *ENCODER_FILES, CALIBRATION_FILE)
 
 
-
-
-
-def read_crf(d: Path, name: str, labels: Sequence[str],
-             records: Records | None = None) -> tuple[bytes, Any]:
-    """A model directory's crfsuite file: its bytes (checked against ``records``, see
-    :mod:`~coresc.model.integrity`) and an open tagger, labels checked."""
-    data = read_checked(d, name, records)
+def read_crf(d: Path, name: str, labels: Sequence[str], data: bytes) -> Any:
+    """An open tagger over a model directory's crfsuite file (its bytes checked against
+    the records, :mod:`~coresc.model.integrity`), after every offset and count crfsuite
+    will follow is checked against the file (:mod:`~coresc.model.crffile`)."""
+    check_crf(d / name, data, labels)
     try:
-        tagger = open_tagger(data)
+        return open_tagger(data)
     except Exception as exc:  # crfsuite raises ValueError/OSError on bad files
         raise ModelError(d / name, f"cannot open CRF model ({exc})") from None
-    if set(tagger.labels()) - set(labels):
-        raise ModelError(d, f"{name} labels do not match meta.json")
-    return data, tagger
 
 
-
-def load_ovr(d: Path, labels: list[str], records: Records | None = None) -> dict[str, Any]:
-    vocab_doc = read_json(d / "ovr_vocab.json", records)
-    data = read_checked(d, "ovr.npz", records)
+def load_ovr(d: Path, labels: list[str], files: Mapping[str, bytes]) -> dict[str, Any]:
+    """The one-vs-rest layer from ``ovr.npz`` and ``ovr_vocab.json`` (checked bytes)."""
+    vocab_doc = parse_model_json(d / "ovr_vocab.json", files["ovr_vocab.json"])
     try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+        with np.load(io.BytesIO(files["ovr.npz"]), allow_pickle=False) as z:
             coef = np.asarray(z["coef"], dtype=np.float32)
             intercept = np.asarray(z["intercept"], dtype=np.float32)
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
         raise ModelError(d / "ovr.npz", f"cannot read one-vs-rest weights ({exc})") from None
+    if not (np.isfinite(coef).all() and np.isfinite(intercept).all()):
+        raise ModelError(d / "ovr.npz", "one-vs-rest weights that are not finite numbers")
     try:
         names = list(vocab_doc["features"])
         ovr_labels = list(vocab_doc["labels"])
         meta = dict(vocab_doc["meta"])
         float(meta["threshold2"]), float(meta["threshold3"])
+        if not all(isinstance(n, str) for n in names):
+            raise TypeError("a feature name that is not a string")
     except (KeyError, TypeError, ValueError):
         raise ModelError(d / "ovr_vocab.json", "missing features, labels or thresholds") \
             from None
@@ -108,49 +117,77 @@ def load_ovr(d: Path, labels: list[str], records: Records | None = None) -> dict
 
 
 def to_json(obj: Any, indent: int | None = 1) -> bytes:
-    return (json.dumps(obj, indent=indent, ensure_ascii=False, sort_keys=False) + "\n") \
-        .encode("utf-8")
+    return (json.dumps(obj, indent=indent, ensure_ascii=False, sort_keys=False,
+                       allow_nan=False) + "\n").encode("utf-8")
 
 
-def read_json(path: Path, records: Records | None = None) -> Any:
-    """A model directory's JSON file; with ``records`` its bytes are checked first."""
+def parse_model_json(path: Path, data: bytes) -> Any:
+    """A model file's JSON (nesting bounded, finite numbers only: :func:`.schema.parse_json`);
+    :class:`ModelError` naming ``path`` otherwise."""
     try:
-        data = read_checked(path.parent, path.name, records) if records is not None \
-            else path.read_bytes()
-        return json.loads(data.decode("utf-8"))
-    except FileNotFoundError:
-        raise ModelError(path, "missing") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelError(path, f"corrupt JSON ({exc})") from None
+        return parse_json(data)
+    except Unreadable as exc:
+        raise ModelError(path, str(exc)) from None
+    except (ValueError, RecursionError) as exc:
+        raise ModelError(path, f"corrupt JSON ({str(exc).splitlines()[0][:200]})") from None
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file of a model directory that ``meta.json`` does not record (``meta.json``
+    itself, ``evaluation.json``): a regular file inside it, parsed as
+    :func:`parse_model_json` does."""
+    return parse_model_json(path, read_model_file(path.parent, path.name))
+
+
+def read_meta(d: Path) -> dict[str, Any]:
+    """``meta.json``, checked against its schema (:func:`.schema.check_meta`)."""
+    try:
+        return check_meta(read_json(d / "meta.json"))
+    except SchemaError as exc:
+        raise ModelError(d / "meta.json", str(exc)) from None
+
+
+def read_evaluation(d: Path) -> dict[str, Any] | None:
+    """``evaluation.json`` (None when the directory has none), checked against its
+    schema (:func:`.schema.check_evaluation`)."""
+    path = d / EVALUATION_FILE
+    if not os.path.lexists(path):
+        return None
+    try:
+        return check_evaluation(read_json(path))
+    except SchemaError as exc:
+        raise ModelError(path, str(exc)) from None
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name("." + path.name + ".part")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    """Write ``path`` through a temporary file beside it, created exclusively (O_EXCL)
+    under a name no one can guess, so a link planted where a fixed name would be (such
+    as ``.meta.json.part``) is never followed; then renamed over ``path``, which
+    replaces a link at ``path`` itself rather than writing through it (issue 42)."""
+    while True:
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.part")
+        try:  # mode 0666 less the umask, as any new file
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            break
+        except FileExistsError:
+            continue
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
 
 
 def save_encoder(d: Path, files: dict[str, bytes] | None) -> None:
     """Write (or, for a model without encoder, remove) the encoder's files."""
-    from .encoder import ENCODER_FILES
-
     for name in ENCODER_FILES:
         if files is None:
             (d / name).unlink(missing_ok=True)
         else:
             write_atomic(d / name, files[name])
-
-
-def load_encoder_files(d: Path, records: Records | None = None) -> dict[str, bytes]:
-    """The encoder files of a model directory whose config names an encoder (checked
-    against ``records`` before onnxruntime sees them)."""
-    from .encoder import ENCODER_FILES
-
-    missing = [n for n in ENCODER_FILES if not (d / n).is_file()]
-    if missing:
-        raise ModelError(d, f"config names a sentence encoder but {', '.join(missing)} "
-                            f"is missing")
-    return {n: read_checked(d, n, records) for n in ENCODER_FILES}
 
 
 def open_encoder(d: Path, files: dict[str, bytes], threads: int = 0):
@@ -159,7 +196,7 @@ def open_encoder(d: Path, files: dict[str, bytes], threads: int = 0):
     from .encoder import OnnxEncoder
 
     try:
-        info = json.loads(files["encoder.json"])
+        info = parse_model_json(d / "encoder.json", files["encoder.json"])
         return OnnxEncoder(files["encoder.onnx"], files["tokenizer.json"].decode("utf-8"),
                            info, threads)
     except CorescError:

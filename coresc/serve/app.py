@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -234,15 +233,16 @@ def disposition(job: Job, out: str) -> str:
 
 
 def model_facts(directory: Path) -> dict[str, Any]:
-    """The model card's facts: meta.json, config.json, evaluation.json and the card text."""
+    """The model card's facts: meta.json, config.json, evaluation.json and the card text,
+    each read only as a regular file inside the model directory and checked as the
+    loader checks it (issue 42: a linked or broken evaluation.json was served, or
+    ended the server)."""
     from ..model.card import card_markdown
+    from ..model.storage import read_evaluation, read_json, read_meta
 
-    def load(name: str) -> Any:
-        path = directory / name
-        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-
-    return {"name": directory.name, "config": load("config.json"), "meta": load("meta.json"),
-            "evaluation": load("evaluation.json"), "card_markdown": card_markdown(directory)}
+    return {"name": directory.name, "config": read_json(directory / "config.json"),
+            "meta": read_meta(directory), "evaluation": read_evaluation(directory),
+            "card_markdown": card_markdown(directory)}
 
 
 def upload_page() -> str:
