@@ -265,7 +265,7 @@ def test_a_bad_limit_in_the_environment_is_one_line(env, value, words, files, ca
 
 
 def test_limits_given_as_options_are_checked_alike(files, capsys, monkeypatch) -> None:
-    for option, value, words in (("--paper-timeout", "inf", "expected a finite number"),
+    for option, value, words in (("--paper-timeout", "inf", "must be a finite number"),
                                  ("--max-input-mb", "-1", "must be at least 0.001")):
         rc, _, err = run_cli(["annotate", files["text"], option, value, "-o", files["out"]],
                              capsys)
