@@ -25,14 +25,14 @@ def papers():
     ({"train_layers": 3, "layers": 2}, "encoder train_layers (3) cannot exceed layers (2)"),
     ({"context": "paragraph"}, "encoder context must be one of sentence, heading, window, "
                                "not 'paragraph'"),
-    ({"epochs": 0}, "encoder epochs must be a number > 0, not 0"),
+    ({"epochs": 0}, "encoder epochs must be a finite number > 0, not 0"),
     ({"inner_folds": 1}, "encoder inner_folds must be a whole number >= 2, not 1"),
     ({"quantize": "yes"}, "encoder quantize must be true or false, not 'yes'"),
     ({"warmup": 1.0}, "encoder warmup must be in [0, 1)"),
     ({"colour": "red"}, "unknown encoder setting(s) colour; known: base, "),
     ({"layers": 2.5}, "encoder layers must be a whole number >= 1, not 2.5"),
-    ({"feature_scale": 0}, "encoder feature_scale must be a number > 0, not 0"),
-    ({"feature_scale": -2.0}, "encoder feature_scale must be a number > 0, not -2.0")])
+    ({"feature_scale": 0}, "encoder feature_scale must be a finite number > 0, not 0"),
+    ({"feature_scale": -2.0}, "encoder feature_scale must be a finite number > 0, not -2.0")])
 def test_settings_reject_bad_values(bad, words):
     with pytest.raises(ValueError) as err:
         EncoderSettings.from_dict(bad)
