@@ -105,7 +105,7 @@ def layout_parts(pages: list[dict]):
                          and not _line_number(ln)]
     body = body_size(lines)
     blocks = make_blocks(lines, body)
-    return classify(blocks, body, len(pages))
+    return classify(blocks, body)
 
 
 def _line_number(line: Line) -> bool:

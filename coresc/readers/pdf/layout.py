@@ -10,6 +10,7 @@ Runs of one column on one baseline are then joined into a line.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -169,11 +170,11 @@ def page_lines(page: dict, index: int, gutters: list[tuple[float, float]]) -> li
     placed = [(r, _column_of(r[0], r[2], gutters, width)) for r in runs]
     if gutters:
         placed = _lone_runs_span(placed)
-    spanning = sorted(((r[1] + r[3]) / 2 for r, col in placed if col < 0), reverse=True)
+    spanning = sorted((r[1] + r[3]) / 2 for r, col in placed if col < 0)
 
     def band_of(r: list) -> int:
-        mid = (r[1] + r[3]) / 2
-        return sum(1 for s in spanning if s > mid + 0.1)
+        """How many spanning runs lie above ``r`` (their middles higher than its own)."""
+        return len(spanning) - bisect.bisect_right(spanning, (r[1] + r[3]) / 2 + 0.1)
 
     keyed = []
     for r, col in placed:
@@ -193,7 +194,7 @@ def page_lines(page: dict, index: int, gutters: list[tuple[float, float]]) -> li
         lines.append(Line(index, x0, y0, x1, y1, base, size, unmark(text).strip(), bold,
                           italic, _strip_styles(styles, text), col, band,
                           marked=text.strip()))
-    _column_bounds(lines, gutters, width)
+    _column_bounds(lines)
     return lines
 
 
@@ -230,14 +231,23 @@ def _joined(a: list, b: list, space: bool) -> list:
 def _lone_runs_span(placed: list[tuple[list, int]]) -> list[tuple[list, int]]:
     """A run in a column with no run of another column beside it, but a spanning run just
     above or below, spans too: the short last line of a full-width paragraph or title."""
+    # runs by bands of height, so that each run looks only at its neighbours (a page of
+    # many thousand runs stays linear)
+    step = max((r[5] for r, _ in placed), default=10.0) * 4 or 10.0
+    bins: dict[int, list[tuple[list, int]]] = {}
+    for r, col in placed:
+        for b in range(int(r[1] // step), int(r[3] // step) + 1):
+            bins.setdefault(b, []).append((r, col))
     out = []
     for r, col in placed:
         if col >= 0:
             y0, y1, size = r[1], r[3], r[5]
+            near_runs = [o for b in range(int(y0 // step) - 1, int(y1 // step) + 2)
+                         for o in bins.get(b, ())]
             beside = any(c >= 0 and c != col and o[1] < y1 + 3 * size and o[3] > y0 - 3 * size
-                         for o, c in placed)
+                         for o, c in near_runs)
             near = any(c < 0 and (0 <= o[1] - y1 < 1.5 * size or 0 <= y0 - o[3] < 1.5 * size)
-                       for o, c in placed)
+                       for o, c in near_runs)
             if not beside and near:
                 col = -1
         out.append((r, col))
@@ -279,20 +289,17 @@ def _extend(line: Line, r: list) -> None:
     line.size = max(line.size, size) if size >= 0.8 * line.size else line.size
 
 
-def _column_bounds(lines: list[Line], gutters: list[tuple[float, float]], width: float) -> None:
-    """Each line's column edges: where most lines of its column start and end."""
-    starts: dict[tuple[int, int], Counter] = {}
-    ends: dict[tuple[int, int], Counter] = {}
+def _column_bounds(lines: list[Line]) -> None:
+    """Each line's column edges: the leftmost of the three x positions most of its
+    column's lines start at, and the rightmost end."""
+    starts: dict[int, Counter] = {}
+    right: dict[int, float] = {}
     for line in lines:
-        key = (line.column, 0)
-        starts.setdefault(key, Counter())[round(line.x0)] += 1
-        ends.setdefault(key, Counter())[round(line.x1)] += 1
+        starts.setdefault(line.column, Counter())[round(line.x0)] += 1
+        right[line.column] = max(right.get(line.column, line.x1), line.x1)
+    left = {col: min(x for x, _ in c.most_common(3)) for col, c in starts.items()}
     for line in lines:
-        key = (line.column, 0)
-        common = [x for x, n in starts[key].most_common(3)]
-        line.col_left = min(common) if common else line.x0
-        right = max(ends[key]) if ends[key] else line.x1
-        line.col_right = right
+        line.col_left, line.col_right = left[line.column], right[line.column]
 
 
 _DIGITS = re.compile(r"\d+")

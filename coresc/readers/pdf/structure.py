@@ -30,9 +30,9 @@ _ABSTRACT_PART = re.compile(r"^(?:background|objectives?|purpose|aims?|context|"
                             r"introduction|rationale)\b", re.I)
 _KEYWORDS = re.compile(r"^(?:key\s*-?\s*words?|palavras[- ]chave|palabras[- ]clave|"
                        r"descritores|descriptores|index terms|subjects?)\b", re.I)
+# Back matter skipped to the next heading as high (the references, _ENDS, end the paper).
 _BACK = re.compile(
-    r"^(?:references?|bibliography|literature cited|works cited|refer[êe]ncias|"
-    r"referencias|bibliograf|acknowledge?ments?|acknowledg|agradecimentos?|agradecimientos?|"
+    r"^(?:acknowledg|agradecimentos?|agradecimientos?|"
     r"funding|financiamento|financiaci[óo]n|fomento|author'?s?'? contributions?|"
     r"contribui[çc]|competing interests?|conflicts? of interests?|conflito|"
     r"conflicto|declarations?|additional files?|abbreviations|list of abbreviations|availability|"
@@ -178,7 +178,7 @@ class Part:
     zone: str = "body"  # abstract or body
 
 
-def classify(blocks: list[Block], body: float, pages: int) -> list[Part]:
+def classify(blocks: list[Block], body: float) -> list[Part]:
     """The paper's parts from its blocks (see the module's docstring)."""
     _find_title(blocks, body)
     for block in blocks:
