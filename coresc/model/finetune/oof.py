@@ -16,8 +16,16 @@ from typing import Any
 import numpy as np
 
 from ...document import Paper
-from ..encoder import EncoderSettings, Unit, encoder_info, paper_units, scatter
-from . import cache
+from ..encoder import (
+    EncoderSettings,
+    OnnxEncoder,
+    Unit,
+    encoder_info,
+    paper_units,
+    run_units,
+    scatter,
+)
+from . import cache, require_torch
 from .base import BaseCheckpoint, read_base
 from .export import export_onnx
 from .train import fine_tune, predict
@@ -63,11 +71,7 @@ def fit_encoder(papers: Sequence[Paper], labels: Sequence[Sequence[str | None]],
     log(f"encoder: final fine-tuning on all {len(papers)} papers")
     key, state = fine_tune(base, settings, label_set,
                            *_examples(inputs, labels, range(len(papers)), index), device, log)
-    name = "encoder-int8.onnx" if settings.quantize else "encoder.onnx"
-    onnx = cache.load_bytes(key, name)
-    if onnx is None:
-        onnx = export_onnx(base, settings, len(label_set), state, settings.quantize)
-        cache.save_bytes(key, name, onnx)
+    onnx = _exported(base, settings, len(label_set), key, state)
     n_train = sum(1 for seq in labels for lab in seq if lab)
     info = encoder_info(label_set, settings, {
         "base_sha256": base.sha, "train_key": key, "n_train_sentences": n_train,
@@ -111,11 +115,46 @@ def _cross_fit(base, settings, inputs, labels, label_set, folds, device, log,
         key, state = fine_tune(base, settings, label_set,
                                *_examples(inputs, labels, train, index), device, log)
         flat = [u for i in test for u in inputs[i][0]]
-        probs = predict(base, settings, label_set, key, state, flat, device)
+        probs = _probabilities(base, settings, label_set, key, state, flat, device)
         sizes = [sum(len(u[2]) for u in inputs[i][0]) for i in test]
         for i, part in zip(test, _split(probs, sizes), strict=True):
             out[i] = scatter(part, inputs[i][1], len(labels[i]))
     return out
+
+
+def _exported(base: BaseCheckpoint, settings: EncoderSettings, n_labels: int, key: str,
+              state: dict) -> bytes:
+    """The ONNX bytes of fine-tuned encoder ``key`` as a model directory ships them."""
+    name = "encoder-int8.onnx" if settings.quantize else "encoder.onnx"
+    onnx = cache.load_bytes(key, name)
+    if onnx is None:
+        onnx = export_onnx(base, settings, n_labels, state, settings.quantize)
+        cache.save_bytes(key, name, onnx)
+    return onnx
+
+
+def _probabilities(base: BaseCheckpoint, settings: EncoderSettings,
+                   label_set: Sequence[str], key: str, state: dict, units: Sequence[Unit],
+                   device: str) -> np.ndarray:
+    """Probabilities (spans x labels) of fine-tuned encoder ``key`` over ``units``.
+
+    An int8 encoder's probabilities differ from its float32 weights' (a few labels in a
+    hundred change their argmax), so with ``quantize`` they come from the exported int8
+    graph: the CRF then learns from the numbers the shipped encoder gives, and an
+    experiment scores what ships.
+    """
+    if not settings.quantize:
+        return predict(base, settings, label_set, key, state, units, device)
+    pkey = cache.digest(key, "int8", cache.examples_digest(units))
+    hit = cache.load_array(pkey)
+    if hit is not None and hit.shape == (sum(len(u[2]) for u in units), len(label_set)):
+        return hit
+    onnx = _exported(base, settings, len(label_set), key, state)
+    enc = OnnxEncoder(onnx, base.tokenizer, encoder_info(label_set, settings),
+                      threads=require_torch().get_num_threads())
+    probs = run_units(units, enc._run, len(label_set), enc.BATCH)
+    cache.save_array(pkey, probs)
+    return probs
 
 
 def check_length(base: BaseCheckpoint, settings: EncoderSettings) -> None:
