@@ -17,19 +17,25 @@ quiet core where wall seconds do not. The load average is printed with each tabl
   paper's wall time and peak memory (``coresc annotate PAPER -o OUT.xml``), for each
   model, in turns, median of ``--rounds``. ``--baseline DIR`` runs the same commands
   on the code in DIR too (a copy made with ``git archive COMMIT coresc | tar -x -C DIR``).
-* ``jobs``: wall and CPU seconds of ``--jobs 1`` and ``--jobs 2`` on the 20 papers,
-  both models, in turns.
+* ``jobs``: wall and CPU seconds of ``--jobs 1`` and ``--jobs 2`` on ``--papers``
+  OA-STM papers, each of ``--models``, in turns.
 * ``equal``: labels and raw scores (``Prediction.score``, not the rounded JSONL) of
   ``--baseline DIR``'s code and this one's on ``--papers`` OA-STM papers and the eLife
   paper, with `accurate`: the labels must be the same and the scores within 1e-5.
+* ``encoder``: the encoder alone (``predict_paper`` over ``--papers`` OA-STM papers,
+  read and loaded first), CPU and wall seconds, on one thread and on onnxruntime's
+  default (a thread a core), for ``--baseline DIR``'s code and this one, in turns.
 * ``int8``: the encoder with int8 weights (onnxruntime's dynamic quantisation) against
   float32 on the same papers, one thread: CPU seconds and how far the outputs move
   (needs the ``onnx`` package, in the train extra).
 
     python benchmarks/accurate_profile.py profile
     python benchmarks/accurate_profile.py targets --rounds 3 --baseline /tmp/i41base
-    python benchmarks/accurate_profile.py jobs --rounds 3
+    python benchmarks/accurate_profile.py jobs --rounds 2 --baseline /tmp/i41base
+    python benchmarks/accurate_profile.py jobs --rounds 3 --papers 108 --models fast \
+        --baseline /tmp/i41base
     python benchmarks/accurate_profile.py equal --papers 20 --baseline /tmp/i41base
+    python benchmarks/accurate_profile.py encoder --papers 5 --rounds 3 --baseline /tmp/i41base
     python benchmarks/accurate_profile.py int8 --papers 4
 """
 
@@ -218,13 +224,19 @@ def _env(code: Path | None) -> dict[str, str]:
     return env
 
 
+#: Where the commands run: ``python -m`` and ``-c`` put their working folder before
+#: PYTHONPATH, so a command run in this checkout would import this code whatever
+#: PYTHONPATH names.
+ELSEWHERE = tempfile.gettempdir()
+
+
 def command(argv: list[str], code: Path | None = None) -> dict[str, float]:
     """Wall and CPU seconds and peak memory (MB) of one fresh ``coresc`` process (with
     its worker processes' CPU, not their memory)."""
     t0 = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen([sys.executable, "-m", "coresc", *argv], env=_env(code),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            cwd=ELSEWHERE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, ru = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     err = proc.stderr.read().decode()
@@ -283,7 +295,7 @@ def jobs(args) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(args.rounds):
             for code_name, code in codes.items():
-                for model in ("accurate", "fast"):
+                for model in args.models.split(","):
                     for n in (1, 2):
                         res[code_name, model, n].append(command(
                             ["annotate", *papers, "--jobs", str(n), "--to", "jsonl",
@@ -295,7 +307,7 @@ def jobs(args) -> None:
     print("| code | model | --jobs 1 wall s (CPU s) | --jobs 2 wall s (CPU s) | speed-up |")
     print("| --- | --- | ---: | ---: | ---: |")
     for code_name in codes:
-        for model in ("accurate", "fast"):
+        for model in args.models.split(","):
             one, two = ([statistics.median(r[m] for r in res[code_name, model, n])
                          for m in ("wall", "cpu")] for n in (1, 2))
             print(f"| {code_name} | {model} | {one[0]:.1f} ({one[1]:.1f}) | "
@@ -317,11 +329,13 @@ for path in sys.argv[1:]:
         out.append([[[p.label, p.score] for p in s.pred] for s in paper.sentences()])
 json.dump(out, sys.stdout)
 """
+_WHICH = "import coresc; print('the code in', coresc.__file__, file=sys.stderr)\n"
 
 
 def dump_predictions(paths: list[str], code: Path | None) -> list:
-    res = subprocess.run([sys.executable, "-c", _DUMP, *paths], env=_env(code),
-                         capture_output=True, text=True, check=True)
+    res = subprocess.run([sys.executable, "-c", _DUMP + _WHICH, *paths], env=_env(code),
+                         cwd=ELSEWHERE, capture_output=True, text=True, check=True)
+    print(f"predictions of {res.stderr.strip()}")
     return json.loads(res.stdout)
 
 
@@ -349,6 +363,52 @@ def equal(args) -> None:
     print(f"{len(paths)} papers, {n} sentences: labels differ on {differ}; largest score "
           f"difference {worst:.2e} ({'within' if worst <= 1e-5 and not differ else 'NOT'} "
           f"1e-5, same labels)")
+
+
+# ---------------------------------------------------------------- encoder (subprocesses)
+
+_ENCODER = """
+import json, resource, sys, time
+from coresc.model import CoreSCClassifier
+from coresc.model.storage import resolve_model
+from coresc.readers import read_file
+threads, paths = int(sys.argv[1]), sys.argv[2:]
+papers = [p for x in paths for p in read_file(x)]
+enc = CoreSCClassifier.load(resolve_model("accurate"), threads=threads)._encoder
+cpu = lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+t, w = cpu(), time.perf_counter()
+for paper in papers:
+    enc.predict_paper(paper)
+print(json.dumps({"cpu": cpu() - t, "wall": time.perf_counter() - w,
+                  "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def encoder(args) -> None:
+    if not args.baseline:
+        raise SystemExit("encoder needs --baseline DIR (the old code)")
+    paths = [str(p) for p in batch_papers(args.papers)]
+    codes = {"baseline": Path(args.baseline), "this code": None}
+    res: dict = defaultdict(list)
+    loads = [load()]
+    for _ in range(args.rounds):
+        for threads in (1, 0):
+            for name, code in codes.items():
+                out = subprocess.run([sys.executable, "-c", _ENCODER, str(threads), *paths],
+                                     env=_env(code), cwd=ELSEWHERE, capture_output=True,
+                                     text=True, check=True)
+                res[name, threads].append(json.loads(out.stdout))
+        loads.append(load())
+    print(f"the encoder alone on {len(paths)} OA-STM papers; median of {args.rounds}; load average "
+          f"{', '.join(loads)}")
+    print("| code | threads | CPU s | wall s | peak MB |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    for threads in (1, 0):
+        for name in codes:
+            m = {k: statistics.median(r[k] for r in res[name, threads])
+                 for k in ("cpu", "wall", "peak")}
+            print(f"| {name} | {threads or 'default (a core each)'} | {m['cpu']:.2f} | "
+                  f"{m['wall']:.2f} | {m['peak']:.0f} |")
 
 
 # ---------------------------------------------------------------- int8
@@ -384,8 +444,8 @@ def int8(args) -> None:
     labels = {}
     for name, e in encoders.items():
         model._encoder = e
-        labels[name] = [[pr.label for pr in s.pred] for p in papers
-                        for s in (model.annotate([p]) or p.sentences())]
+        model.annotate(papers)
+        labels[name] = [[pr.label for pr in s.pred] for p in papers for s in p.sentences()]
     same = sum(a == b for a, b in zip(labels["float32"], labels["int8"], strict=True))
     n = len(labels["int8"])
     f32, i8 = (statistics.median(seconds[k]) for k in ("float32", "int8"))
@@ -408,15 +468,16 @@ def _cpu_flags() -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("mode", choices=("profile", "targets", "jobs", "equal", "int8"))
+    ap.add_argument("mode", choices=("profile", "targets", "jobs", "equal", "encoder", "int8"))
     ap.add_argument("--papers", type=int, default=20, help="OA-STM papers (default 20)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1,
                     help="profile: the encoder's onnxruntime threads (0: its default)")
     ap.add_argument("--baseline", help="a copy of the old code (its folder holds coresc/)")
+    ap.add_argument("--models", default="accurate,fast", help="jobs: the models to run")
     args = ap.parse_args()
     {"profile": profile, "targets": targets, "jobs": jobs, "equal": equal,
-     "int8": int8}[args.mode](args)
+     "encoder": encoder, "int8": int8}[args.mode](args)
     return 0
 
 
