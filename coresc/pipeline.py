@@ -10,7 +10,6 @@ book, or text files run together) is tagged in blocks so memory stays bounded.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -143,8 +142,8 @@ def open_model(model_dir: str | None, shared: bool = False, threads: int = 1):
     or beside it on a machine), so its sentence encoder, if it has one, runs on
     ``threads`` threads (:func:`worker_threads`; 1 in a process that forks workers: a
     one-thread onnxruntime session has no thread pool, which a forked child would not
-    inherit), so that workers side by side do not each claim every core. Not shared:
-    onnxruntime's default, a thread a physical core.
+    inherit), so that workers side by side do not each claim every core. Not shared: a
+    thread a core this process may use.
     Raises :class:`~coresc.errors.CorescError`.
     """
     from .model import CoreSCClassifier
@@ -157,11 +156,9 @@ def worker_threads(workers: int) -> int:
     """The sentence encoder's threads in each of ``workers`` processes side by side: the
     cores this process may use, shared out (at least 1). Two workers on two cores get
     one each; two on sixteen get eight."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, cores // max(1, workers))
+    from .model.encoder import usable_cores
+
+    return max(1, usable_cores() // max(1, workers))
 
 
 # ---------------------------------------------------------------- annotating

@@ -137,8 +137,16 @@ def test_the_word_embeddings_are_dequantised_once_not_every_run(accurate, tmp_pa
 def test_several_threads_wait_without_spinning() -> None:
     spin = "session.intra_op.allow_spinning"
     assert session_options(ort, 2).get_session_config_entry(spin) == "0"
-    assert session_options(ort, 0).get_session_config_entry(spin) == "0"
     assert session_options(ort, 1).intra_op_num_threads == 1  # no pool: nothing to spin
+
+
+def test_all_cores_means_those_the_process_may_use(monkeypatch) -> None:
+    # onnxruntime's own default counted the machine's cores and pinned a thread to
+    # each, so `taskset -c 0 coresc annotate ...` still ran on two
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {5}, raising=False)
+    assert session_options(ort, 0).intra_op_num_threads == 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1, 2}, raising=False)
+    assert session_options(ort, 0).intra_op_num_threads == 3
 
 
 @pytest.mark.parametrize(("cores", "workers", "threads"),

@@ -20,6 +20,7 @@ sees the encoder's probabilities for the sentence and its neighbours
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
@@ -283,7 +284,7 @@ class OnnxEncoder:
     onnx : the ``encoder.onnx`` bytes.
     tokenizer : the ``tokenizer.json`` text.
     info : the ``encoder.json`` mapping (``labels``, ``settings``).
-    threads : onnxruntime's intra-op threads (0 = its default, all cores); a process of
+    threads : onnxruntime's intra-op threads (0 = one a usable core); a process of
         several workers gives each its share (:func:`coresc.pipeline.worker_threads`).
     """
 
@@ -392,9 +393,23 @@ def same_length(units: Sequence[Unit], per_batch: int) -> list[list[int]]:
     return batches
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity: ``taskset``, a container's or
+    a scheduler's CPU set), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def session_options(ort, threads: int):
-    """onnxruntime's session options for ``threads`` intra-op threads (0: its default,
-    one a physical core).
+    """onnxruntime's session options for ``threads`` intra-op threads (0: one a core
+    this process may use, :func:`usable_cores`).
+
+    * 0 is resolved here, not left to onnxruntime: its own default counts the machine's
+      physical cores whatever the process's CPU set, and pins a thread to each, so a
+      run confined to one core (``taskset -c 0``, a batch scheduler's allocation) still
+      ran on two.
 
     * ``session.disable_quant_qdq``: the exported graph stores the word embeddings as
       int8 with a scale (``DequantizeLinear``), which onnxruntime otherwise keeps as a
@@ -407,6 +422,7 @@ def session_options(ort, threads: int):
       the CPU another process needed (two threads used 1.7 times the CPU seconds of one
       for the same papers under load, 1.1 times without spinning).
     """
+    threads = threads or usable_cores()
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1

@@ -6,7 +6,7 @@ A model saved before the records existed still loads: its crfsuite files are che
 against their own header (the magic, and the file size the header holds in bytes 4-8),
 which catches truncation; numpy and onnxruntime raise ordinary errors on bad data.
 
-Hashing the bundled ``accurate`` model's 31.8 MB took about 50 ms of every load, so the
+Hashing the bundled ``accurate`` model's 31.8 MB took 25-60 ms of every load, so the
 SHA-256 of a large file is cached per file version (:func:`file_sha256`): a load that
 finds the same path, device, inode, size, mtime and ctime as a hash computed before
 checks the size and takes that hash instead of hashing again.
