@@ -26,6 +26,9 @@ quiet core where wall seconds do not. The load average is printed with each tabl
 * ``encoder``: the encoder alone (``predict_paper`` over ``--papers`` OA-STM papers,
   read and loaded first), CPU and wall seconds, on one thread and on onnxruntime's
   default (a thread a core), for ``--baseline DIR``'s code and this one, in turns.
+* ``ops``: onnxruntime's own profile of the encoder on the cold paper, time per
+  operator, on a session with onnxruntime's default options and on coresc's
+  (:func:`coresc.model.encoder.session_options`), one thread.
 * ``int8``: the encoder with int8 weights (onnxruntime's dynamic quantisation) against
   float32 on the same papers, one thread: CPU seconds and how far the outputs move
   (needs the ``onnx`` package, in the train extra).
@@ -38,6 +41,7 @@ quiet core where wall seconds do not. The load average is printed with each tabl
     python benchmarks/accurate_profile.py jobs --rounds 2 --models accurate --one-core
     python benchmarks/accurate_profile.py equal --papers 20 --baseline /tmp/i41base
     python benchmarks/accurate_profile.py encoder --papers 5 --rounds 3 --baseline /tmp/i41base
+    python benchmarks/accurate_profile.py ops
     python benchmarks/accurate_profile.py int8 --papers 4
 """
 
@@ -419,6 +423,48 @@ def encoder(args) -> None:
                   f"{m['wall']:.2f} | {m['peak']:.0f} |")
 
 
+# ---------------------------------------------------------------- ops
+
+
+def ops(args) -> None:
+    import onnxruntime as ort
+
+    from coresc.model import CoreSCClassifier
+    from coresc.model.encoder import session_options
+    from coresc.model.storage import resolve_model
+    from coresc.readers import read_file
+
+    papers = read_file(data_dir() / COLD_PAPER)
+    enc = CoreSCClassifier.load(resolve_model("accurate"), threads=1)._encoder
+    plain = ort.SessionOptions()
+    plain.intra_op_num_threads = plain.inter_op_num_threads = 1
+    shares = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, options in (("default", plain), ("coresc", session_options(ort, 1))):
+            options.enable_profiling = True
+            options.profile_file_prefix = str(Path(tmp) / "prof")
+            enc.session = ort.InferenceSession(str(resolve_model("accurate") / "encoder.onnx"),
+                                               options, providers=["CPUExecutionProvider"])
+            for paper in papers:
+                enc.predict_paper(paper)
+            per_op: dict[str, float] = defaultdict(float)
+            for e in json.loads(Path(enc.session.end_profiling()).read_text()):
+                if e.get("cat") == "Node" and e["name"].endswith("_kernel_time"):
+                    per_op[e["args"]["op_name"]] += e["dur"] / 1e6
+            shares[name] = per_op
+    print(f"{COLD_PAPER}, the encoder on one thread, onnxruntime's profile; load average "
+          f"{load()}")
+    print("| operator | default options: s | share | coresc's: s | share |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    a, b = shares["default"], shares["coresc"]
+    ta, tb = sum(a.values()), sum(b.values())
+    for op in sorted(set(a) | set(b), key=lambda o: -a.get(o, 0.0)):
+        x, y = a.get(op, 0.0), b.get(op, 0.0)
+        if max(x, y) >= 0.001:
+            print(f"| {op} | {x:.3f} | {100 * x / ta:.1f}% | {y:.3f} | {100 * y / tb:.1f}% |")
+    print(f"| all | {ta:.3f} | | {tb:.3f} | |")
+
+
 # ---------------------------------------------------------------- int8
 
 
@@ -504,7 +550,8 @@ def _cpu_flags() -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("mode", choices=("profile", "targets", "jobs", "equal", "encoder", "int8"))
+    ap.add_argument("mode", choices=("profile", "targets", "jobs", "equal", "encoder", "ops",
+                                     "int8"))
     ap.add_argument("--papers", type=int, default=20, help="OA-STM papers (default 20)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1,
@@ -515,7 +562,7 @@ def main() -> int:
                     help="jobs: run --jobs 1 on one core (its encoder then has one thread)")
     args = ap.parse_args()
     {"profile": profile, "targets": targets, "jobs": jobs, "equal": equal,
-     "encoder": encoder, "int8": int8}[args.mode](args)
+     "encoder": encoder, "ops": ops, "int8": int8}[args.mode](args)
     return 0
 
 

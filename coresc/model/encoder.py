@@ -375,11 +375,11 @@ def same_length(units: Sequence[Unit], per_batch: int) -> list[list[int]]:
     longer unit alone): what inference runs, with no padding.
 
     Padding to the longest unit of a batch cost 5% more word pieces on 20 OA-STM
-    papers, each a full pass of every layer plus a row and a column of each attention
-    matrix, while a window of 240 pieces costs the same run alone as in a batch (about
-    35 ms of one core either way; docs/benchmarks.md, issue 41). Short units, whose runs
-    cost mostly the reading of the weights, still share runs when they are of one
-    length. Training keeps :func:`unit_batches`, whose batches its steps are tuned on.
+    papers (9% on a paper of 277 sentences), each a full pass of every layer plus a row
+    and a column of each attention matrix, while a window of a few hundred pieces keeps
+    every core busy alone (docs/benchmarks.md, issue 41). Short units, whose runs cost
+    mostly the reading of the weights, still share runs when they are of one length.
+    Training keeps :func:`unit_batches`, whose batches its steps are tuned on.
     """
     order = sorted(range(len(units)), key=lambda i: len(units[i][0]))
     batches: list[list[int]] = []
@@ -413,14 +413,14 @@ def session_options(ort, threads: int):
 
     * ``session.disable_quant_qdq``: the exported graph stores the word embeddings as
       int8 with a scale (``DequantizeLinear``), which onnxruntime otherwise keeps as a
-      node, dequantising all 30,522 x 384 of them on every run (5 ms, 2% of a run of 32
-      sentences and most of a short one); without its int8 (QDQ) handling it folds the
+      node, dequantising all 30,522 x 384 of them on every run (8% of the encoder's
+      operator time at one window a run); without its int8 (QDQ) handling it folds the
       node into a float table once, at session start. The same float32 values either
       way, so the same outputs.
     * no spinning when there are several threads: a thread that has finished its share
       of an operator waits for the others by spinning, which on a shared machine burns
-      the CPU another process needed (two threads used 1.7 times the CPU seconds of one
-      for the same papers under load, 1.1 times without spinning).
+      the CPU another process needed (29% more CPU seconds for the same papers under
+      load; docs/benchmarks.md, issue 41).
     """
     threads = threads or usable_cores()
     options = ort.SessionOptions()
