@@ -38,7 +38,7 @@ quiet core where wall seconds do not. The load average is printed with each tabl
     python benchmarks/accurate_profile.py jobs --rounds 2 --baseline /tmp/i41base
     python benchmarks/accurate_profile.py jobs --rounds 3 --papers 108 --models fast \
         --baseline /tmp/i41base
-    python benchmarks/accurate_profile.py jobs --rounds 2 --models accurate --one-core
+    python benchmarks/accurate_profile.py jobs --rounds 2 --models accurate,fast --one-core
     python benchmarks/accurate_profile.py equal --papers 20 --baseline /tmp/i41base
     python benchmarks/accurate_profile.py encoder --papers 5 --rounds 3 --baseline /tmp/i41base
     python benchmarks/accurate_profile.py ops
@@ -257,25 +257,35 @@ def command(argv: list[str], code: Path | None = None,
     return {"wall": wall, "cpu": total, "peak": ru.ru_maxrss / 1024}
 
 
+def _codes(args) -> dict[str, Path | None]:
+    """The code to run by name: ``--baseline``'s (if given), then this one."""
+    codes: dict[str, Path | None] = {"this code": None}
+    return {"baseline": Path(args.baseline), **codes} if args.baseline else codes
+
+
+def _turns(args, models: list[str]):
+    """``(code name, code, model)`` in turns, ``--rounds`` times."""
+    for _ in range(args.rounds):
+        for code_name, code in _codes(args).items():
+            for model in models:
+                yield code_name, code, model
+
+
 def targets(args) -> None:
     papers = [str(p) for p in batch_papers(args.papers)]
     cold = str(data_dir() / COLD_PAPER)
-    codes = {"this code": None}
-    if args.baseline:
-        codes = {"baseline": Path(args.baseline), **codes}
+    codes = _codes(args)
     res: dict = defaultdict(list)
     loads = [load()]
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(args.rounds):
-            for code_name, code in codes.items():
-                for model in ("accurate", "fast"):
-                    out = Path(tmp) / "out"
-                    res[code_name, model, "batch"].append(command(
-                        ["annotate", *papers, "--jobs", "1", "--to", "jsonl", "--model",
-                         model, "-o", str(out) + ".jsonl"], code))
-                    res[code_name, model, "cold"].append(command(
-                        ["annotate", cold, "--model", model, "-o", str(out) + ".xml"], code))
-                    loads.append(load())
+        out = Path(tmp) / "out"
+        for code_name, code, model in _turns(args, ["accurate", "fast"]):
+            res[code_name, model, "batch"].append(command(
+                ["annotate", *papers, "--jobs", "1", "--to", "jsonl", "--model",
+                 model, "-o", str(out) + ".jsonl"], code))
+            res[code_name, model, "cold"].append(command(
+                ["annotate", cold, "--model", model, "-o", str(out) + ".xml"], code))
+            loads.append(load())
     med = {k: {m: statistics.median(r[m] for r in v) for m in v[0]} for k, v in res.items()}
     print(f"{len(papers)} OA-STM papers (--jobs 1 --to jsonl) and {COLD_PAPER} cold; median "
           f"of {args.rounds}; load average {', '.join(loads)}")
@@ -296,23 +306,18 @@ def targets(args) -> None:
 
 def jobs(args) -> None:
     papers = [str(p) for p in batch_papers(args.papers)]
-    codes = {"this code": None}
-    if args.baseline:
-        codes = {"baseline": Path(args.baseline), **codes}
+    codes = _codes(args)
     res: dict = defaultdict(list)
     loads = [load()]
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(args.rounds):
-            for code_name, code in codes.items():
-                for model in args.models.split(","):
-                    for n in (1, 2):
-                        one_core = {min(os.sched_getaffinity(0))} \
-                            if n == 1 and args.one_core else None
-                        res[code_name, model, n].append(command(
-                            ["annotate", *papers, "--jobs", str(n), "--to", "jsonl",
-                             "--model", model, "-o", str(Path(tmp) / "out.jsonl")], code,
-                            one_core))
-                    loads.append(load())
+        for code_name, code, model in _turns(args, args.models.split(",")):
+            for n in (1, 2):
+                one_core = {min(os.sched_getaffinity(0))} if n == 1 and args.one_core \
+                    else None
+                res[code_name, model, n].append(command(
+                    ["annotate", *papers, "--jobs", str(n), "--to", "jsonl", "--model",
+                     model, "-o", str(Path(tmp) / "out.jsonl")], code, one_core))
+            loads.append(load())
     print(f"{len(papers)} OA-STM papers, `coresc annotate PAPERS --jobs N --to jsonl -o OUT` "
           f"(whole command, start-up included{'; --jobs 1 on one core' * args.one_core});"
           f" median of {args.rounds}; load average {', '.join(loads)}")
@@ -400,16 +405,14 @@ def encoder(args) -> None:
     if not args.baseline:
         raise SystemExit("encoder needs --baseline DIR (the old code)")
     paths = [str(p) for p in batch_papers(args.papers)]
-    codes = {"baseline": Path(args.baseline), "this code": None}
+    codes = _codes(args)
     res: dict = defaultdict(list)
     loads = [load()]
-    for _ in range(args.rounds):
-        for threads in (1, 0):
-            for name, code in codes.items():
-                out = subprocess.run([sys.executable, "-c", _ENCODER, str(threads), *paths],
-                                     env=_env(code), cwd=ELSEWHERE, capture_output=True,
-                                     text=True, check=True)
-                res[name, threads].append(json.loads(out.stdout))
+    for name, code, threads in _turns(args, [1, 0]):
+        out = subprocess.run([sys.executable, "-c", _ENCODER, str(threads), *paths],
+                             env=_env(code), cwd=ELSEWHERE, capture_output=True, text=True,
+                             check=True)
+        res[name, threads].append(json.loads(out.stdout))
         loads.append(load())
     print(f"the encoder alone on {len(paths)} OA-STM papers; median of {args.rounds}; load average "
           f"{', '.join(loads)}")
