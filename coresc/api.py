@@ -130,6 +130,7 @@ class Tagger:
     def _pipe_workers(self, papers: Iterable[Paper], jobs: int) -> Iterator[Paper]:
         from .batch.pool import ordered_map, start_method
         from .batch.work import Job, apply_predictions, detached, init_worker, paper_task
+        from .pipeline import worker_threads
 
         if self.model_dir is None and not self._bundled and start_method() != "fork":
             raise UsageError("pipe(jobs>1) needs a saved model here (workers load it): "
@@ -147,7 +148,7 @@ class Tagger:
             except Exception as exc:  # re-raised below, in its turn
                 failed.append(exc)
 
-        job = Job(model_dir=self.model_dir, domain=self.domain)
+        job = Job(model_dir=self.model_dir, domain=self.domain, threads=worker_threads(jobs))
         self.model.set_threads(1)  # forked workers share it: no thread pool to lose
         try:
             for preds in ordered_map(paper_task, sent(), jobs, initializer=init_worker,

@@ -1,4 +1,5 @@
-"""Where the shared data lives: ``$CORESC_DATA``, else ``../shared/data`` beside the project."""
+"""Where the shared data lives (``$CORESC_DATA``, else ``../shared/data`` beside the
+project), and where coresc keeps what it caches (``$CORESC_CACHE_DIR``)."""
 
 from __future__ import annotations
 
@@ -22,3 +23,10 @@ def data_dir() -> Path:
         if candidate.is_dir():
             return candidate
     return Path.cwd().parent / "shared" / "data"
+
+
+def cache_root() -> Path:
+    """The folder of coresc's caches: ``$CORESC_CACHE_DIR``, else ``~/.cache/coresc``
+    (fine-tuned encoders under ``encoders/``, model files' hashes in
+    ``model-hashes.json``)."""
+    return Path(os.environ.get("CORESC_CACHE_DIR") or Path.home() / ".cache" / "coresc")

@@ -135,19 +135,30 @@ def known_domains(model) -> list[str]:
     return sorted({*model.domain_names("corpus"), *model.calibration_corpora()})
 
 
-def open_model(model_dir: str | None, shared: bool = False):
+def open_model(model_dir: str | None, shared: bool = False, threads: int = 1):
     """Load the model an option names: a directory or a bundled name (None: the default).
 
     ``shared``: the model serves one of several worker processes (forked from this one,
-    or beside it on a machine), so its sentence encoder, if it has one, runs on one
-    thread: a one-thread onnxruntime session has no thread pool, which a forked child
-    would not inherit, and workers side by side should not each claim every core.
+    or beside it on a machine), so its sentence encoder, if it has one, runs on
+    ``threads`` threads (:func:`worker_threads`; 1 in a process that forks workers: a
+    one-thread onnxruntime session has no thread pool, which a forked child would not
+    inherit), so that workers side by side do not each claim every core. Not shared: a
+    thread a core this process may use.
     Raises :class:`~coresc.errors.CorescError`.
     """
     from .model import CoreSCClassifier
     from .model.storage import resolve_model
 
-    return CoreSCClassifier.load(resolve_model(model_dir), threads=1 if shared else 0)
+    return CoreSCClassifier.load(resolve_model(model_dir), threads=threads if shared else 0)
+
+
+def worker_threads(workers: int) -> int:
+    """The sentence encoder's threads in each of ``workers`` processes side by side: the
+    cores this process may use, shared out (at least 1). Two workers on two cores get
+    one each; two on sixteen get eight."""
+    from .model.encoder import usable_cores
+
+    return max(1, usable_cores() // max(1, workers))
 
 
 # ---------------------------------------------------------------- annotating

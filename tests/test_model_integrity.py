@@ -278,3 +278,93 @@ def test_a_model_saved_over_a_broken_evaluation_json_drops_it(model_copy: Path,
     from coresc.model.card import card_markdown
 
     assert "No held-out evaluation is recorded" in card_markdown(model_copy)
+
+
+# ---------------------------------------------------------------- hashes cached per version
+
+
+@pytest.fixture()
+def hash_cache(tmp_path: Path, monkeypatch) -> Path:
+    """An empty hash cache in ``tmp_path``; returns the counter of large files hashed."""
+    from coresc.model import integrity
+
+    monkeypatch.setenv("CORESC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(integrity, "_HASHES", {})
+    monkeypatch.setattr(integrity, "_HASHES_READ", False)
+    hashed: list[int] = []
+    sha256 = integrity.hashlib.sha256
+
+    class Counting:
+        @staticmethod
+        def sha256(data: bytes):
+            if len(data) >= integrity.CACHED_MIN_BYTES:
+                hashed.append(len(data))
+            return sha256(data)
+
+    monkeypatch.setattr(integrity, "hashlib", Counting)
+    return hashed
+
+
+def _new_process(monkeypatch) -> None:
+    """Forget what this process read of the cache file, as a fresh process would."""
+    from coresc.model import integrity
+
+    monkeypatch.setattr(integrity, "_HASHES", {})
+    monkeypatch.setattr(integrity, "_HASHES_READ", False)
+
+
+def test_a_file_version_is_hashed_once(model_copy: Path, hash_cache, monkeypatch) -> None:
+    from coresc.model import integrity
+
+    monkeypatch.setattr(integrity, "RACY_SECONDS", 0.0)  # the copy was just written
+    CoreSCClassifier.load(model_copy)
+    big = [n for n in ("crf.crfsuite", "ovr.npz")
+           if (model_copy / n).stat().st_size >= integrity.CACHED_MIN_BYTES]
+    assert len(hash_cache) == len(big) > 0
+    CoreSCClassifier.load(model_copy)
+    _new_process(monkeypatch)
+    CoreSCClassifier.load(model_copy)  # from the cache file
+    assert len(hash_cache) == len(big)
+
+
+def test_a_file_changed_after_its_hash_was_cached_is_refused(model_copy: Path, hash_cache,
+                                                             monkeypatch) -> None:
+    import os
+
+    from coresc.model import integrity
+
+    monkeypatch.setattr(integrity, "RACY_SECONDS", 0.0)
+    CoreSCClassifier.load(model_copy)
+    crf = model_copy / "crf.crfsuite"
+    st = crf.stat()
+    _flip(crf, 0.7)  # same size, same inode; mtime put back as it was
+    os.utime(crf, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert crf.stat().st_size == st.st_size and crf.stat().st_mtime_ns == st.st_mtime_ns
+    for _ in range(2):
+        with pytest.raises(ModelError, match="crf.crfsuite: damaged: its SHA-256"):
+            CoreSCClassifier.load(model_copy)
+        _new_process(monkeypatch)
+
+
+def test_a_racily_new_file_is_hashed_every_time(model_copy: Path, hash_cache) -> None:
+    from coresc.model.integrity import hash_cache_path
+
+    CoreSCClassifier.load(model_copy)
+    first = len(hash_cache)
+    CoreSCClassifier.load(model_copy)
+    assert len(hash_cache) == 2 * first > 0
+    assert not hash_cache_path().exists()
+
+
+def test_an_unreadable_hash_cache_is_only_slower(model_copy: Path, hash_cache,
+                                                 monkeypatch) -> None:
+    from coresc.model import integrity
+
+    monkeypatch.setattr(integrity, "RACY_SECONDS", 0.0)
+    path = integrity.hash_cache_path()
+    path.parent.mkdir(parents=True)
+    for junk in (b"\xff{not json", b'{"hashes": [1, 2]}', b'{"hashes": {"k": "nothex"}}'):
+        path.write_bytes(junk)
+        _new_process(monkeypatch)
+        CoreSCClassifier.load(model_copy)
+    assert json.loads(path.read_text())["hashes"]  # rewritten whole

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, UsageError
-from ..pipeline import Source, check_domain, open_model, stream_header
+from ..pipeline import Source, check_domain, open_model, stream_header, worker_threads
 from ..writers import get_writer, is_stdout, write_stdout_bytes
 from .manifest import Manifest, model_identity
 from .outputs import Store, Target, assemble, plan_target, remove_leftovers
@@ -135,7 +135,8 @@ def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
     target = plan_target(to, None if is_stdout(output) else str(output), sources,
                          as_directory, fmt, writer)
     job = Job(model_dir=model_dir, fmt=fmt, to=to, domain=domain, target=target,
-              grobid=client, min_score=min_score, writer=writer)
+              grobid=client, min_score=min_score, writer=writer,
+              threads=worker_threads(jobs))
     return _Plan(sources, loaded, job, [str(f) for f in found.skipped])
 
 

@@ -49,6 +49,8 @@ class Job:
     target: Any = None
     grobid: Any = None  # a readers.grobid.GrobidClient for PDFs, or None
     min_score: float | None = None  # annotate --min-score: withhold labels scoring below
+    #: The sentence encoder's threads in a worker process (:func:`~coresc.pipeline.worker_threads`).
+    threads: int = 1
     #: The writer of ``to``, looked up once for the run (when not given, here).
     writer: Writer | None = field(default=None, repr=False, compare=False)
 
@@ -177,9 +179,15 @@ _WORKER: dict[str, Any] = {}
 
 
 def init_worker(job: Job, model=None) -> None:
-    """Once per worker: keep the job, and the model (loaded here unless inherited)."""
+    """Once per worker: keep the job, and the model (loaded here unless inherited), its
+    encoder on the job's threads (an inherited model comes with one: see
+    :func:`~coresc.pipeline.open_model`)."""
     _WORKER["job"] = job
-    _WORKER["model"] = model if model is not None else open_model(job.model_dir, shared=True)
+    if model is None:
+        model = open_model(job.model_dir, shared=True, threads=job.threads)
+    elif job.threads > 1:
+        model.set_threads(job.threads)
+    _WORKER["model"] = model
 
 
 def source_task(source: Source) -> Outcome:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
@@ -281,10 +282,11 @@ class OnnxEncoder:
     onnx : the ``encoder.onnx`` bytes.
     tokenizer : the ``tokenizer.json`` text.
     info : the ``encoder.json`` mapping (``labels``, ``settings``).
-    threads : onnxruntime's intra-op threads (0 = its default, all cores); a process of
-        several workers gives each 1.
+    threads : onnxruntime's intra-op threads (0 = one a usable core); a process of
+        several workers gives each its share (:func:`coresc.pipeline.worker_threads`).
     """
 
+    #: At most this many sentences a run (of units of one length: :func:`same_length`).
     BATCH = 32
 
     def __init__(self, onnx: bytes, tokenizer: str, info: dict[str, Any],
@@ -296,11 +298,8 @@ class OnnxEncoder:
         self.tokenizer = tokenizers.Tokenizer.from_str(tokenizer)
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(self.settings.max_tokens)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        self.session = ort.InferenceSession(onnx, options, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(onnx, session_options(ort, threads),
+                                            providers=["CPUExecutionProvider"])
 
         # encoders exported before windows pool inside the graph and take no ``pool``
         self._pooled = "pool" in {i.name for i in self.session.get_inputs()}
@@ -372,12 +371,77 @@ def unit_batches(units: Sequence[Unit], per_batch: int) -> list[list[int]]:
     return [b for b in batches if b]
 
 
+def same_length(units: Sequence[Unit], per_batch: int) -> list[list[int]]:
+    """Indices of units of one length each, at most ``per_batch`` sentences a batch (a
+    longer unit alone): what inference runs, with no padding.
+
+    Padding to the longest unit of a batch cost 5% more word pieces on 20 OA-STM
+    papers (9% on a paper of 277 sentences), each a full pass of every layer plus a row
+    and a column of each attention matrix, while a window of a few hundred pieces keeps
+    every core busy alone (docs/benchmarks.md, issue 41). Short units, whose runs cost
+    mostly the reading of the weights, still share runs when they are of one length.
+    Training keeps :func:`unit_batches`, whose batches its steps are tuned on.
+    """
+    order = sorted(range(len(units)), key=lambda i: len(units[i][0]))
+    batches: list[list[int]] = []
+    n = 0
+    for i in order:
+        if not batches or n >= per_batch or len(units[i][0]) != len(units[batches[-1][0]][0]):
+            batches.append([])
+            n = 0
+        batches[-1].append(i)
+        n += len(units[i][2])
+    return batches
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity: ``taskset``, a container's or
+    a scheduler's CPU set), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def session_options(ort, threads: int):
+    """onnxruntime's session options for ``threads`` intra-op threads (0: one a core
+    this process may use, :func:`usable_cores`).
+
+    * 0 is resolved here, not left to onnxruntime: its own default counts the machine's
+      physical cores whatever the process's CPU set, and pins a thread to each, so a
+      run confined to one core (``taskset -c 0``, a batch scheduler's allocation) still
+      ran on two.
+
+    * ``session.disable_quant_qdq``: the exported graph stores the word embeddings as
+      int8 with a scale (``DequantizeLinear``), which onnxruntime otherwise keeps as a
+      node, dequantising all 30,522 x 384 of them on every run (8% of the encoder's
+      operator time at one window a run); without its int8 (QDQ) handling it folds the
+      node into a float table once, at session start. The same float32 values either
+      way, so the same outputs.
+    * no spinning when there are several threads: a thread that has finished its share
+      of an operator waits for the others by spinning, which on a shared machine burns
+      the CPU another process needed (29% more CPU seconds for the same papers under
+      load; docs/benchmarks.md, issue 41).
+    """
+    threads = threads or usable_cores()
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.add_session_config_entry("session.disable_quant_qdq", "1")
+    if threads != 1:
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
+
+
 def run_units(units: Sequence[Unit], run, n_labels: int, per_batch: int) -> np.ndarray:
-    """``run(ids, mask, types, pool)`` -> (batch x spans x labels) over batches; one row
-    per span, units and their spans in order."""
+    """``run(ids, mask, types, pool)`` -> (batch x spans x labels) over batches of units
+    of one length (:func:`same_length`); one row per span, units and their spans in
+    order."""
     offsets = np.cumsum([0] + [len(u[2]) for u in units])
     out = np.zeros((int(offsets[-1]), n_labels), dtype=np.float32)
-    for rows in unit_batches(units, per_batch):
+    for rows in same_length(units, per_batch):
         probs = run(*pad_units([units[i] for i in rows]))
         for r, i in enumerate(rows):
             n = len(units[i][2])

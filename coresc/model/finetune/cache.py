@@ -21,10 +21,11 @@ from typing import Any
 
 import numpy as np
 
+from ...config import cache_root
+
 
 def cache_dir() -> Path:
-    root = os.environ.get("CORESC_CACHE_DIR") or Path.home() / ".cache" / "coresc"
-    return Path(root) / "encoders"
+    return cache_root() / "encoders"
 
 
 def digest(*parts: Any) -> str:

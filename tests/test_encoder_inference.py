@@ -1,0 +1,171 @@
+"""The bundled encoder's inference made cheaper without changing what it outputs (issue
+41): batches of one unit length (no padding), the int8 word embeddings dequantised once
+per session instead of every run, no spinning threads, threads shared out among workers.
+
+The reference is the way inference ran before: units sorted by length in batches of 32
+sentences padded to the longest (:func:`unit_batches`), on a session with onnxruntime's
+default options. Labels must be the same and scores equal to 1e-5.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from coresc.model import CoreSCClassifier
+from coresc.model.encoder import (
+    pad_units,
+    paper_units,
+    same_length,
+    scatter,
+    session_options,
+    unit_batches,
+)
+from coresc.model.storage import BUNDLED_DIR
+from coresc.readers import read_file
+
+ort = pytest.importorskip("onnxruntime")
+ACCURATE = BUNDLED_DIR / "accurate"
+
+
+@pytest.fixture(scope="module")
+def accurate() -> CoreSCClassifier:
+    return CoreSCClassifier.load(ACCURATE, threads=1)
+
+
+def reference_probs(model: CoreSCClassifier, paper) -> np.ndarray:
+    """The encoder's probabilities as inference computed them before issue 41."""
+    enc = model._encoder
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    session = ort.InferenceSession(model._encoder_loaded_files["encoder.onnx"], options,
+                                   providers=["CPUExecutionProvider"])
+    units, where = paper_units(enc.tokenizer, paper, enc.settings)
+    offsets = np.cumsum([0] + [len(u[2]) for u in units])
+    flat = np.zeros((int(offsets[-1]), len(enc.labels)), dtype=np.float32)
+    for rows in unit_batches(units, 32):
+        ids, mask, types, pool = pad_units([units[i] for i in rows])
+        probs = session.run(None, {"ids": ids, "mask": mask, "types": types,
+                                   "pool": pool})[0]
+        for r, i in enumerate(rows):
+            flat[offsets[i]:offsets[i] + len(units[i][2])] = probs[r, :len(units[i][2])]
+    return scatter(flat, where, len(paper.sentences()))
+
+
+def _predictions(paper) -> list[list[tuple[str, float]]]:
+    return [[(p.label, p.score) for p in s.pred] for s in paper.sentences()]
+
+
+def _assert_same(old, new) -> None:
+    assert [[lab for lab, _ in s] for s in old] == [[lab for lab, _ in s] for s in new]
+    worst = max(abs(a - b) for so, sn in zip(old, new, strict=True)
+                for (_, a), (_, b) in zip(so, sn, strict=True))
+    assert worst <= 1e-5
+
+
+def _small_papers(fixtures, shared_dir) -> list:
+    papers = read_file(fixtures / "jats_small.xml")
+    small = shared_dir / "jats" / "elife06003.xml"  # 79 sentences
+    if small.is_file():
+        papers += read_file(small)
+    return papers
+
+
+def test_outputs_are_those_of_the_old_inference(accurate, fixtures) -> None:
+    from coresc.config import data_dir
+
+    for paper in _small_papers(fixtures, data_dir()):
+        old_paper = copy.deepcopy(paper)
+        expected = reference_probs(accurate, old_paper)
+        probs = accurate._encoder.predict_paper(paper)
+        assert probs.shape == expected.shape
+        assert np.abs(probs - expected).max() <= 1e-5
+        accurate.annotate([paper])
+        encoder = accurate._encoder
+        try:  # the whole model, its encoder answering as before
+            accurate._encoder = copy.copy(encoder)
+            accurate._encoder.predict_paper = lambda p: reference_probs(accurate, p)
+            accurate.annotate([old_paper])
+        finally:
+            accurate._encoder = encoder
+        _assert_same(_predictions(old_paper), _predictions(paper))
+
+
+units_st = st.lists(st.tuples(st.integers(1, 12), st.integers(1, 5)), max_size=60)
+
+
+@settings(max_examples=200, deadline=None)
+@given(units_st, st.integers(1, 8))
+def test_batches_hold_units_of_one_length(shape, per_batch) -> None:
+    units = [([0] * n, [0] * n, [(0, 1)] * spans) for n, spans in shape]
+    batches = same_length(units, per_batch)
+    assert sorted(i for b in batches for i in b) == list(range(len(units)))
+    for b in batches:
+        assert len({len(units[i][0]) for i in b}) == 1  # nothing padded
+        assert len(b) == 1 or sum(len(units[i][2]) for i in b[:-1]) < per_batch
+
+
+def _kernels(tmp_path, options, feed) -> set[str]:
+    """The operators a session runs (from onnxruntime's profile of two runs)."""
+    options.enable_profiling = True
+    options.profile_file_prefix = str(tmp_path / "prof")
+    session = ort.InferenceSession(str(ACCURATE / "encoder.onnx"), options,
+                                   providers=["CPUExecutionProvider"])
+    for _ in range(2):
+        session.run(None, feed)
+    events = json.loads(open(session.end_profiling()).read())
+    return {e["args"]["op_name"] for e in events
+            if e.get("cat") == "Node" and e["name"].endswith("_kernel_time")}
+
+
+def test_the_word_embeddings_are_dequantised_once_not_every_run(accurate, tmp_path) -> None:
+    unit = ([101, 2023, 102, 2003, 1037, 6251, 102], [0, 0, 0, 1, 1, 1, 1], [(3, 6)])
+    ids, mask, types, pool = pad_units([unit])
+    feed = {"ids": ids, "mask": mask, "types": types, "pool": pool}
+    plain = ort.SessionOptions()
+    plain.intra_op_num_threads = 1
+    assert "DequantizeLinear" in _kernels(tmp_path, plain, feed)
+    assert "DequantizeLinear" not in _kernels(tmp_path, session_options(ort, 1), feed)
+
+
+def test_several_threads_wait_without_spinning() -> None:
+    spin = "session.intra_op.allow_spinning"
+    assert session_options(ort, 2).get_session_config_entry(spin) == "0"
+    assert session_options(ort, 1).intra_op_num_threads == 1  # no pool: nothing to spin
+
+
+def test_all_cores_means_those_the_process_may_use(monkeypatch) -> None:
+    # onnxruntime's own default counted the machine's cores and pinned a thread to
+    # each, so `taskset -c 0 coresc annotate ...` still ran on two
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {5}, raising=False)
+    assert session_options(ort, 0).intra_op_num_threads == 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1, 2}, raising=False)
+    assert session_options(ort, 0).intra_op_num_threads == 3
+
+
+@pytest.mark.parametrize(("cores", "workers", "threads"),
+                         [(2, 1, 2), (2, 2, 1), (2, 3, 1), (16, 2, 8), (16, 5, 3),
+                          (16, 16, 1), (1, 4, 1)])
+def test_worker_threads_share_out_the_cores(monkeypatch, cores, workers, threads) -> None:
+    from coresc.pipeline import worker_threads
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(cores)),
+                        raising=False)
+    assert worker_threads(workers) == threads
+
+
+def test_a_worker_runs_the_encoder_on_its_share_of_threads() -> None:
+    from coresc.batch.work import _WORKER, Job, init_worker
+
+    model = CoreSCClassifier.load(ACCURATE, threads=1)  # as a process that forks loads it
+    session = model._encoder.session
+    init_worker(Job(threads=1), model)
+    assert _WORKER["model"]._encoder.session is session
+    init_worker(Job(threads=2), model)
+    assert _WORKER["model"]._encoder.session.get_session_options().intra_op_num_threads == 2
