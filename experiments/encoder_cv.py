@@ -287,15 +287,27 @@ def crossfit_run(setup: str, params: dict, encoder: dict, only: set[int] | None,
     if setup == "art2cra":
         given.probs.update(_other_corpus(papers, labels, label_set, settings, params))
 
-    def fit(model, train):
-        def use_given(_papers, _labels):
-            model._encoder_labels, model._encoder = label_set, given
-            return [given.predict_paper(p) for p in _papers]
-        model._fit_encoder = use_given
-        return model.fit(train)
-
-    return run(setup, params, encoder, only, store, rows_file, fit=fit,
+    return run(setup, params, encoder, only, store, rows_file, fit=given_fit(given),
                predictions=predictions)
+
+
+def given_fit(given: _GivenProbabilities):
+    """``fit(model, train)`` with the encoder's place taken by ``given``: the CRF
+    trains on the given (cross-fitted) probabilities, and nothing is fine-tuned."""
+    from unittest import mock
+
+    from coresc.model import training
+
+    def use_given(model, papers, _labels):
+        model._encoder_labels, model._encoder = list(given.labels), given
+        return [given.predict_paper(p) for p in papers]
+
+    def fit(model, train):
+        # fit's step that fine-tunes the encoder, not an attribute of the model
+        with mock.patch.object(training, "_fit_encoder", use_given):
+            return model.fit(train)
+
+    return fit
 
 
 def _with_added(papers, folds, added):

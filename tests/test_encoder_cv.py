@@ -52,3 +52,34 @@ def test_added_corpus_is_spread_over_the_groups(encoder_cv):
 def test_added_corpus_with_a_paper_of_the_same_id_is_refused(encoder_cv):
     with pytest.raises(SystemExit, match="same id|id of a paper"):
         encoder_cv._with_added(papers("x", [1, 1]), [0, 1], papers("x", [1]))
+
+
+def test_a_crossfit_fold_trains_its_crf_on_the_given_probabilities(encoder_cv, monkeypatch):
+    """The crossfit protocol's CRF learns from the cross-fitted probabilities and
+    fine-tunes nothing (when fit's encoder step moved out of the model, the hook that
+    stood in for it was left on an attribute nothing read, and every "crossfit" run
+    fine-tuned nested encoders instead)."""
+    import random
+
+    import numpy as np
+    from helpers import labelled_paper
+
+    from coresc.model import CoreSCClassifier
+    from coresc.model.finetune import oof
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("fine-tuned an encoder")
+
+    monkeypatch.setattr(oof, "fit_encoder", refuse)
+    rng = random.Random(0)
+    train = [labelled_paper(i, rng) for i in range(4)]
+    labels = ["Bac", "Goa", "Exp", "Res", "Con"]
+    # probabilities that name each sentence's gold label: the CRF leans on them
+    given = encoder_cv._GivenProbabilities(
+        {p.id: np.array([[float(bool(s.gold) and s.gold[0].code == lab) for lab in labels]
+                         for s in p.sentences()], np.float32) for p in train}, labels)
+    model = CoreSCClassifier(c1=0.1, c2=0.1, secondary=False, calibrate=False,
+                             encoder={"inner_folds": 2})
+    encoder_cv.given_fit(given)(model, train)
+    assert model._encoder is given
+    assert model._encoder_labels == labels
