@@ -5,7 +5,8 @@ Three measurements, each on the sentences of the real JATS and Elsevier papers i
 
 * ``tradeoff``: the exported ONNX encoder alone over whole papers, one thread, for each
   number of layers, float32 or int8 weights, the heading context cut at 128 / 64 / 32
-  word pieces and the window context at 256 / 128 / 64. Speed does not
+  word pieces and the window context at 256 / 128 / 64 (``--overlap``: the
+  sentences read again before each window). Speed does not
   depend on the fine-tuned values, so the encoders are built from the base checkpoint
   with an untrained head (needs the ``train`` extra and the base weights).
 * ``annotate``: a model (bundled name or directory) annotating every paper, from raw XML
@@ -17,6 +18,8 @@ Sentences per second are given per CPU-second of the process as well as per wall
 second: on a shared machine CPU time is the figure that stands for a quiet core.
 
     python benchmarks/encoder_speed.py tradeoff --layers 1,2,3,6
+    python benchmarks/encoder_speed.py tradeoff --layers 1,2,3 --max-tokens '' \
+        --window-tokens 256 --overlap 0,1
     python benchmarks/encoder_speed.py annotate --model accurate
     python benchmarks/encoder_speed.py cold --model accurate
 """
@@ -92,7 +95,8 @@ def tradeoff(args) -> None:
 def _contexts(args) -> list[tuple[str, dict]]:
     """(context, word-piece settings) pairs to time: each heading cut and window length."""
     out = [("heading", {"max_tokens": int(x)}) for x in args.max_tokens.split(",") if x]
-    out += [("window", {"window_tokens": int(x)}) for x in args.window_tokens.split(",") if x]
+    out += [("window", {"window_tokens": int(x), "overlap": int(o)})
+            for x in args.window_tokens.split(",") if x for o in args.overlap.split(",")]
     return out
 
 
@@ -145,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="heading context: the word-piece cuts to time ('' = none)")
     t.add_argument("--window-tokens", default="256,128,64",
                    help="window context: the window lengths to time ('' = none)")
+    t.add_argument("--overlap", default="1",
+                   help="windows: sentences read again as the next window's context, "
+                        "comma-separated values to time (the bundled model's since issue 41: 0)")
     t.add_argument("--float-only", action="store_true", help="skip the int8 exports")
     t.add_argument("--papers", type=int, default=12)
     t.add_argument("--base", default="all-MiniLM-L6-v2")

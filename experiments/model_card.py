@@ -42,7 +42,7 @@ from coresc.tracking import connect
 DEFAULT_RUNS = ("default-model-cra-3fold", "default-model-art-9fold")
 #: What each encoder_cv setup tests on and trains on (corpus names as the configs').
 SETUP_SPLITS = {"cra3": ("cra", "cra"), "art9": ("art", "art"), "art9p": ("art", "art"),
-                "art2cra": ("cra", "art")}
+                "art2cra": ("cra", "art"), "cra3+art": ("cra", "art,cra")}
 
 
 def encoder_cv_run(result: dict, model_config: dict, meta: dict) -> dict:
@@ -54,7 +54,9 @@ def encoder_cv_run(result: dict, model_config: dict, meta: dict) -> dict:
     pooled = result["pooled"]["crf+enc"]
     n = sum(r["crf+enc"]["n"] for r in result["folds"])
     corpora = ", ".join(sorted((meta.get("training_data") or {}).get("corpora") or {}))
-    settings = [f"trained on {train} alone ({len(result['folds'])} fold(s), "
+    what = ("the other CRA folds and all of ART" if setup == "cra3+art"
+            else f"{train} alone")
+    settings = [f"trained on {what} ({len(result['folds'])} fold(s), "
                 f"{result.get('protocol', 'nested')} protocol; model: {corpora or '?'})"]
     trained = dict(model_config.get("encoder") or {})
     for k, v in sorted(result["encoder"].items()):

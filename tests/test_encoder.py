@@ -396,3 +396,34 @@ def test_window_encoder_learns_and_onnx_matches_torch(papers, tiny_base, cache_d
 def test_window_longer_than_the_base_reads_is_refused(papers, tiny_base, cache_dir):
     with pytest.raises(CorescError, match="window_tokens"):
         fit(papers, tiny_base, context="window", window_tokens=128, sentence_tokens=16)
+
+
+def test_an_int8_encoder_trains_its_crf_on_the_int8_probabilities(papers, tiny_base,
+                                                                  cache_dir, monkeypatch):
+    """Issue 41: with ``quantize`` the out-of-fold probabilities the CRF learns from come
+    from the exported int8 graph (weights with a scale per output channel), each unit
+    run alone, which is what the shipped encoder gives; not from torch's float32."""
+    import onnx
+    from onnx import numpy_helper
+
+    from coresc.model.encoder import OnnxEncoder
+
+    used = []
+    real = OnnxEncoder.predict_units
+
+    def spy(self, units):
+        used.append((self.settings.quantize, len(units)))
+        return real(self, units)
+
+    monkeypatch.setattr(OnnxEncoder, "predict_units", spy)
+    monkeypatch.setattr(oof, "predict", lambda *a, **k: pytest.fail("float32 predictions"))
+    model = fit(papers, tiny_base, quantize=True)
+    # the two inner encoders' int8 graphs read the papers each did not see
+    assert [q for q, _ in used] == [True, True]
+    assert sum(n for _, n in used) == sum(len(oof.paper_units(
+        model._encoder.tokenizer, p, model._encoder.settings)[0]) for p in papers)
+    graph = onnx.load_from_string(model._encoder_fitted.onnx).graph
+    assert "MatMulInteger" in {n.op_type for n in graph.node}
+    scales = [numpy_helper.to_array(i) for i in graph.initializer
+              if i.name.endswith("_scale")]
+    assert scales and max(s.size for s in scales) > 1  # a scale per channel

@@ -1,10 +1,12 @@
 """The bundled encoder's inference made cheaper without changing what it outputs (issue
-41): batches of one unit length (no padding), the int8 word embeddings dequantised once
-per session instead of every run, no spinning threads, threads shared out among workers.
+41): batches of one unit length (no padding), int8 word embeddings dequantised once per
+session instead of every run, no spinning threads, threads shared out among workers.
 
-The reference is the way inference ran before: units sorted by length in batches of 32
-sentences padded to the longest (:func:`unit_batches`), on a session with onnxruntime's
-default options. Labels must be the same and scores equal to 1e-5.
+The reference is the way inference ran before, on a session with onnxruntime's default
+options: units sorted by length in batches of 32 sentences padded to the longest
+(:func:`unit_batches`) for a float encoder; each unit alone for an int8 one, whose
+activations are quantised with one scale a run (:meth:`OnnxEncoder.predict_units`).
+Labels must be the same and scores equal to 1e-5.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def reference_probs(model: CoreSCClassifier, paper) -> np.ndarray:
     units, where = paper_units(enc.tokenizer, paper, enc.settings)
     offsets = np.cumsum([0] + [len(u[2]) for u in units])
     flat = np.zeros((int(offsets[-1]), len(enc.labels)), dtype=np.float32)
-    for rows in unit_batches(units, 32):
+    for rows in unit_batches(units, 1 if enc.settings.quantize else 32):
         ids, mask, types, pool = pad_units([units[i] for i in rows])
         probs = session.run(None, {"ids": ids, "mask": mask, "types": types,
                                    "pool": pool})[0]
@@ -111,12 +113,11 @@ def test_batches_hold_units_of_one_length(shape, per_batch) -> None:
         assert len(b) == 1 or sum(len(units[i][2]) for i in b[:-1]) < per_batch
 
 
-def _kernels(tmp_path, options, feed) -> set[str]:
+def _kernels(tmp_path, options, model: bytes, feed) -> set[str]:
     """The operators a session runs (from onnxruntime's profile of two runs)."""
     options.enable_profiling = True
     options.profile_file_prefix = str(tmp_path / "prof")
-    session = ort.InferenceSession(str(ACCURATE / "encoder.onnx"), options,
-                                   providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
     for _ in range(2):
         session.run(None, feed)
     events = json.loads(open(session.end_profiling()).read())
@@ -124,14 +125,52 @@ def _kernels(tmp_path, options, feed) -> set[str]:
             if e.get("cat") == "Node" and e["name"].endswith("_kernel_time")}
 
 
-def test_the_word_embeddings_are_dequantised_once_not_every_run(accurate, tmp_path) -> None:
-    unit = ([101, 2023, 102, 2003, 1037, 6251, 102], [0, 0, 0, 1, 1, 1, 1], [(3, 6)])
-    ids, mask, types, pool = pad_units([unit])
-    feed = {"ids": ids, "mask": mask, "types": types, "pool": pool}
+def _int8_table_graph() -> bytes:
+    """Word ids -> rows of an int8 table with a scale per row, the way the exporter
+    stores a float encoder's word embeddings (:func:`~coresc.model.finetune.export.compact`)."""
+    pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    table = numpy_helper.from_array(rng.integers(-127, 128, (30522, 8), dtype=np.int8), "t8")
+    scale = numpy_helper.from_array(rng.random(30522, dtype=np.float32), "scale")
+    graph = helper.make_graph(
+        [helper.make_node("DequantizeLinear", ["t8", "scale"], ["table"], axis=0),
+         helper.make_node("Gather", ["table", "ids"], ["rows"])],
+        "embeddings", [helper.make_tensor_value_info("ids", TensorProto.INT64, [None])],
+        [helper.make_tensor_value_info("rows", TensorProto.FLOAT, [None, 8])],
+        initializer=[table, scale])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model.SerializeToString()
+
+
+def test_the_word_embeddings_are_dequantised_once_not_every_run(tmp_path) -> None:
+    model = _int8_table_graph()
+    feed = {"ids": np.array([101, 2023, 102], dtype=np.int64)}
     plain = ort.SessionOptions()
     plain.intra_op_num_threads = 1
-    assert "DequantizeLinear" in _kernels(tmp_path, plain, feed)
-    assert "DequantizeLinear" not in _kernels(tmp_path, session_options(ort, 1), feed)
+    assert "DequantizeLinear" in _kernels(tmp_path, plain, model, feed)
+    assert "DequantizeLinear" not in _kernels(tmp_path, session_options(ort, 1), model, feed)
+    expected = ort.InferenceSession(model, plain, providers=["CPUExecutionProvider"])
+    folded = ort.InferenceSession(model, session_options(ort, 1),
+                                  providers=["CPUExecutionProvider"])
+    assert np.array_equal(expected.run(None, feed)[0], folded.run(None, feed)[0])
+
+
+def test_a_sentence_scores_the_same_whatever_else_the_paper_holds(accurate, fixtures) -> None:
+    """A paper's units are read in runs of several (a float encoder) or alone (an int8
+    one, whose activations share one quantisation scale a run): either way a unit's
+    probabilities do not depend on the other units, so the CRF is trained on the numbers
+    it is later given."""
+    enc = accurate._encoder
+    paper = read_file(fixtures / "jats_small.xml")[0]
+    units, _ = paper_units(enc.tokenizer, paper, enc.settings)
+    together = enc.predict_units(units)
+    offsets = np.cumsum([0] + [len(u[2]) for u in units])
+    for i, unit in enumerate(units):
+        alone = enc.predict_units([unit])
+        assert np.abs(alone - together[offsets[i]:offsets[i + 1]]).max() <= 1e-5
 
 
 def test_several_threads_wait_without_spinning() -> None:

@@ -109,3 +109,20 @@ def test_train_flags_give_the_encoder_settings():
                                          "--encoder$"):
         train_cmd.encoder_settings(parser.parse_args(
             ["corpus", "-o", "m", "--encoder-feature-scale", "3"]))
+
+
+def test_train_takes_the_bundled_accurate_encoders_settings():
+    """Issue 41: `coresc train --encoder` can ask for what the bundled accurate model's
+    encoder has (windows without overlap, int8 weights), and says so in its command."""
+    import argparse
+
+    from coresc.commands import train as train_cmd
+
+    parser = argparse.ArgumentParser()
+    train_cmd.add_arguments(parser)
+    args = parser.parse_args(["corpus", "-o", "m", "--encoder", "--encoder-context", "window",
+                              "--encoder-overlap", "0", "--encoder-quantize"])
+    given = train_cmd.encoder_settings(args)
+    assert given == {"context": "window", "overlap": 0, "quantize": True}
+    assert EncoderSettings.from_dict(given).overlap == 0
+    assert "--encoder-overlap 0" in train_cmd.command_line(args)

@@ -22,7 +22,6 @@ from ..encoder import (
     Unit,
     encoder_info,
     paper_units,
-    run_units,
     scatter,
 )
 from . import cache, require_torch
@@ -125,7 +124,7 @@ def _cross_fit(base, settings, inputs, labels, label_set, folds, device, log,
 def _exported(base: BaseCheckpoint, settings: EncoderSettings, n_labels: int, key: str,
               state: dict) -> bytes:
     """The ONNX bytes of fine-tuned encoder ``key`` as a model directory ships them."""
-    name = "encoder-int8.onnx" if settings.quantize else "encoder.onnx"
+    name = "encoder-int8-per-channel.onnx" if settings.quantize else "encoder.onnx"
     onnx = cache.load_bytes(key, name)
     if onnx is None:
         onnx = export_onnx(base, settings, n_labels, state, settings.quantize)
@@ -145,14 +144,14 @@ def _probabilities(base: BaseCheckpoint, settings: EncoderSettings,
     """
     if not settings.quantize:
         return predict(base, settings, label_set, key, state, units, device)
-    pkey = cache.digest(key, "int8", cache.examples_digest(units))
+    pkey = cache.digest(key, "int8 per channel, a unit a run", cache.examples_digest(units))
     hit = cache.load_array(pkey)
     if hit is not None and hit.shape == (sum(len(u[2]) for u in units), len(label_set)):
         return hit
     onnx = _exported(base, settings, len(label_set), key, state)
     enc = OnnxEncoder(onnx, base.tokenizer, encoder_info(label_set, settings),
                       threads=require_torch().get_num_threads())
-    probs = run_units(units, enc._run, len(label_set), enc.BATCH)
+    probs = enc.predict_units(units)
     cache.save_array(pkey, probs)
     return probs
 
