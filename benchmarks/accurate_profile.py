@@ -31,7 +31,9 @@ quiet core where wall seconds do not. The load average is printed with each tabl
   (:func:`coresc.model.encoder.session_options`), one thread.
 * ``int8``: the encoder with int8 weights (onnxruntime's dynamic quantisation) against
   float32 on the same papers, one thread: CPU seconds and how far the outputs move
-  (needs the ``onnx`` package, in the train extra).
+  (needs the ``onnx`` package, in the train extra). For a float bundled encoder only (the
+  one before issue 41's new model); ``benchmarks/int8_error.py`` compares the exports of
+  one fine-tuned encoder.
 
     python benchmarks/accurate_profile.py profile
     python benchmarks/accurate_profile.py targets --rounds 3 --baseline /tmp/i41base
@@ -483,6 +485,9 @@ def int8(args) -> None:
     papers = [p for x in batch_papers(args.papers) for p in read_file(x)]
     model = CoreSCClassifier.load(d, threads=1)
     enc = model._encoder
+    if enc.settings.quantize:  # the bundled encoder since issue 41's new model
+        raise SystemExit("int8: the bundled accurate encoder is int8 already; compare "
+                         "exports of one fine-tuned encoder with benchmarks/int8_error.py")
     files = model._encoder_loaded_files
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = Path(tmp) / "f32.onnx", Path(tmp) / "int8.onnx"
