@@ -16,11 +16,7 @@ issue 41). Needs the train extra.
 from __future__ import annotations
 
 import argparse
-import io
-import logging
-import tempfile
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -29,39 +25,8 @@ from coresc.config import data_dir
 from coresc.model.encoder import EncoderSettings, OnnxEncoder, encoder_info
 from coresc.model.finetune import export
 from coresc.model.finetune.base import read_base
-from coresc.model.finetune.train import build, torch
+from coresc.model.finetune.train import torch
 from coresc.readers import read_file
-
-
-def quantized(data: bytes, per_channel: bool) -> bytes:
-    from onnx import TensorProto
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    logging.getLogger().setLevel(logging.ERROR)
-    with tempfile.TemporaryDirectory() as tmp:
-        src, dst = Path(tmp) / "a.onnx", Path(tmp) / "b.onnx"
-        src.write_bytes(data)
-        quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8,
-                         per_channel=per_channel,
-                         extra_options={"DefaultTensorType": TensorProto.FLOAT})
-        return dst.read_bytes()
-
-
-def plain_graph(base, settings: EncoderSettings, state: dict) -> bytes:
-    """The exported graph before onnxruntime's fusions."""
-    model = export._Probabilities(build(base, settings, 11, state).eval())
-    dummy = torch.ones((2, 8), dtype=torch.long)
-    axes = {"ids": {0: "b", 1: "t"}, "mask": {0: "b", 1: "t"}, "types": {0: "b", 1: "t"},
-            "pool": {0: "b", 1: "s", 2: "t"}, "probs": {0: "b", 1: "s"}}
-    buf = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(model, (dummy, dummy, torch.zeros_like(dummy),
-                                  torch.full((2, 3, 8), 1.0 / 8)), buf,
-                          input_names=["ids", "mask", "types", "pool"],
-                          output_names=["probs"], dynamic_axes=axes, opset_version=17,
-                          dynamo=False)
-    return buf.getvalue()
 
 
 def main() -> int:
@@ -79,13 +44,13 @@ def main() -> int:
     s = EncoderSettings(layers=args.layers, train_layers=args.train_layers,
                         context="window", overlap=args.overlap, epochs=1.0)
     base = read_base(s.base)
-    plain = plain_graph(base, s, state)
-    fused = export._fuse(plain, base.config)
+    plain = export.plain_onnx(base, s, 11, state)
+    fused = export.fuse(plain, base.config)
     variants = {"float32": export.compact(fused),
-                "int8 per tensor (fused)": quantized(fused, False),
-                "int8 per channel (fused)": quantized(fused, True),
-                "int8 per tensor (plain)": quantized(plain, False),
-                "int8 per channel (plain)": quantized(plain, True)}
+                "int8 per tensor (fused)": export.quantize_int8(fused, per_channel=False),
+                "int8 per channel (fused)": export.quantize_int8(fused),
+                "int8 per tensor (plain)": export.quantize_int8(plain, per_channel=False),
+                "int8 per channel (plain)": export.quantize_int8(plain)}
     paths = sorted((data_dir() / "cra-corpus").glob("*.xml"))[:args.papers]
     papers = [p for path in paths for p in read_file(path)]
     labels = [f"L{i}" for i in range(11)]

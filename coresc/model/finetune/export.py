@@ -41,6 +41,13 @@ class _Probabilities(torch.nn.Module):
 def export_onnx(base: BaseCheckpoint, settings: EncoderSettings, n_labels: int,
                 state: dict, quantize: bool = False) -> bytes:
     """The ONNX bytes of the fine-tuned network (int8 weights with ``quantize``)."""
+    data = fuse(plain_onnx(base, settings, n_labels, state), base.config)
+    return quantize_int8(data) if quantize else compact(data)
+
+
+def plain_onnx(base: BaseCheckpoint, settings: EncoderSettings, n_labels: int,
+               state: dict) -> bytes:
+    """The network with a softmax on top as ``torch.onnx.export`` writes it (unfused)."""
     import warnings
 
     from .train import build
@@ -57,11 +64,10 @@ def export_onnx(base: BaseCheckpoint, settings: EncoderSettings, n_labels: int,
         torch.onnx.export(model, (dummy, dummy, torch.zeros_like(dummy), pool), buf,
                           input_names=["ids", "mask", "types", "pool"], output_names=["probs"],
                           dynamic_axes=axes, opset_version=17, dynamo=False)
-    data = _fuse(buf.getvalue(), base.config)
-    return _quantize(data) if quantize else compact(data)
+    return buf.getvalue()
 
 
-def _fuse(data: bytes, config: dict) -> bytes:
+def fuse(data: bytes, config: dict) -> bytes:
     """Fuse BERT's subgraphs into onnxruntime's operators (no change in the numbers)."""
     import logging
 
@@ -115,7 +121,10 @@ def compact(data: bytes, min_size: int = 4096) -> bytes:
     return model.SerializeToString()
 
 
-def _quantize(data: bytes) -> bytes:
+def quantize_int8(data: bytes, per_channel: bool = True) -> bytes:
+    """Dynamic int8 quantisation of a graph's weights; a scale per output channel has a
+    third of the per-tensor scale's error in the probabilities, at the same speed
+    (docs/benchmarks.md, issue 41)."""
     import logging
 
     from onnx import TensorProto
@@ -126,8 +135,7 @@ def _quantize(data: bytes) -> bytes:
         src, dst = Path(tmp) / "fp32.onnx", Path(tmp) / "int8.onnx"
         src.write_bytes(data)
         # the fused operators are not in ONNX's shape inference: say outputs are float
-        # a scale per output channel: a third of the per-tensor scale's error in the
-        # probabilities, at the same speed (docs/benchmarks.md, issue 41)
-        quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True,
+        quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8,
+                         per_channel=per_channel,
                          extra_options={"DefaultTensorType": TensorProto.FLOAT})
         return dst.read_bytes()
