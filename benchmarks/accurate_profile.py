@@ -120,14 +120,14 @@ class Clock:
 def _instrument(clock: Clock) -> None:
     import numpy as np
 
-    from coresc.model import analyses, classifier, encoder, storage
+    from coresc.model import analyses, classifier, encoder, persist, storage
 
     clock.wrap(analyses, "analyse", "tokens and POS tags")
     clock.wrap(classifier, "paper_features", "features (n-grams, verbs, ...)")
     clock.wrap(encoder, "paper_units", "encoder: tokenising (word pieces, windows)")
     clock.wrap(classifier, "crf_tag", "CRF")
     clock.wrap(classifier, "ovr_scores", "secondary labels (one-vs-rest)")
-    clock.wrap(storage, "read_checked", "load: reading and hashing files")
+    clock.wrap(persist, "read_recorded", "load: reading and hashing files")
     clock.wrap(storage, "open_tagger", "load: opening the CRF")
     clock.wrap(storage, "load_ovr", "load: one-vs-rest weights")
     clock.wrap(encoder.OnnxEncoder, "__init__", "load: onnxruntime session, tokenizer")
@@ -138,8 +138,9 @@ def _instrument(clock: Clock) -> None:
         clock.tokens["real"] += int(np.asarray(mask).sum())
         return run(self, ids, mask, types, pool)
 
+    # runs go side by side in threads (CPU seconds are the process's): timed as a whole
     encoder.OnnxEncoder._run = counted
-    clock.wrap(encoder.OnnxEncoder, "_run", "encoder: onnxruntime runs")
+    clock.wrap(encoder.OnnxEncoder, "predict_units", "encoder: onnxruntime runs")
 
 
 def _context_tokens(model, papers) -> tuple[int, int]:

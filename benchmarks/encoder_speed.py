@@ -6,7 +6,8 @@ Three measurements, each on the sentences of the real JATS and Elsevier papers i
 * ``tradeoff``: the exported ONNX encoder alone over whole papers, one thread, for each
   number of layers, float32 or int8 weights, the heading context cut at 128 / 64 / 32
   word pieces and the window context at 256 / 128 / 64 (``--overlap``: the
-  sentences read again before each window). Speed does not
+  sentences read again before each window; ``--sentence-tokens``: the word pieces a
+  sentence in a window is cut to). Speed does not
   depend on the fine-tuned values, so the encoders are built from the base checkpoint
   with an untrained head (needs the ``train`` extra and the base weights).
 * ``annotate``: a model (bundled name or directory) annotating every paper, from raw XML
@@ -20,6 +21,8 @@ second: on a shared machine CPU time is the figure that stands for a quiet core.
     python benchmarks/encoder_speed.py tradeoff --layers 1,2,3,6
     python benchmarks/encoder_speed.py tradeoff --layers 1,2,3 --max-tokens '' \
         --window-tokens 256 --overlap 0,1
+    python benchmarks/encoder_speed.py tradeoff --layers 3 --max-tokens '' \
+        --window-tokens 256 --overlap 0 --sentence-tokens 64,48,40,32
     python benchmarks/encoder_speed.py annotate --model accurate
     python benchmarks/encoder_speed.py cold --model accurate
 """
@@ -95,8 +98,9 @@ def tradeoff(args) -> None:
 def _contexts(args) -> list[tuple[str, dict]]:
     """(context, word-piece settings) pairs to time: each heading cut and window length."""
     out = [("heading", {"max_tokens": int(x)}) for x in args.max_tokens.split(",") if x]
-    out += [("window", {"window_tokens": int(x), "overlap": int(o)})
-            for x in args.window_tokens.split(",") if x for o in args.overlap.split(",")]
+    out += [("window", {"window_tokens": int(x), "overlap": int(o), "sentence_tokens": int(k)})
+            for x in args.window_tokens.split(",") if x for o in args.overlap.split(",")
+            for k in args.sentence_tokens.split(",")]
     return out
 
 
@@ -152,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--overlap", default="1",
                    help="windows: sentences read again as the next window's context, "
                         "comma-separated values to time (the bundled model's since issue 41: 0)")
+    t.add_argument("--sentence-tokens", default="64",
+                   help="windows: the word pieces a sentence is cut to, comma-separated "
+                        "values to time")
     t.add_argument("--float-only", action="store_true", help="skip the int8 exports")
     t.add_argument("--papers", type=int, default=12)
     t.add_argument("--base", default="all-MiniLM-L6-v2")

@@ -149,13 +149,9 @@ class Tagger:
                 failed.append(exc)
 
         job = Job(model_dir=self.model_dir, domain=self.domain, threads=worker_threads(jobs))
-        self.model.set_threads(1)  # forked workers share it: no thread pool to lose
-        try:
-            for preds in ordered_map(paper_task, sent(), jobs, initializer=init_worker,
-                                     initargs=(job,), inherited=(self.model,)):
-                yield apply_predictions(originals.popleft(), preds)
-        finally:
-            self.model.set_threads(0)
+        for preds in ordered_map(paper_task, sent(), jobs, initializer=init_worker,
+                                 initargs=(job,), inherited=(self.model,)):
+            yield apply_predictions(originals.popleft(), preds)
         if failed:
             raise failed[0]
 

@@ -139,11 +139,10 @@ def open_model(model_dir: str | None, shared: bool = False, threads: int = 1):
     """Load the model an option names: a directory or a bundled name (None: the default).
 
     ``shared``: the model serves one of several worker processes (forked from this one,
-    or beside it on a machine), so its sentence encoder, if it has one, runs on
-    ``threads`` threads (:func:`worker_threads`; 1 in a process that forks workers: a
-    one-thread onnxruntime session has no thread pool, which a forked child would not
-    inherit), so that workers side by side do not each claim every core. Not shared: a
-    thread a core this process may use.
+    or beside it on a machine), so its sentence encoder, if it has one, uses
+    ``threads`` cores (:func:`worker_threads`; each worker is given its share when it
+    starts, :func:`~coresc.batch.work.init_worker`), so that workers side by side do not
+    each claim every core. Not shared: every core this process may use.
     Raises :class:`~coresc.errors.CorescError`.
     """
     from .model import CoreSCClassifier

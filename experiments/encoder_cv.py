@@ -294,20 +294,7 @@ def crossfit_run(setup: str, params: dict, encoder: dict, only: set[int] | None,
 def given_fit(given: _GivenProbabilities):
     """``fit(model, train)`` with the encoder's place taken by ``given``: the CRF
     trains on the given (cross-fitted) probabilities, and nothing is fine-tuned."""
-    from unittest import mock
-
-    from coresc.model import training
-
-    def use_given(model, papers, _labels):
-        model._encoder_labels, model._encoder = list(given.labels), given
-        return [given.predict_paper(p) for p in papers]
-
-    def fit(model, train):
-        # fit's step that fine-tunes the encoder, not an attribute of the model
-        with mock.patch.object(training, "_fit_encoder", use_given):
-            return model.fit(train)
-
-    return fit
+    return lambda model, train: model.fit(train, encoder=given)
 
 
 def _with_added(papers, folds, added):

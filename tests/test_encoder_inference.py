@@ -1,6 +1,7 @@
 """The bundled encoder's inference made cheaper without changing what it outputs (issue
 41): batches of one unit length (no padding), int8 word embeddings dequantised once per
-session instead of every run, no spinning threads, threads shared out among workers.
+session instead of every run, no spinning threads, runs side by side on one thread each,
+cores shared out among workers.
 
 The reference is the way inference ran before, on a session with onnxruntime's default
 options: units sorted by length in batches of 32 sentences padded to the longest
@@ -24,6 +25,7 @@ from coresc.model import CoreSCClassifier
 from coresc.model.encoder import (
     pad_units,
     paper_units,
+    run_units,
     same_length,
     scatter,
     session_options,
@@ -206,5 +208,43 @@ def test_a_worker_runs_the_encoder_on_its_share_of_threads() -> None:
     session = model._encoder.session
     init_worker(Job(threads=1), model)
     assert _WORKER["model"]._encoder.session is session
+    assert _WORKER["model"]._encoder.workers == 1
     init_worker(Job(threads=2), model)
-    assert _WORKER["model"]._encoder.session.get_session_options().intra_op_num_threads == 2
+    assert _WORKER["model"]._encoder.session is session  # not reopened: no pool in it
+    assert _WORKER["model"]._encoder.workers == 2
+    assert session.get_session_options().intra_op_num_threads == 1
+
+
+def test_runs_side_by_side_give_what_runs_in_turn_give(accurate, fixtures) -> None:
+    paper = read_file(fixtures / "jats_small.xml")[0]
+    enc = accurate._encoder
+    units, _ = paper_units(enc.tokenizer, paper, enc.settings)
+    assert len(units) > 1
+    alone = run_units(units, enc._run, len(enc.labels), 1, workers=1)
+    for workers in (2, 3, 8):
+        assert np.array_equal(run_units(units, enc._run, len(enc.labels), 1, workers),
+                              alone)
+
+
+def test_runs_go_side_by_side_on_as_many_threads_as_workers() -> None:
+    import threading
+    import time
+
+    lock, running, most = threading.Lock(), [0], [0]
+
+    def run(ids, mask, types, pool):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.02)
+        with lock:
+            running[0] -= 1
+        return np.full((ids.shape[0], pool.shape[1], 2), float(ids[0, 0]), np.float32)
+
+    units = [([i, 1], [0, 0], [(0, 2)]) for i in range(8)]
+    out = run_units(units, run, 2, 1, workers=3)
+    assert most[0] == 3
+    assert out[:, 0].tolist() == list(range(8))  # each unit's row in its place
+    most[0] = 0
+    run_units(units, run, 2, 1, workers=1)
+    assert most[0] == 1

@@ -322,3 +322,40 @@ def test_inner_cv_scores_the_models_decoding():
         accuracy[decode] = round(sum(p == g for p, g in pairs) / len(pairs), 4)
         assert scores == {"c1=0.01,c2=0.01": accuracy[decode]}
     assert accuracy["viterbi"] != accuracy["posterior"]
+
+
+class _Given:
+    """A sentence encoder fitted elsewhere: probabilities naming each gold label."""
+
+    labels = ["Bac", "Goa", "Exp", "Res", "Con"]
+
+    def predict_paper(self, paper) -> np.ndarray:
+        return np.array([[float(bool(s.gold) and s.gold[0].code == lab) for lab in self.labels]
+                         for s in paper.sentences()], np.float32)
+
+
+def test_fit_with_a_given_encoder_learns_from_it_and_refuses_to_save(tmp_path, monkeypatch):
+    from coresc.model.finetune import oof
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("fine-tuned an encoder")
+
+    monkeypatch.setattr(oof, "fit_encoder", refuse)
+    rng = random.Random(0)
+    train = [labelled_paper(i, rng) for i in range(4)]
+    given = _Given()
+    model = CoreSCClassifier(c1=0.1, c2=0.1, secondary=False, calibrate=False,
+                             encoder={"inner_folds": 2}).fit(train, encoder=given)
+    assert model._encoder is given and model._encoder_labels == given.labels
+    paper = labelled_paper(9, rng)
+    model.annotate([paper])
+    agree = [s.pred[0].label == s.gold[0].code for s in paper.sentences() if s.gold]
+    assert sum(agree) / len(agree) > 0.9  # the CRF leans on the given probabilities
+    with pytest.raises(CorescError, match="given to fit"):
+        model.save(tmp_path / "m")
+    assert not (tmp_path / "m").exists()
+
+
+def test_fit_with_an_encoder_but_no_encoder_settings_is_refused(papers):
+    with pytest.raises(CorescError, match="no encoder settings"):
+        CoreSCClassifier(secondary=False).fit(papers, encoder=_Given())

@@ -180,12 +180,11 @@ _WORKER: dict[str, Any] = {}
 
 def init_worker(job: Job, model=None) -> None:
     """Once per worker: keep the job, and the model (loaded here unless inherited), its
-    encoder on the job's threads (an inherited model comes with one: see
-    :func:`~coresc.pipeline.open_model`)."""
+    encoder on the job's share of the cores."""
     _WORKER["job"] = job
     if model is None:
         model = open_model(job.model_dir, shared=True, threads=job.threads)
-    elif job.threads > 1:
+    else:
         model.set_threads(job.threads)
     _WORKER["model"] = model
 

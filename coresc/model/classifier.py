@@ -29,7 +29,7 @@ from .progress import log
 from .ranking import emitted, rank_labels
 from .secondary import ovr_scores, sigmoid
 from .source import SourceOutputs, SourceSettings, add_source_features
-from .storage import default_model_dir, open_encoder, to_json
+from .storage import default_model_dir, to_json
 from .training import fit_model
 
 if TYPE_CHECKING:
@@ -226,10 +226,18 @@ class CoreSCClassifier:
 
     # ------------------------------------------------------------ training
 
-    def fit(self, papers: Sequence[Paper]) -> CoreSCClassifier:
+    def fit(self, papers: Sequence[Paper], encoder=None) -> CoreSCClassifier:
         """Train on papers with gold labels (unlabelled sentences are not trained on);
-        the work is :func:`~coresc.model.training.fit_model`'s."""
-        fit_model(self, papers)
+        the work is :func:`~coresc.model.training.fit_model`'s.
+
+        ``encoder``: for a model with ``encoder`` settings, a sentence encoder fitted
+        elsewhere, used instead of fine-tuning one: an object with ``labels`` and
+        ``predict_paper(paper)`` -> array (sentences x labels). The CRF learns from its
+        probabilities of the training papers, so they must be held out (an experiment's
+        cross-fitted encoders: ``experiments/encoder_cv.py --protocol crossfit``). A
+        model fitted so predicts with it and cannot be saved.
+        """
+        fit_model(self, papers, encoder)
         return self
 
     def _full(self, marg: list[dict[str, float]]) -> np.ndarray:
@@ -402,14 +410,13 @@ class CoreSCClassifier:
         return save_model(self, directory)
 
     def set_threads(self, threads: int) -> CoreSCClassifier:
-        """Reopen the sentence encoder with ``threads`` onnxruntime threads (0 = all
-        cores); a model without one is unchanged. Give 1 before forking worker
-        processes: a one-thread session has no thread pool for a child to miss."""
+        """Let the sentence encoder use ``threads`` cores (0 = every usable core); a
+        model without one is unchanged. Its session runs each operator on one thread
+        whatever ``threads``, so a forked worker has no thread pool to miss."""
         if self._source is not None:
             self._source.set_threads(threads)
-        files = self._encoder_files()
-        if files is not None:
-            self._encoder = open_encoder(Path("<model>"), files, threads)
+        if self._encoder is not None:
+            self._encoder.set_threads(threads)
         return self
 
     def _encoder_files(self) -> dict[str, bytes] | None:
@@ -424,7 +431,7 @@ class CoreSCClassifier:
     def load(cls, directory: str | Path, threads: int = 0) -> CoreSCClassifier:
         """Load a saved model directory (JSON, npz without pickle, crfsuite, ONNX files).
 
-        ``threads``: onnxruntime threads of the sentence encoder, if the model has one
+        ``threads``: the cores the sentence encoder may use, if the model has one
         (0 = all cores; worker processes that share a machine give 1). Raises
         :class:`~coresc.model.storage.ModelError` for a missing, incomplete or corrupt
         directory.

@@ -22,7 +22,8 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -282,8 +283,13 @@ class OnnxEncoder:
     onnx : the ``encoder.onnx`` bytes.
     tokenizer : the ``tokenizer.json`` text.
     info : the ``encoder.json`` mapping (``labels``, ``settings``).
-    threads : onnxruntime's intra-op threads (0 = one a usable core); a process of
+    threads : how many cores the encoder may use (0 = every usable core); a process of
         several workers gives each its share (:func:`coresc.pipeline.worker_threads`).
+        The session runs each operator on one thread, and ``threads`` runs of a paper
+        go at once (:func:`run_units`): two windows side by side cost what they cost
+        one after the other, where one window split over two threads cost 18% more CPU
+        seconds, its threads waiting for each other at every operator
+        (docs/benchmarks.md, issue 41).
     """
 
     #: At most this many sentences a run (of units of one length: :func:`same_length`).
@@ -298,11 +304,17 @@ class OnnxEncoder:
         self.tokenizer = tokenizers.Tokenizer.from_str(tokenizer)
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(self.settings.max_tokens)
-        self.session = ort.InferenceSession(onnx, session_options(ort, threads),
+        self.workers = threads or usable_cores()
+        # onnxruntime's sessions are safe to run from several threads at once
+        self.session = ort.InferenceSession(onnx, session_options(ort, 1),
                                             providers=["CPUExecutionProvider"])
 
         # encoders exported before windows pool inside the graph and take no ``pool``
         self._pooled = "pool" in {i.name for i in self.session.get_inputs()}
+
+    def set_threads(self, threads: int) -> None:
+        """Use ``threads`` cores from now on (0 = every usable core)."""
+        self.workers = threads or usable_cores()
 
     def predict_paper(self, paper: Paper) -> np.ndarray:
         """Label probabilities of the paper's sentences (sentences x ``labels``)."""
@@ -323,7 +335,7 @@ class OnnxEncoder:
         it, in training and in use alike.
         """
         per_run = 1 if self.settings.quantize else self.BATCH
-        return run_units(units, self._run, len(self.labels), per_run)
+        return run_units(units, self._run, len(self.labels), per_run, self.workers)
 
     def _run(self, ids: np.ndarray, mask: np.ndarray, types: np.ndarray,
              pool: np.ndarray) -> np.ndarray:
@@ -447,14 +459,27 @@ def session_options(ort, threads: int):
     return options
 
 
-def run_units(units: Sequence[Unit], run, n_labels: int, per_batch: int) -> np.ndarray:
+def run_units(units: Sequence[Unit], run: Callable[..., np.ndarray], n_labels: int,
+              per_batch: int, workers: int = 1) -> np.ndarray:
     """``run(ids, mask, types, pool)`` -> (batch x spans x labels) over batches of units
-    of one length (:func:`same_length`); one row per span, units and their spans in
-    order."""
+    of one length (:func:`same_length`), ``workers`` batches at once (``run`` must be
+    safe to call from several threads; onnxruntime's ``session.run`` is, and lets go
+    of the GIL while it runs); one row per span, units and their spans in order, the
+    same whatever ``workers``."""
     offsets = np.cumsum([0] + [len(u[2]) for u in units])
     out = np.zeros((int(offsets[-1]), n_labels), dtype=np.float32)
-    for rows in same_length(units, per_batch):
-        probs = run(*pad_units([units[i] for i in rows]))
+
+    def one(rows: list[int]) -> tuple[list[int], np.ndarray]:
+        return rows, run(*pad_units([units[i] for i in rows]))
+
+    # longest first, so that no worker is left with a long batch at the end
+    batches = same_length(units, per_batch)[::-1]
+    if workers > 1 and len(batches) > 1:
+        with ThreadPoolExecutor(min(workers, len(batches))) as threads:
+            results = list(threads.map(one, batches))
+    else:
+        results = [one(rows) for rows in batches]
+    for rows, probs in results:
         for r, i in enumerate(rows):
             n = len(units[i][2])
             out[offsets[i]:offsets[i] + n] = probs[r, :n]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import CorescError
 from .calibration import Calibration
 from .card import write_card
 from .integrity import FILES_KEY, read_recorded, record, records_of, refuse_unrecorded
@@ -41,6 +42,9 @@ def save_model(model, directory: str | Path) -> Path:
     ``meta.json`` is written last and records each file's size and SHA-256, so a load
     refuses a damaged file, or a directory a failed save left half-replaced.
     """
+    if model._encoder is not None and model._encoder_files() is None:
+        raise CorescError("this model's sentence encoder was given to fit, not trained "
+                          "with it: it cannot be saved")
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     files: dict[str, dict] = {}
@@ -107,7 +111,7 @@ def load_model(cls, directory: str | Path, threads: int = 0):
     ``meta.json`` is checked against its schema and every file it records is read and
     matched to its record before any is parsed (:mod:`~coresc.model.integrity`); the
     files must also be the ones the configuration uses, no more and no fewer.
-    ``threads``: onnxruntime threads of the sentence encoder, if the model has one
+    ``threads``: the cores the sentence encoder may use, if the model has one
     (0 = all cores; worker processes that share a machine give 1).
     """
     d = Path(directory)

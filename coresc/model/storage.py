@@ -192,7 +192,7 @@ def save_encoder(d: Path, files: dict[str, bytes] | None) -> None:
 
 def open_encoder(d: Path, files: dict[str, bytes], threads: int = 0):
     """An :class:`~coresc.model.encoder.OnnxEncoder` over a model directory's files
-    (``threads``: onnxruntime's intra-op threads, 0 = all cores)."""
+    (``threads``: the cores it may use, 0 = all)."""
     from .encoder import OnnxEncoder
 
     try:

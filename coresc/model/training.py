@@ -71,9 +71,10 @@ def _fit_encoder(model, papers: list[Paper], labels) -> list[np.ndarray]:
     return oof
 
 
-def fit_model(model, papers: Sequence[Paper]) -> None:
+def fit_model(model, papers: Sequence[Paper], encoder=None) -> None:
     """Train ``model`` on papers with gold labels (unlabelled sentences are not trained
-    on): sets its fitted attributes (``labels_``, the CRFs, biases, layers, ``meta_``)."""
+    on): sets its fitted attributes (``labels_``, the CRFs, biases, layers, ``meta_``).
+    ``encoder``: see :meth:`~coresc.model.CoreSCClassifier.fit`."""
     model._validate()
     papers = list(papers)
     labels = [paper_labels(p) for p in papers]
@@ -82,7 +83,14 @@ def fit_model(model, papers: Sequence[Paper]) -> None:
     t0 = time.monotonic()
     model._encoder = model._encoder_fitted = None
     model.source_mix_, model.source_absent_ = {}, {}
-    oof_enc = _fit_encoder(model, papers, labels) if model.encoder is not None else None
+    if encoder is not None and model.encoder is None:
+        raise CorescError("an encoder was given to fit, but the model has no encoder "
+                          "settings (encoder=...)")
+    if encoder is not None:
+        model._encoder_labels, model._encoder = list(encoder.labels), encoder
+        oof_enc = [encoder.predict_paper(p) for p in papers]
+    else:
+        oof_enc = _fit_encoder(model, papers, labels) if model.encoder is not None else None
     X = model.featurize(papers, encoder_probs=oof_enc)
     model.domains_ = tuple(sorted({t for p in papers
                                    for t in paper_domains(p, model.domains)}))
