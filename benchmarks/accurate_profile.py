@@ -28,7 +28,8 @@ quiet core where wall seconds do not. The load average is printed with each tabl
   default (a thread a core), for ``--baseline DIR``'s code and this one, in turns.
 * ``ops``: onnxruntime's own profile of the encoder on the cold paper, time per
   operator, on a session with onnxruntime's default options and on coresc's
-  (:func:`coresc.model.encoder.session_options`), one thread.
+  (:func:`coresc.model.encoder.open_session`: its options, and the fusions it leaves
+  out), one thread.
 * ``int8``: the encoder with int8 weights (onnxruntime's dynamic quantisation) against
   float32 on the same papers, one thread: CPU seconds and how far the outputs move
   (needs the ``onnx`` package, in the train extra). For a float bundled encoder only (the
@@ -436,7 +437,7 @@ def ops(args) -> None:
     import onnxruntime as ort
 
     from coresc.model import CoreSCClassifier
-    from coresc.model.encoder import session_options
+    from coresc.model.encoder import UNFUSED_AT_LOAD, session_options
     from coresc.model.storage import resolve_model
     from coresc.readers import read_file
 
@@ -446,11 +447,13 @@ def ops(args) -> None:
     plain.intra_op_num_threads = plain.inter_op_num_threads = 1
     shares = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, options in (("default", plain), ("coresc", session_options(ort, 1))):
+        for name, options, off in (("default", plain, []),
+                                   ("coresc", session_options(ort, 1), list(UNFUSED_AT_LOAD))):
             options.enable_profiling = True
             options.profile_file_prefix = str(Path(tmp) / "prof")
             enc.session = ort.InferenceSession(str(resolve_model("accurate") / "encoder.onnx"),
-                                               options, providers=["CPUExecutionProvider"])
+                                               options, providers=["CPUExecutionProvider"],
+                                               disabled_optimizers=off)
             for paper in papers:
                 enc.predict_paper(paper)
             per_op: dict[str, float] = defaultdict(float)

@@ -423,7 +423,11 @@ def test_an_int8_encoder_trains_its_crf_on_the_int8_probabilities(papers, tiny_b
     assert sum(n for _, n in used) == sum(len(oof.paper_units(
         model._encoder.tokenizer, p, model._encoder.settings)[0]) for p in papers)
     graph = onnx.load_from_string(model._encoder_fitted.onnx).graph
-    assert "MatMulInteger" in {n.op_type for n in graph.node}
+    ops = {n.op_type for n in graph.node}
+    assert "MatMulInteger" in ops
+    # attention fused; residual + layer norm and the GELU's bias apart (export.UNFUSED)
+    assert "QAttention" in ops and "LayerNormalization" in ops
+    assert not ops & {"SkipLayerNormalization", "BiasGelu"}
     scales = [numpy_helper.to_array(i) for i in graph.initializer
               if i.name.endswith("_scale")]
     assert scales and max(s.size for s in scales) > 1  # a scale per channel

@@ -306,8 +306,7 @@ class OnnxEncoder:
         self.tokenizer.enable_truncation(self.settings.max_tokens)
         self.workers = threads or usable_cores()
         # onnxruntime's sessions are safe to run from several threads at once
-        self.session = ort.InferenceSession(onnx, session_options(ort, 1),
-                                            providers=["CPUExecutionProvider"])
+        self.session = open_session(ort, onnx, 1)
 
         # encoders exported before windows pool inside the graph and take no ``pool``
         self._pooled = "pool" in {i.name for i in self.session.get_inputs()}
@@ -457,6 +456,21 @@ def session_options(ort, threads: int):
     if threads != 1:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return options
+
+
+#: onnxruntime's fusions a session leaves out: an export keeps residual additions,
+#: layer norms and GELU biases apart (:data:`coresc.model.finetune.export.UNFUSED`),
+#: which onnxruntime would otherwise fuse back at load into its slower
+#: ``SkipLayerNormalization``. (It ignores a name it does not know: a test checks them.)
+UNFUSED_AT_LOAD = ("SkipLayerNormFusion", "BiasGeluFusion")
+
+
+def open_session(ort, onnx: bytes, threads: int):
+    """An onnxruntime session of ``onnx`` on the CPU: :func:`session_options`, without
+    the fusions :data:`UNFUSED_AT_LOAD` names."""
+    return ort.InferenceSession(onnx, session_options(ort, threads),
+                                providers=["CPUExecutionProvider"],
+                                disabled_optimizers=list(UNFUSED_AT_LOAD))
 
 
 def run_units(units: Sequence[Unit], run: Callable[..., np.ndarray], n_labels: int,

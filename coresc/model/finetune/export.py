@@ -5,8 +5,8 @@ The graph takes ``ids``, ``mask`` and ``types`` (batch x tokens, int64) and ``po
 pieces) and gives label probabilities (batch x spans x labels). Three steps:
 
 1. ``torch.onnx.export`` of the network with a softmax on top;
-2. onnxruntime's transformer optimiser fuses embeddings + layer norm, attention, bias +
-   GELU and skip + layer norm into single operators (same numbers, fewer kernels);
+2. onnxruntime's transformer optimiser fuses attention into one operator; the residual
+   additions, layer norms and GELUs stay apart (:data:`UNFUSED`);
 3. storage: by default the word-embedding table is kept as int8 with one scale per row
    and the other large weights as float16, each behind a ``DequantizeLinear`` / ``Cast``
    node on the initializer, which onnxruntime folds back to float32 when it loads the
@@ -67,19 +67,39 @@ def plain_onnx(base: BaseCheckpoint, settings: EncoderSettings, n_labels: int,
     return buf.getvalue()
 
 
+#: The transformer optimiser's fusions an export leaves out. onnxruntime's fused
+#: ``SkipLayerNormalization`` kernel took 7 times as long as an ``Add`` and a
+#: ``LayerNormalization`` (17% of the int8 encoder's time, onnxruntime 1.32), and a bias
+#: fused into ``BiasGelu`` cannot go into the int8 product before it: without the two,
+#: the bundled encoder runs about 15% faster (docs/benchmarks.md, issue 41). Sessions keep
+#: onnxruntime from fusing them again (:data:`coresc.model.encoder.UNFUSED_AT_LOAD`).
+UNFUSED = ("enable_skip_layer_norm", "enable_bias_gelu")
+
+#: The form of an export, beyond its weights: part of the cache keys of exports and of
+#: their probabilities (:mod:`~coresc.model.finetune.oof`), so that an export of another
+#: form is never served from the cache.
+EXPORT_FORM = "attention fused; layer norms, residuals and GELU biases apart"
+
+
 def fuse(data: bytes, config: dict) -> bytes:
-    """Fuse BERT's subgraphs into onnxruntime's operators (no change in the numbers)."""
+    """Fuse BERT's attention into onnxruntime's operator, and the GELUs' ``Erf``
+    subgraphs into ``Gelu`` (no change in the numbers), not what :data:`UNFUSED` names."""
     import logging
 
     from onnxruntime.transformers import optimizer
+    from onnxruntime.transformers.fusion_options import FusionOptions
 
     logging.getLogger("onnxruntime.transformers").setLevel(logging.ERROR)
+    options = FusionOptions("bert")
+    for name in UNFUSED:
+        setattr(options, name, False)
     with tempfile.TemporaryDirectory(prefix="coresc-onnx-") as tmp:
         src, dst = Path(tmp) / "plain.onnx", Path(tmp) / "fused.onnx"
         src.write_bytes(data)
         model = optimizer.optimize_model(str(src), model_type="bert",
                                          num_heads=config["num_attention_heads"],
-                                         hidden_size=config["hidden_size"], opt_level=0)
+                                         hidden_size=config["hidden_size"], opt_level=0,
+                                         optimization_options=options)
         model.save_model_to_file(str(dst))
         return dst.read_bytes()
 

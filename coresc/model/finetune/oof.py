@@ -26,7 +26,7 @@ from ..encoder import (
 )
 from . import cache, require_torch
 from .base import BaseCheckpoint, read_base
-from .export import export_onnx
+from .export import EXPORT_FORM, export_onnx
 from .train import fine_tune, predict
 
 Log = Callable[[str], None]
@@ -124,7 +124,8 @@ def _cross_fit(base, settings, inputs, labels, label_set, folds, device, log,
 def _exported(base: BaseCheckpoint, settings: EncoderSettings, n_labels: int, key: str,
               state: dict) -> bytes:
     """The ONNX bytes of fine-tuned encoder ``key`` as a model directory ships them."""
-    name = "encoder-int8-per-channel.onnx" if settings.quantize else "encoder.onnx"
+    form = cache.digest(EXPORT_FORM, "int8 per channel" if settings.quantize else "float")
+    name = f"encoder-{form[:16]}.onnx"
     onnx = cache.load_bytes(key, name)
     if onnx is None:
         onnx = export_onnx(base, settings, n_labels, state, settings.quantize)
@@ -144,7 +145,8 @@ def _probabilities(base: BaseCheckpoint, settings: EncoderSettings,
     """
     if not settings.quantize:
         return predict(base, settings, label_set, key, state, units, device)
-    pkey = cache.digest(key, "int8 per channel, a unit a run", cache.examples_digest(units))
+    pkey = cache.digest(key, "int8 per channel, a unit a run", EXPORT_FORM,
+                        cache.examples_digest(units))
     hit = cache.load_array(pkey)
     if hit is not None and hit.shape == (sum(len(u[2]) for u in units), len(label_set)):
         return hit
