@@ -30,6 +30,11 @@ quiet core where wall seconds do not. The load average is printed with each tabl
   operator, on a session with onnxruntime's default options and on coresc's
   (:func:`coresc.model.encoder.open_session`: its options, and the fusions it leaves
   out), one thread.
+* ``fusions``: the int8 encoder exported with every fusion of onnxruntime's transformer
+  optimiser (before) and with residual + layer norm and the GELUs' biases apart (now,
+  :data:`coresc.model.finetune.export.UNFUSED`), CPU seconds over the cold paper on one
+  thread, and one window's ``SkipLayerNormalization`` against ``Add`` + ``LayerNorm``
+  (needs the ``train`` extra and the base weights).
 * ``int8``: the encoder with int8 weights (onnxruntime's dynamic quantisation) against
   float32 on the same papers, one thread: CPU seconds and how far the outputs move
   (needs the ``onnx`` package, in the train extra). For a float bundled encoder only (the
@@ -45,6 +50,7 @@ quiet core where wall seconds do not. The load average is printed with each tabl
     python benchmarks/accurate_profile.py equal --papers 20 --baseline /tmp/i41base
     python benchmarks/accurate_profile.py encoder --papers 5 --rounds 3 --baseline /tmp/i41base
     python benchmarks/accurate_profile.py ops
+    python benchmarks/accurate_profile.py fusions --rounds 5
     python benchmarks/accurate_profile.py int8 --papers 4
 """
 
@@ -474,6 +480,105 @@ def ops(args) -> None:
     print(f"| all | {ta:.3f} | | {tb:.3f} | |")
 
 
+# ---------------------------------------------------------------- fusions
+
+
+def _residual_norm(fused: bool) -> bytes:
+    """x + bias + skip, then a layer norm, over one window (256 x 384): as onnxruntime's
+    ``SkipLayerNormalization`` or as an ``Add`` pair and a ``LayerNormalization``."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    weights = [numpy_helper.from_array(rng.random(384, dtype=np.float32), n)
+               for n in ("bias", "gamma", "beta")]
+    io = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 256, 384]) for n in "xsy"]
+    if fused:
+        nodes = [helper.make_node("SkipLayerNormalization", ["x", "s", "gamma", "beta", "bias"],
+                                  ["y"], domain="com.microsoft", epsilon=1e-12)]
+    else:
+        nodes = [helper.make_node("Add", ["x", "bias"], ["xb"]),
+                 helper.make_node("Add", ["xb", "s"], ["t"]),
+                 helper.make_node("LayerNormalization", ["t", "gamma", "beta"], ["y"],
+                                  axis=-1, epsilon=1e-12)]
+    model = helper.make_model(helper.make_graph(nodes, "g", io[:2], io[2:], weights),
+                              opset_imports=[helper.make_opsetid("", 17),
+                                             helper.make_opsetid("com.microsoft", 1)])
+    model.ir_version = 8
+    return model.SerializeToString()
+
+
+def _timed_runs(session, feeds, rounds: int) -> float:
+    """CPU seconds of one pass over ``feeds``, the least of ``rounds``."""
+    for feed in feeds[:2]:
+        session.run(None, feed)
+    best = float("inf")
+    for _ in range(rounds):
+        t = cpu()
+        for feed in feeds:
+            session.run(None, feed)
+        best = min(best, cpu() - t)
+    return best
+
+
+def fusions(args) -> None:
+    """The int8 encoder exported with onnxruntime's fusions as before issue 41's last
+    step and as now (export.UNFUSED left apart, encoder.UNFUSED_AT_LOAD not redone at
+    load), over the cold paper's windows, one thread; base weights with an untrained
+    head (speed does not depend on the values); and one window's residual + layer norm
+    both ways."""
+    import numpy as np
+    import onnxruntime as ort
+
+    from coresc.model.encoder import (
+        UNFUSED_AT_LOAD,
+        EncoderSettings,
+        pad_units,
+        paper_units,
+        session_options,
+    )
+    from coresc.model.finetune import export
+    from coresc.model.finetune.base import read_base
+    from coresc.model.finetune.oof import tokenizer_for
+    from coresc.model.finetune.train import build
+    from coresc.readers import read_file
+
+    base = read_base("all-MiniLM-L6-v2")
+    s = EncoderSettings(layers=3, train_layers=2, context="window", overlap=0, quantize=True)
+    plain = export.plain_onnx(base, s, 11, build(base, s, 11).state_dict())
+    paper = read_file(data_dir() / COLD_PAPER)[0]
+    units, _ = paper_units(tokenizer_for(base, s), paper, s)
+    feeds = [dict(zip(("ids", "mask", "types", "pool"), pad_units([u]), strict=True))
+             for u in units]
+    print(f"{COLD_PAPER}: {len(feeds)} windows, the int8 encoder on one thread, CPU s "
+          f"(least of {args.rounds}); onnxruntime {ort.__version__}; load average {load()}")
+    print("| export | at load | CPU s | largest probability difference |")
+    print("| --- | --- | ---: | ---: |")
+    ref = None
+    for name, unfused, off in (("every fusion (before)", (), []),
+                               ("export.UNFUSED apart (now)", export.UNFUSED,
+                                list(UNFUSED_AT_LOAD))):
+        data = export.quantize_int8(export.fuse(plain, base.config, unfused))
+        session = ort.InferenceSession(data, session_options(ort, 1),
+                                       providers=["CPUExecutionProvider"],
+                                       disabled_optimizers=off)
+        out = [session.run(None, f)[0] for f in feeds]
+        ref = out if ref is None else ref
+        diff = max(float(np.abs(a - b).max()) for a, b in zip(out, ref, strict=True))
+        print(f"| {name} | {'fusions left out: ' + ', '.join(off) if off else 'default'} | "
+              f"{_timed_runs(session, feeds, args.rounds):.3f} | {diff:.4f} |", flush=True)
+    rng = np.random.default_rng(1)
+    feed = {n: rng.random((1, 256, 384), dtype=np.float32) for n in ("x", "s")}
+    print("\none window's residual + layer norm (256 x 384), 200 runs, one thread:")
+    for fused in (True, False):
+        session = ort.InferenceSession(_residual_norm(fused), session_options(ort, 1),
+                                       providers=["CPUExecutionProvider"],
+                                       disabled_optimizers=list(UNFUSED_AT_LOAD))
+        seconds = _timed_runs(session, [feed] * 200, args.rounds) / 200
+        print(f"- {'SkipLayerNormalization' if fused else 'Add, Add, LayerNormalization'}: "
+              f"{seconds * 1e6:.0f} microseconds a run")
+
+
 # ---------------------------------------------------------------- int8
 
 
@@ -563,7 +668,7 @@ def _cpu_flags() -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("mode", choices=("profile", "targets", "jobs", "equal", "encoder", "ops",
-                                     "int8"))
+                                     "fusions", "int8"))
     ap.add_argument("--papers", type=int, default=20, help="OA-STM papers (default 20)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1,
@@ -574,7 +679,7 @@ def main() -> int:
                     help="jobs: run --jobs 1 on one core (its encoder then has one thread)")
     args = ap.parse_args()
     {"profile": profile, "targets": targets, "jobs": jobs, "equal": equal,
-     "encoder": encoder, "ops": ops, "int8": int8}[args.mode](args)
+     "encoder": encoder, "ops": ops, "fusions": fusions, "int8": int8}[args.mode](args)
     return 0
 
 

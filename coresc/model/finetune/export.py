@@ -81,9 +81,10 @@ UNFUSED = ("enable_skip_layer_norm", "enable_bias_gelu")
 EXPORT_FORM = "attention fused; layer norms, residuals and GELU biases apart"
 
 
-def fuse(data: bytes, config: dict) -> bytes:
-    """Fuse BERT's attention into onnxruntime's operator, and the GELUs' ``Erf``
-    subgraphs into ``Gelu`` (no change in the numbers), not what :data:`UNFUSED` names."""
+def fuse(data: bytes, config: dict, unfused: tuple[str, ...] = UNFUSED) -> bytes:
+    """Fuse BERT's subgraphs into onnxruntime's operators (no change in the numbers)
+    but those ``unfused`` names (``FusionOptions`` attributes): by default attention
+    and the GELUs' ``Erf`` subgraphs, not what :data:`UNFUSED` names."""
     import logging
 
     from onnxruntime.transformers import optimizer
@@ -91,7 +92,7 @@ def fuse(data: bytes, config: dict) -> bytes:
 
     logging.getLogger("onnxruntime.transformers").setLevel(logging.ERROR)
     options = FusionOptions("bert")
-    for name in UNFUSED:
+    for name in unfused:
         setattr(options, name, False)
     with tempfile.TemporaryDirectory(prefix="coresc-onnx-") as tmp:
         src, dst = Path(tmp) / "plain.onnx", Path(tmp) / "fused.onnx"
