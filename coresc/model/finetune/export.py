@@ -68,11 +68,11 @@ def plain_onnx(base: BaseCheckpoint, settings: EncoderSettings, n_labels: int,
 
 
 #: The transformer optimiser's fusions an export leaves out. onnxruntime's fused
-#: ``SkipLayerNormalization`` kernel took 7 times as long as an ``Add`` and a
-#: ``LayerNormalization`` (17% of the int8 encoder's time, onnxruntime 1.32), and a bias
-#: fused into ``BiasGelu`` cannot go into the int8 product before it: without the two,
-#: the bundled encoder runs about 15% faster (docs/benchmarks.md, issue 41). Sessions keep
-#: onnxruntime from fusing them again (:data:`coresc.model.encoder.UNFUSED_AT_LOAD`).
+#: ``SkipLayerNormalization`` kernel took 5.6 times as long as the ``Add``s and the
+#: ``LayerNormalization`` it replaces (19% of the int8 encoder's time, onnxruntime 1.32),
+#: and a bias fused into ``BiasGelu`` cannot go into the int8 product before it: without
+#: the two, the int8 encoder runs 17% faster (docs/benchmarks.md, issue 41). Sessions
+#: keep onnxruntime from fusing them again (:data:`coresc.model.encoder.UNFUSED_AT_LOAD`).
 UNFUSED = ("enable_skip_layer_norm", "enable_bias_gelu")
 
 #: The form of an export, beyond its weights: part of the cache keys of exports and of
