@@ -32,7 +32,7 @@ quiet core where wall seconds do not. The load average is printed with each tabl
   out), one thread.
 * ``fusions``: the int8 encoder exported with every fusion of onnxruntime's transformer
   optimiser (before) and with residual + layer norm and the GELUs' biases apart (now,
-  :data:`coresc.model.finetune.export.UNFUSED`), CPU seconds over the cold paper on one
+  :data:`coresc.model.encoder.UNFUSED`), CPU seconds over the cold paper on one
   thread, and one window's ``SkipLayerNormalization`` against ``Add`` + ``LayerNorm``
   (needs the ``train`` extra and the base weights).
 * ``int8``: the encoder with int8 weights (onnxruntime's dynamic quantisation) against
@@ -523,14 +523,14 @@ def _timed_runs(session, feeds, rounds: int) -> float:
 
 def fusions(args) -> None:
     """The int8 encoder exported with onnxruntime's fusions as before issue 41's last
-    step and as now (export.UNFUSED left apart, encoder.UNFUSED_AT_LOAD not redone at
-    load), over the cold paper's windows, one thread; base weights with an untrained
-    head (speed does not depend on the values); and one window's residual + layer norm
-    both ways."""
+    step and as now (encoder.UNFUSED left apart, and not redone at load), over the cold
+    paper's windows, one thread; base weights with an untrained head (speed does not
+    depend on the values); and one window's residual + layer norm both ways."""
     import numpy as np
     import onnxruntime as ort
 
     from coresc.model.encoder import (
+        UNFUSED,
         UNFUSED_AT_LOAD,
         EncoderSettings,
         pad_units,
@@ -556,7 +556,7 @@ def fusions(args) -> None:
     print("| --- | --- | ---: | ---: |")
     ref = None
     for name, unfused, off in (("every fusion (before)", (), []),
-                               ("export.UNFUSED apart (now)", export.UNFUSED,
+                               ("encoder.UNFUSED apart (now)", tuple(UNFUSED),
                                 list(UNFUSED_AT_LOAD))):
         data = export.quantize_int8(export.fuse(plain, base.config, unfused))
         session = ort.InferenceSession(data, session_options(ort, 1),

@@ -425,7 +425,7 @@ def test_an_int8_encoder_trains_its_crf_on_the_int8_probabilities(papers, tiny_b
     graph = onnx.load_from_string(model._encoder_fitted.onnx).graph
     ops = {n.op_type for n in graph.node}
     assert "MatMulInteger" in ops
-    # attention fused; residual + layer norm and the GELU's bias apart (export.UNFUSED)
+    # attention fused; residual + layer norm and the GELU's bias apart (encoder.UNFUSED)
     assert "QAttention" in ops and "LayerNormalization" in ops
     assert not ops & {"SkipLayerNormalization", "BiasGelu"}
     scales = [numpy_helper.to_array(i) for i in graph.initializer

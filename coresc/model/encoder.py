@@ -458,11 +458,19 @@ def session_options(ort, threads: int):
     return options
 
 
-#: onnxruntime's fusions a session leaves out: an export keeps residual additions,
-#: layer norms and GELU biases apart (:data:`coresc.model.finetune.export.UNFUSED`),
-#: which onnxruntime would otherwise fuse back at load into its slower
-#: ``SkipLayerNormalization``. (It ignores a name it does not know: a test checks them.)
-UNFUSED_AT_LOAD = ("SkipLayerNormFusion", "BiasGeluFusion")
+#: The fusions of onnxruntime's transformer optimiser an export leaves out
+#: (:func:`coresc.model.finetune.export.fuse`), each named as the export names it (an
+#: attribute of ``FusionOptions``) and as a session does (the optimiser onnxruntime would
+#: otherwise run at load to fuse it back). onnxruntime's fused ``SkipLayerNormalization``
+#: kernel took 5.6 times as long as the ``Add``s and the ``LayerNormalization`` it
+#: replaces (19% of the int8 encoder's time, onnxruntime 1.32), and a bias fused into
+#: ``BiasGelu`` cannot go into the int8 product before it: without the two, the int8
+#: encoder runs 17% faster (docs/benchmarks.md, issue 41).
+UNFUSED = {"enable_skip_layer_norm": "SkipLayerNormFusion",
+           "enable_bias_gelu": "BiasGeluFusion"}
+
+#: What a session leaves out. (onnxruntime ignores a name it does not know: a test checks.)
+UNFUSED_AT_LOAD = tuple(UNFUSED.values())
 
 
 def open_session(ort, onnx: bytes, threads: int):

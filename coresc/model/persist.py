@@ -42,7 +42,8 @@ def save_model(model, directory: str | Path) -> Path:
     ``meta.json`` is written last and records each file's size and SHA-256, so a load
     refuses a damaged file, or a directory a failed save left half-replaced.
     """
-    if model._encoder is not None and model._encoder_files() is None:
+    encoder_files = model._encoder_files()
+    if model._encoder is not None and encoder_files is None:
         raise CorescError("this model's sentence encoder was given to fit, not trained "
                           "with it: it cannot be saved")
     d = Path(directory)
@@ -71,7 +72,6 @@ def save_model(model, directory: str | Path) -> Path:
     else:
         for name in ("ovr.npz", "ovr_vocab.json"):
             (d / name).unlink(missing_ok=True)
-    encoder_files = model._encoder_files()
     save_encoder(d, encoder_files)
     files.update({name: record(data) for name, data in (encoder_files or {}).items()})
     if model.calibration_ is not None:

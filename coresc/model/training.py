@@ -83,14 +83,15 @@ def fit_model(model, papers: Sequence[Paper], encoder=None) -> None:
     t0 = time.monotonic()
     model._encoder = model._encoder_fitted = None
     model.source_mix_, model.source_absent_ = {}, {}
-    if encoder is not None and model.encoder is None:
-        raise CorescError("an encoder was given to fit, but the model has no encoder "
-                          "settings (encoder=...)")
+    oof_enc = None
     if encoder is not None:
+        if model.encoder is None:
+            raise CorescError("an encoder was given to fit, but the model has no encoder "
+                              "settings (encoder=...)")
         model._encoder_labels, model._encoder = list(encoder.labels), encoder
         oof_enc = [encoder.predict_paper(p) for p in papers]
-    else:
-        oof_enc = _fit_encoder(model, papers, labels) if model.encoder is not None else None
+    elif model.encoder is not None:
+        oof_enc = _fit_encoder(model, papers, labels)
     X = model.featurize(papers, encoder_probs=oof_enc)
     model.domains_ = tuple(sorted({t for p in papers
                                    for t in paper_domains(p, model.domains)}))

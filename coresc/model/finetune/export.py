@@ -6,7 +6,7 @@ pieces) and gives label probabilities (batch x spans x labels). Three steps:
 
 1. ``torch.onnx.export`` of the network with a softmax on top;
 2. onnxruntime's transformer optimiser fuses attention into one operator; the residual
-   additions, layer norms and GELUs stay apart (:data:`UNFUSED`);
+   additions, layer norms and GELUs stay apart (:data:`coresc.model.encoder.UNFUSED`);
 3. storage: by default the word-embedding table is kept as int8 with one scale per row
    and the other large weights as float16, each behind a ``DequantizeLinear`` / ``Cast``
    node on the initializer, which onnxruntime folds back to float32 when it loads the
@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import io
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
-from ..encoder import EncoderSettings
+from ..encoder import UNFUSED, EncoderSettings
 from . import require_torch
 from .base import BaseCheckpoint
 
@@ -67,24 +68,16 @@ def plain_onnx(base: BaseCheckpoint, settings: EncoderSettings, n_labels: int,
     return buf.getvalue()
 
 
-#: The transformer optimiser's fusions an export leaves out. onnxruntime's fused
-#: ``SkipLayerNormalization`` kernel took 5.6 times as long as the ``Add``s and the
-#: ``LayerNormalization`` it replaces (19% of the int8 encoder's time, onnxruntime 1.32),
-#: and a bias fused into ``BiasGelu`` cannot go into the int8 product before it: without
-#: the two, the int8 encoder runs 17% faster (docs/benchmarks.md, issue 41). Sessions
-#: keep onnxruntime from fusing them again (:data:`coresc.model.encoder.UNFUSED_AT_LOAD`).
-UNFUSED = ("enable_skip_layer_norm", "enable_bias_gelu")
-
 #: The form of an export, beyond its weights: part of the cache keys of exports and of
 #: their probabilities (:mod:`~coresc.model.finetune.oof`), so that an export of another
 #: form is never served from the cache.
-EXPORT_FORM = "attention fused; layer norms, residuals and GELU biases apart"
+EXPORT_FORM = "transformer fusions but " + ", ".join(UNFUSED)
 
 
-def fuse(data: bytes, config: dict, unfused: tuple[str, ...] = UNFUSED) -> bytes:
+def fuse(data: bytes, config: dict, unfused: Iterable[str] = tuple(UNFUSED)) -> bytes:
     """Fuse BERT's subgraphs into onnxruntime's operators (no change in the numbers),
     but for the fusions ``unfused`` names (attributes of onnxruntime's
-    ``FusionOptions``; by default :data:`UNFUSED`)."""
+    ``FusionOptions``; by default :data:`coresc.model.encoder.UNFUSED`)."""
     import logging
 
     from onnxruntime.transformers import optimizer
