@@ -67,6 +67,15 @@ def test_unknown_format_forced_on_non_xml(tmp_path, capsys):
     assert f"{f}: not XML, cannot read as art" in capsys.readouterr().err
 
 
+def test_text_named_xml_is_refused_unless_read_as_text(tmp_path, capsys):
+    f = tmp_path / "words.xml"
+    f.write_text("just some words, not XML at all <\n")
+    assert main(["convert", str(f)]) == 2
+    assert f"{f}: named .xml but is not XML" in capsys.readouterr().err
+    assert main(["convert", str(f), "--format", "text", "--to", "jsonl"]) == 0
+    assert "just some words" in capsys.readouterr().out
+
+
 def test_missing_input(tmp_path, capsys):
     missing = tmp_path / "nope.xml"
     assert main(["convert", str(missing)]) == 2

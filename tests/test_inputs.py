@@ -187,6 +187,12 @@ def _fake_pdf(tmp_path, pairs, fixtures):
     return f
 
 
+def _fake_xml(tmp_path, pairs, fixtures):
+    f = tmp_path / "paper.nxml"
+    f.write_text("not xml <")
+    return f
+
+
 def _tei_corpus(tmp_path, pairs, fixtures):
     f = tmp_path / "corpus.xml"
     f.write_text(f'<teiCorpus xmlns="{TEI_NS}"><TEI/></teiCorpus>')
@@ -218,6 +224,7 @@ BATTERY = {
     "GROBID finds no text (204)": (_pdf, "no-content", "extracted no content from the PDF"),
     "GROBID fails (500)": (_pdf, "error", "failed on this PDF (HTTP 500: [BAD_INPUT_DATA]"),
     ".pdf that is not a PDF": (_fake_pdf, None, "named .pdf but is not a PDF"),
+    ".nxml that is not XML": (_fake_xml, None, "named .nxml but is not XML"),
     "teiCorpus": (_tei_corpus, None, "a teiCorpus (several TEI documents in one file)"),
     "TEI without text": (_copy("tei_empty.xml"), None, "no sentences found (read as tei)"),
     "truncated TEI": (_truncated_tei, None, "malformed XML"),

@@ -71,6 +71,7 @@ XML_FORMATS = {"art", "mode2", "jats", "elsevier", "tei"}
 _EMPTY_STDIN = "nothing on standard input"
 
 # File-name endings that are not part of the paper id (corpus conventions).
+_XML_SUFFIXES = (".xml", ".nxml")
 _ID_SUFFIXES = ("_mode2_annotated", "_annotated", "_mode2", "_CoreSC", "_split", ".tei")
 
 
@@ -182,6 +183,10 @@ def _read_bytes(data: bytes, name: str | Path, fmt: str) -> list[Paper]:
             return [_reader(fmt)(name, tree)]
         if fmt in XML_FORMATS:
             raise InputError(name, f"not XML, cannot read as {fmt}")
+        suffix = Path(str(name)).suffix.lower()
+        if suffix in _XML_SUFFIXES:  # a damaged XML file is not to be read as prose
+            raise InputError(name, f"named {suffix} but is not XML (it does not begin with "
+                                   "'<'); --format text reads it as plain text")
         fmt = "jsonl" if head in ("{", "[") or str(name).endswith(".jsonl") else "text"
     return list(_reader(fmt)(name, text)) if fmt == "jsonl" else [_reader(fmt)(name, text)]
 
