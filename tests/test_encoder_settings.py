@@ -113,16 +113,24 @@ def test_train_flags_give_the_encoder_settings():
 
 def test_train_takes_the_bundled_accurate_encoders_settings():
     """Issue 41: `coresc train --encoder` can ask for what the bundled accurate model's
-    encoder has (windows without overlap, int8 weights), and says so in its command."""
+    encoder has (192-piece windows without overlap, int8 weights, one epoch), and says so
+    in its command."""
     import argparse
+    import json
 
     from coresc.commands import train as train_cmd
+    from coresc.model.storage import BUNDLED_DIR
 
     parser = argparse.ArgumentParser()
     train_cmd.add_arguments(parser)
     args = parser.parse_args(["corpus", "-o", "m", "--encoder", "--encoder-context", "window",
-                              "--encoder-overlap", "0", "--encoder-quantize"])
+                              "--encoder-overlap", "0", "--encoder-window-tokens", "192",
+                              "--encoder-quantize", "--encoder-epochs", "1"])
     given = train_cmd.encoder_settings(args)
-    assert given == {"context": "window", "overlap": 0, "quantize": True}
-    assert EncoderSettings.from_dict(given).overlap == 0
+    assert given == {"context": "window", "overlap": 0, "window_tokens": 192,
+                     "quantize": True, "epochs": 1.0}
+    meta = json.loads((BUNDLED_DIR / "accurate" / "meta.json").read_text())
+    assert EncoderSettings.from_dict(given) == EncoderSettings.from_dict(
+        meta["encoder"]["settings"])
     assert "--encoder-overlap 0" in train_cmd.command_line(args)
+    assert "--encoder-window-tokens 192" in train_cmd.command_line(args)
