@@ -70,8 +70,9 @@ XML_FORMATS = {"art", "mode2", "jats", "elsevier", "tei"}
 
 _EMPTY_STDIN = "nothing on standard input"
 
-# File-name endings that are not part of the paper id (corpus conventions).
+# File-name endings that promise XML: such a file that is not XML is refused, not read as text.
 _XML_SUFFIXES = (".xml", ".nxml")
+# File-name endings that are not part of the paper id (corpus conventions).
 _ID_SUFFIXES = ("_mode2_annotated", "_annotated", "_mode2", "_CoreSC", "_split", ".tei")
 
 
