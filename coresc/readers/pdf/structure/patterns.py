@@ -1,0 +1,50 @@
+"""The words and shapes that tell the parts of a paper apart: headings' numbers, caption
+labels, the abstract's, keywords', back matter's and front matter's names (in the
+languages of the readers' users), and how a sentence ends."""
+
+from __future__ import annotations
+
+import re
+
+NUMBER = re.compile(r"^((?:\d{1,2}|[IVX]{1,4}|[A-H])(?:\.\d{1,2}){0,3})\.?\s+(?=\S)")
+CAPTION = re.compile(
+    r"^((?:supplementary\s+|suppl\.\s+)?(?:fig(?:ure)?s?|fig|table|tabela|tabla|quadro|cuadro|"
+    r"gr[áa]fico|scheme|chart|plate|box|figura|algorithm)\.?\s*"
+    r"(?:S?\d{1,3}[A-Za-z]?|[IVX]{1,4})(?:\s*[.:|\u2014\u2013-])?)\s*(?=\S|$)", re.I)
+ABSTRACT = re.compile(r"^(?:abstract|summary|resumo|resumen|r[ée]sum[ée])\b\s*[.:\u2014-]?\s*",
+                       re.I)
+# The first part of a structured abstract that has no "Abstract" heading.
+ABSTRACT_PART = re.compile(r"^(?:background|objectives?|purpose|aims?|context|"
+                            r"introduction|rationale)\b", re.I)
+KEYWORDS = re.compile(r"^(?:key\s*-?\s*words?|palavras[- ]chave|palabras[- ]clave|"
+                       r"descritores|descriptores|index terms|subjects?)\b", re.I)
+# Back matter skipped to the next heading as high (the references, ENDS, end the paper).
+BACK = re.compile(
+    r"^(?:acknowledg|agradecimentos?|agradecimientos?|"
+    r"funding|financiamento|financiaci[óo]n|fomento|author'?s?'? contributions?|"
+    r"contribui[çc]|competing interests?|conflicts? of interests?|conflito|"
+    r"conflicto|declarations?|additional files?|abbreviations|list of abbreviations|availability|"
+    r"data availability|ethics approval|consent for publication|author details|"
+    r"publisher'?s note|editors'? summary|author summary|notes?$|endnotes|footnotes|"
+    r"about the authors?|how to cite|cite this|orcid|disclosure|financial disclosure)",
+    re.I)
+ENDS = re.compile(r"^(?:references?|bibliography|literature cited|works cited|"
+                   r"refer[êe]ncias|referencias|bibliograf)", re.I)
+# Labelled front matter that sits among the abstract and first columns.
+FRONT_LABEL = re.compile(
+    r"^(?:citation|academic editor|editor|received|accepted|published|copyright|"
+    r"funding|competing interests|abbreviations|e-?mail|correspond|\*\s*e-?mail|"
+    r"open access|doi|issn|how to cite|recebido|aceito|aprovado|publicado|"
+    r"recibido|aceptado|article info|keywords?|data availability|licen[sc]e|"
+    r"this is an open|\u00a9|\(c\)|edited by|reviewed by|submitted)\b", re.I)
+SMALL_PRINT = re.compile(r"^(?:source|fonte|fuente|note|nota|notes|abbreviations?)\s*:", re.I)
+# A caption's own DOI at its end (PLOS, eLife): not part of its text, as in their XML.
+DOI_TAIL = re.compile(r"\s*(?:doi|DOI):\s*10\.\S+\s*$")
+SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
+
+TOP = re.compile(r"^(?:introduc|background|related work|methods?|materials?|results?|"
+                  r"discussion|conclusions?|introdu[çc][ãa]o|m[ée]todos?|resultados|"
+                  r"discuss[ãa]o|discusi[óo]n|conclus|considera[çc][õo]es|experiments?|"
+                  r"evaluation|references|acknowledg)", re.I)
+
+
