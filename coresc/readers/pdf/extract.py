@@ -195,7 +195,9 @@ def _page_runs(textpage, raw, budget: int) -> list[list]:
                 small and rect.bottom < run.y1 and rect.top > run.y0)
             gap = x0 - prev_x1
             back = x0 < prev_x0 - 0.5 * size  # a ligature's second letter starts where it did
-            if not same_line or gap > 0.9 * max(size, prev_size) or back:
+            wide = gap > 0.9 * max(size, prev_size) or \
+                gap > 0.5 * max(size, prev_size) and _number_so_far(run)  # a line number
+            if not same_line or wide or back:
                 runs.append(run.dump())
                 run = None
             elif gap > 0.18 * max(size, prev_size) and run.chars and run.chars[-1][0] != " ":
@@ -211,6 +213,11 @@ def _page_runs(textpage, raw, budget: int) -> list[list]:
     if run is not None:
         runs.append(run.dump())
     return runs
+
+
+def _number_so_far(run: _Run) -> bool:
+    """Whether a run holds only digits so far (a line or list number before its text)."""
+    return 0 < len(run.chars) <= 4 and all(c[0].isdigit() for c in run.chars)
 
 
 def _page_codes(tp, raw, count: int) -> list[int]:

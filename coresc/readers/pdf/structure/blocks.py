@@ -107,8 +107,11 @@ def _breaks(prev: Line, line: Line, body: float) -> bool:
         return True
     indent = line.x0 - line.col_left
     prev_indent = prev.x0 - prev.col_left
-    if 0.6 * body < indent < 5 * body and prev_indent < 0.3 * body:
+    if 0.6 * body < indent < 5 * body and prev_indent < 0.3 * body and \
+            not (prev.bold >= 0.6 and line.bold >= 0.6):  # (a heading's hanging indent)
         return True  # a first-line indent starts a paragraph
+    if indent >= 5 * body and SENTENCE_END.search(prev.text):
+        return True  # a centred block under a sentence: table rows under their caption
     if CAPTION.match(line.text) and SENTENCE_END.search(prev.text):
         return True
     short = prev.x1 < line.col_right - 2.5 * body

@@ -71,8 +71,11 @@ def _kind_of(block: Block, body: float) -> None:
     line = block.first
     if line.size < 0.6 * body and len(text) < 4:
         block.kind = "drop"
-    elif CAPTION.match(text) and (len(text) > 20 or block.bold > 0.5):
+    elif CAPTION.match(text) and (len(text) > 20 or block.bold > 0.5) and \
+            _set_apart(block, text, body):
         block.kind = "caption"
+    elif _debris(text):
+        block.kind = "drop"  # a display equation, pieces of a figure
     elif _is_heading(block, text, body):
         block.kind = "heading"
         m = NUMBER.match(text)
@@ -83,12 +86,54 @@ def _kind_of(block: Block, body: float) -> None:
             block.heading_text = text
         block.heading_text = block.heading_text.rstrip(":").strip()
     elif sum(1 for ln in block.lines if ln.gaps >= 2) * 2 > len(block.lines) or \
-            _mostly_numbers(text):
+            _mostly_numbers(text) or _table_rows(block):
         block.kind = "drop"  # table rows
     elif block.size < body - 0.9:
         block.kind = "small"  # footnotes, tables, figure text; the abstract may be small
     elif SMALL_PRINT.match(text):
         block.kind = "drop"
+
+
+def _set_apart(block: Block, text: str, body: float) -> bool:
+    """Whether a block that starts with a float's label is its caption, not a paragraph
+    that begins "Figure 3 shows ...": the label ends in a stop or colon, is set bold, or
+    the block is set smaller than the body, or its first word after the label is
+    capitalised."""
+    label = CAPTION.match(text).group(1)
+    after = text[len(label):].lstrip()
+    return label.rstrip()[-1:] in ".:|\u2014\u2013-" or block.first.bold >= 0.3 or \
+        block.size < body - 0.3 or not after[:1].islower()
+
+
+_EQUATION_NUMBER = re.compile(r"\(\s*\d{1,3}[a-z]?\s*\)$")
+
+
+def _debris(text: str) -> bool:
+    """A display equation ("R i = P n j=1 w ij x j (1)") or scattered figure labels: an
+    equation number at the end of a line of symbols, or mostly one-letter tokens."""
+    words = text.split()
+    if not words:
+        return False
+    short = sum(1 for w in words if len(w.strip(".,;:()[]")) <= 1)
+    if _EQUATION_NUMBER.search(text) and ("=" in text or short >= 0.4 * len(words)):
+        return True
+    return len(words) >= 4 and short >= 0.6 * len(words)
+
+
+_NUMERIC = re.compile(r"^[-+\u2212(]?[\d.,%]+[)%*]*$")
+
+
+def _table_rows(block: Block) -> bool:
+    """Rows of a table set with narrow gaps: lines with as many cells each, many of them
+    numbers, none ending like a sentence."""
+    if len(block.lines) < 3:
+        return False
+    cells = [ln.text.split() for ln in block.lines]
+    numeric = sum(1 for row in cells for c in row if _NUMERIC.match(c))
+    widths = Counter(len(row) for row in cells)
+    same = widths.most_common(1)[0][1] >= 0.6 * len(cells)
+    return same and numeric >= 0.35 * sum(len(row) for row in cells) and \
+        not any(ln.text.endswith(".") for ln in block.lines)
 
 
 def _mostly_numbers(text: str) -> bool:

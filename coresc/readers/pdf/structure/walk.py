@@ -5,13 +5,16 @@ headings."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+from ..extract import SUP_CLOSE, SUP_OPEN
 from ..layout import unmark
 from .blocks import Block, join_lines
 from .patterns import (
     ABSTRACT,
     ABSTRACT_PART,
+    APPENDIX,
     BACK,
     CAPTION,
     DOI_TAIL,
@@ -32,7 +35,7 @@ class Part:
     level: int = 1
     number: str = ""
     label: str = ""  # a caption's label ("Figure 2.")
-    zone: str = "body"  # abstract or body
+    zone: str = "body"  # abstract, body, or back (a section after the references)
 
 
 def walk_parts(blocks: list[Block], body: float) -> list[Part]:
@@ -53,7 +56,8 @@ class _Walk:
         self.body = body
         self.where = "front"
         self.skip_level: int | None = None  # under a back heading of this level
-        self.ended = False  # after the references
+        self.ended = False  # in the references (up to a back section: APPENDIX)
+        self.back = False  # in a section after the references
         self.abstracts = 0
         self.last_para: Part | None = None
         self.pending: list[Part] = []  # captions met inside a paragraph
@@ -61,10 +65,15 @@ class _Walk:
         self.abstract_ahead = False  # an abstract heading is still to come
         self.body_heads = 0  # main headings of the body met ("Introduction", "2 Methods")
         self.last_caption: Part | None = None
+        self.unfinished: Part | None = None  # the last paragraph, cut mid-sentence
 
     def take(self, block: Block, parts: list[Part]) -> None:
-        if self.ended or block.kind == "drop":
+        if block.kind == "drop":
             return
+        if self.ended:
+            if block.kind != "heading" or not _back_section(block):
+                return  # the reference list
+            self.ended, self.back, self.skip_level = False, True, None
         text = block.text()
         if block.kind == "title":
             parts.append(Part("title", text))
@@ -123,6 +132,7 @@ class _Walk:
             return
         self.skip_level = None
         self.flush(parts)
+        self.unfinished = None
         if ABSTRACT.match(text) and len(text) < 12 and (
                 self.where in ("front", "abstract") or not self.body_heads):
             self.start_abstract(parts)  # a second one: its translation, left out
@@ -144,7 +154,8 @@ class _Walk:
         else:
             self.where = "body"
             self.body_heads += bool(TOP.match(text) or block.number)
-            parts.append(Part("heading", text, level=level, number=block.number))
+            parts.append(Part("heading", text, level=level, number=block.number,
+                              zone=self.zone))
         self.level = level
         self.last_para = None
 
@@ -162,7 +173,7 @@ class _Walk:
 
     @property
     def zone(self) -> str:
-        return "abstract" if self.where == "abstract" else "body"
+        return "abstract" if self.where == "abstract" else "back" if self.back else "body"
 
     def paragraph(self, block: Block, text: str, parts: list[Part]) -> None:
         """A paragraph, or more of the last one; ``text`` keeps its superscript marks."""
@@ -177,17 +188,35 @@ class _Walk:
             if not text:
                 return
         last = self.last_para
+        if self.unfinished is not None and text[:1].islower() and _carries_on(
+                self.unfinished.text, text, block):
+            # the rest of a sentence that a float, a footnote or a page's furniture cut
+            self.unfinished.text = join_lines([self.unfinished.text, text])
+            self.last_para = self.unfinished
+            self.unfinished = None
+            return
         if last is not None and block.continues and _carries_on(last.text, text, block):
             last.text = join_lines([last.text, text])
             return
         self.flush(parts)
         self.last_para = Part("para", text, zone=self.zone)
         parts.append(self.last_para)
+        if len(block.lines) > 2 or self.unfinished is None:  # (not a page's foot line)
+            cut = not _ends_sentence(text)
+            self.unfinished = self.last_para if cut else None
 
     def flush(self, parts: list[Part]) -> None:
         parts.extend(self.pending)
         self.pending = []
         self.last_para = None
+
+
+def _back_section(block: Block) -> bool:
+    """Whether a heading after the references opens a section of the paper's own text:
+    an appendix ("Appendix A", "A. Proofs"), online or supplementary methods."""
+    text = block.heading_text or block.text()
+    lettered = bool(block.number) and block.number[:1] in "ABCDEFGH" and block.level == 1
+    return bool(APPENDIX.match(text)) or lettered
 
 
 def _body_like(block: Block, text: str, body: float) -> bool:
@@ -200,9 +229,16 @@ def _carries_on(before: str, text: str, block: Block) -> bool:
     line = block.first
     if line.x0 - line.col_left > 0.6 * line.size:
         return False  # indented: a new paragraph
-    before = unmark(before)
-    return text[:1].islower() or not SENTENCE_END.search(before) or \
+    return text[:1].islower() or not _ends_sentence(before) or \
         before.endswith(("-", "\u00ad"))
+
+
+_SUPERSCRIPT = re.compile(f"{SUP_OPEN}[^{SUP_CLOSE}]*{SUP_CLOSE}\\s*$")
+
+
+def _ends_sentence(marked: str) -> bool:
+    """Whether marked text ends a sentence, a footnote mark after its stop aside."""
+    return bool(SENTENCE_END.search(unmark(_SUPERSCRIPT.sub("", marked.rstrip()))))
 
 
 def _run_in(block: Block) -> tuple[str, str] | None:
