@@ -171,6 +171,8 @@ _SYMBOLS = {"\u00b1": r"$\pm$", "\u00d7": r"$\times$", "\u00b0": r"\textdegree{}
             "\u2192": r"$\rightarrow$", "\u2013": "--", "\u2014": "---", "\u2018": "`",
             "\u2019": "'", "\u201c": "``", "\u201d": "''", "\u2022": r"\textbullet{}",
             "\u2032": "'", "\u2212": "-", "\u00a0": "~", "\u2009": r"\,", "\u2026": r"\dots{}"}
+# Unicode's names of Greek letters that TeX spells otherwise (or has no command for).
+_GREEK = {"lamda": r"$\lambda$", "final sigma": r"$\varsigma$", "omicron": "o"}
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
             "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
             "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}"}
@@ -190,7 +192,7 @@ def escape(text: str) -> str:
             out.append(ch)
         elif unicodedata.name(ch, "").startswith("GREEK SMALL LETTER "):
             name = unicodedata.name(ch)[19:].lower()
-            out.append(rf"$\{name}$" if name.isalpha() else "")
+            out.append(_GREEK.get(name, rf"$\{name}$" if name.isalpha() else ""))
         elif ch.isspace():
             out.append(" ")
         else:

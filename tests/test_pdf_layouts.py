@@ -66,8 +66,9 @@ def paper(refs_heading: str = "References", numbers: bool = False,
     c.showPage()
     y = _page(c, height, fx._wrap(" ".join(SENTENCES[22:30]), 90), None, first and 50)
     y = fx._lines(c, 72, y - 14, [refs_heading], "Helvetica-Bold", 11)
-    y = fx._lines(c, 72, y - 4, ["1. Smith J. Drying samples. J Tests. 2001;3:1-9.",
-                                 "2. Lee A. Weighing. Balances. 2010;5:7-8."], "Times-Roman", 9)
+    y = _page(c, height, ["Smith J, Jones K. Drying samples in ovens at a high temperature.",
+                          "J Tests. 2001;3:1-9. Lee A. Weighing samples on a balance twice.",
+                          "Balances. 2010;5:7-8. Cho M. Drying. Ovens. 2012;1:2-3."], y - 4)
     if appendix:
         y = fx._lines(c, 72, y - 14, ["Appendix A. The oven"], "Helvetica-Bold", 11)
         _page(c, height, fx._wrap("The oven was set to one hundred degrees for every run. "
@@ -110,6 +111,7 @@ def test_a_display_equation_is_not_a_sentence():
 def test_references_in_other_languages_are_left_out(heading):
     texts = _texts(paper(heading))[1]
     assert not any("Smith J" in t or "Balances" in t for t in texts)
+    assert "The oven was set to one hundred degrees for every run." in texts
 
 
 def test_an_appendix_after_the_references_is_read_as_a_back_section(tmp_path):
@@ -178,3 +180,61 @@ def test_the_layout_renderer_writes_latex_with_every_element():
     roles = [e["role"] for e in truth["elements"]]
     assert roles[0] == "title" and roles.count("reference") == 12
     assert truth["elements"][-2]["back"] == "appendix"
+
+
+def thesis() -> bytes:
+    """A table of contents with dot leaders (its last entry "References"), then the
+    chapters it lists."""
+    buf = io.BytesIO()
+    c, size = fx._canvas(buf)
+    _, height = size
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(72, height - 80, "A Thesis on Drying Samples")
+    y = fx._lines(c, 72, height - 120, ["Contents"], "Helvetica-Bold", 13)
+    fx._lines(c, 72, y - 6, ["1 Introduction . . . . . . . . . . . . . . . . . . 1",
+                             "2 Methods . . . . . . . . . . . . . . . . . . . . 4",
+                             "References . . . . . . . . . . . . . . . . . . . 9"])
+    c.showPage()
+    y = fx._lines(c, 72, height - 90, ["1 Introduction"], "Helvetica-Bold", 13)
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:10]), 90), y - 6)
+    y = fx._lines(c, 72, y - 14, ["2 Methods"], "Helvetica-Bold", 13)
+    _page(c, height, fx._wrap(" ".join(SENTENCES[10:20]), 90), y - 6)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_a_table_of_contents_is_not_read_and_does_not_end_the_paper():
+    doc, texts = _texts(thesis(), "thesis.pdf")
+    assert not any(". . ." in t or "Contents" in t for t in texts)
+    assert SENTENCES[0] in texts and SENTENCES[19] in texts
+    assert [s.heading for s in doc.sections if s.depth >= 1] == ["Introduction", "Methods"]
+
+
+def plain_headings_with_bookmarks(outline: bool = True) -> bytes:
+    """Headings set in the body's own font and size, which only the PDF's bookmarks
+    tell apart."""
+    buf = io.BytesIO()
+    c, size = fx._canvas(buf)
+    _, height = size
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(72, height - 80, "A Paper Whose Headings Look Like Its Text")
+    y = height - 120
+    for k, head in enumerate(["Where the samples came from", "How they were weighed"]):
+        c.bookmarkPage(f"s{k}", top=y + 12)
+        if outline:
+            c.addOutlineEntry(head, f"s{k}", level=0)
+        y = _page(c, height, [head], y)
+        y = _page(c, height, fx._wrap(" ".join(SENTENCES[10 * k:10 * k + 10]), 90), y - 4)
+        y -= 14
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_the_pdfs_bookmarks_name_headings_its_layout_hides():
+    doc = read_data(plain_headings_with_bookmarks(), "marked.pdf")[0]
+    heads = [s.heading for s in doc.sections if s.depth >= 1]
+    assert heads == ["Where the samples came from", "How they were weighed"]
+    plain = read_data(plain_headings_with_bookmarks(outline=False), "plain.pdf")[0]
+    assert [s.heading for s in plain.sections if s.depth >= 1] != heads

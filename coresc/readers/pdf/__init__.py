@@ -96,9 +96,9 @@ def _child_failure(code: int, stderr: bytes) -> str:
     return f"the PDF reader failed ({last[:120] or f'exit {code}'})"
 
 
-def layout_parts(pages: list[dict]):
+def layout_parts(pages: list[dict], outline: list[list] | None = None):
     """The parts of the paper (:class:`~coresc.readers.pdf.structure.Part`) from the pages'
-    runs, in reading order."""
+    runs, in reading order; ``outline``: the PDF's bookmarks, which name headings."""
     restyle(pages)
     drop_line_numbers(pages)
     gutters = page_gutters(pages, run_body_size(pages))
@@ -109,7 +109,7 @@ def layout_parts(pages: list[dict]):
                          and not _line_number(ln)]
     body = body_size(lines)
     blocks = make_blocks(lines, body)
-    return classify(blocks, body)
+    return classify(blocks, body, outline)
 
 
 def _line_number(line: Line) -> bool:
@@ -127,8 +127,9 @@ def pdf_tree(data: bytes, name: str | Path, timeout: float | None = None):
 def pdf_reading(data: bytes, name: str | Path, timeout: float | None = None):
     """:func:`pdf_tree`'s TEI, with the text layer's characters and the length of its
     lines (``quality.text_layer_counts``), from which the reading's quality is judged."""
-    pages = extract_pages(data, name, timeout)["pages"]
-    parts = layout_parts(pages)
+    found = extract_pages(data, name, timeout)
+    pages = found["pages"]
+    parts = layout_parts(pages, found.get("outline"))
     if not any(p.kind == "para" for p in parts):
         raise InputError(name, "no body text found in the PDF's text layer")
     return (build_tei(parts, READER), *text_layer_counts(pages))

@@ -21,6 +21,7 @@ class Block:
     number: str = ""
     continues: bool = False  # carries on the paragraph before it (across a column or page)
     heading_text: str = ""
+    outlined: bool = False  # a heading that a bookmark of the PDF names
 
     @property
     def first(self) -> Line:

@@ -7,21 +7,24 @@ import re
 from collections import Counter
 
 from .blocks import Block
-from .patterns import CAPTION, FRONT_LABEL, NUMBER, SMALL_PRINT, TOP
+from .outline import mark_outline
+from .patterns import CAPTION, CONTENTS_LINE, FRONT_LABEL, NUMBER, SMALL_PRINT, TOP
 from .walk import Part, walk_parts
 
 
-def classify(blocks: list[Block], body: float) -> list[Part]:
-    """The paper's parts from its blocks (see the module's docstring)."""
+def classify(blocks: list[Block], body: float, outline: list[list] | None = None) -> list[Part]:
+    """The paper's parts from its blocks (see the module's docstring); ``outline``: the
+    PDF's bookmarks (``[level, title, page]``), which name headings."""
     _find_title(blocks, body)
     for block in blocks:
         if block.kind == "title":
             continue
         _kind_of(block, body)
+    mark_outline(blocks, outline or [])
     _caption_runs(blocks, body)
     for block, after in zip(blocks, blocks[1:], strict=False):
         last = block.lines[-1]
-        if block.kind == "heading" and after.text()[:1].islower() and \
+        if block.kind == "heading" and not block.outlined and after.text()[:1].islower() and \
                 last.x1 >= last.col_right - 2 * last.size:
             block.kind = "body"  # a full line that runs on into the next: no heading
     _levels(blocks, body)
@@ -69,7 +72,7 @@ def _find_title(blocks: list[Block], body: float) -> None:
 def _kind_of(block: Block, body: float) -> None:
     text = block.text()
     line = block.first
-    if line.size < 0.6 * body and len(text) < 4:
+    if line.size < 0.6 * body and len(text) < 4 or _contents(block):
         block.kind = "drop"
     elif CAPTION.match(text) and (len(text) > 20 or block.bold > 0.5) and \
             _set_apart(block, text, body):
@@ -92,6 +95,13 @@ def _kind_of(block: Block, body: float) -> None:
         block.kind = "small"  # footnotes, tables, figure text; the abstract may be small
     elif SMALL_PRINT.match(text):
         block.kind = "drop"
+
+
+def _contents(block: Block) -> bool:
+    """Entries of a table of contents (or of figures): most lines end in dot leaders and a
+    page number."""
+    ends = sum(1 for ln in block.lines if CONTENTS_LINE.search(ln.text))
+    return ends >= 1 and ends >= 0.5 * len(block.lines)
 
 
 def _set_apart(block: Block, text: str, body: float) -> bool:

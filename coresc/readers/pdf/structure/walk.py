@@ -17,6 +17,7 @@ from .patterns import (
     APPENDIX,
     BACK,
     CAPTION,
+    CONTENTS,
     DOI_TAIL,
     ENDS,
     FRONT_LABEL,
@@ -143,11 +144,11 @@ class _Walk:
         if ENDS.match(text):
             self.ended = True
             return
-        if BACK.match(text):
+        if BACK.match(text) or CONTENTS.match(text):
             self.skip_level = level
             return
         if self.where == "front" and block.first.page == 0 and not TOP.match(text) \
-                and not block.number:
+                and not block.number and not block.outlined:
             return  # a heading-like line among the authors
         if self.where == "abstract" and level > 1 and not TOP.match(text):
             parts.append(Part("heading", text, level=2, zone="abstract"))
