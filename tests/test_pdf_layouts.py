@@ -238,3 +238,52 @@ def test_the_pdfs_bookmarks_name_headings_its_layout_hides():
     assert heads == ["Where the samples came from", "How they were weighed"]
     plain = read_data(plain_headings_with_bookmarks(outline=False), "plain.pdf")[0]
     assert [s.heading for s in plain.sections if s.depth >= 1] != heads
+
+
+def _turned_text(c, width: float, height: float, rotate: int) -> None:
+    """A title, a heading and a paragraph drawn so that they read upright once the page
+    is shown turned by ``rotate`` degrees clockwise (its ``/Rotate``)."""
+    c.setPageRotation(rotate)
+    c.translate(*{0: (0, 0), 90: (width, 0), 180: (width, height), 270: (0, height)}[rotate])
+    c.rotate({0: 0, 90: 90, 180: 180, 270: -90}[rotate])
+    shown = height if rotate in (0, 180) else width
+    fx._lines(c, 72, shown - 80, ["A Paper on a Turned Page"], "Helvetica-Bold", 16)
+    fx._lines(c, 72, shown - 110, ["1 Introduction"], "Helvetica-Bold", 11)
+    _page(c, shown, fx._wrap(" ".join(SENTENCES[:20]), 90), shown - 130)
+
+
+def turned(rotate: int) -> bytes:
+    buf = io.BytesIO()
+    c, (width, height) = fx._canvas(buf)
+    _turned_text(c, width, height, rotate)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("rotate", [0, 90, 180, 270])
+def test_pages_shown_turned_are_read_upright(rotate):
+    doc, texts = _texts(turned(rotate), "turned.pdf")
+    assert texts[0] == "A Paper on a Turned Page" and texts[1:] == SENTENCES[:20]
+    assert [s.heading for s in doc.sections if s.depth >= 1] == ["Introduction"]
+
+
+def tiny_page() -> bytes:
+    """A page 6 x 8.4 points (a page set in other units): its fonts are a tenth of a
+    point."""
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(5.95, 8.42))
+    c.scale(0.01, 0.01)
+    fx._lines(c, 72, 762, ["A Paper on a Tiny Page"], "Helvetica-Bold", 16)
+    fx._lines(c, 72, 732, ["1 Introduction"], "Helvetica-Bold", 11)
+    _page(c, 842, fx._wrap(" ".join(SENTENCES[:20]), 90), 712)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_a_tiny_page_in_tiny_fonts_is_read():
+    texts = _texts(tiny_page(), "tiny.pdf")[1]
+    assert texts[0] == "A Paper on a Tiny Page" and texts[1:] == SENTENCES[:20]
