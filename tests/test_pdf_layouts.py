@@ -287,3 +287,25 @@ def tiny_page() -> bytes:
 def test_a_tiny_page_in_tiny_fonts_is_read():
     texts = _texts(tiny_page(), "tiny.pdf")[1]
     assert texts[0] == "A Paper on a Tiny Page" and texts[1:] == SENTENCES[:20]
+
+
+def hyphens() -> bytes:
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["A Paper With Broken Words"], "Helvetica-Bold", 16)
+    fx._lines(c, 72, height - 110, ["1 Introduction"], "Helvetica-Bold", 11)
+    _page(c, height, ["We tuned the model in a parameter-efficient way on every sample we had.",
+                      "The same kind of tuning was used again: parameter-",
+                      "efficient tuning of the last layer only, in all the experi-",
+                      "ments we ran that year, on each of the two machines we had."],
+          height - 130)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_a_hyphen_at_a_line_end_is_kept_where_the_paper_writes_the_compound():
+    texts = _texts(hyphens(), "hyphens.pdf")[1]
+    assert texts[-1] == ("The same kind of tuning was used again: parameter-efficient tuning "
+                         "of the last layer only, in all the experiments we ran that year, on "
+                         "each of the two machines we had.")

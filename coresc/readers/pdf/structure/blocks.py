@@ -4,6 +4,7 @@ indented line starts a new paragraph."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -49,11 +50,18 @@ class Block:
 
     def marked(self) -> str:
         """The text with its superscripts marked."""
-        return join_lines([line.marked for line in self.lines])
+        return join_lines([line.marked for line in self.lines], mark=True)
 
 
-def join_lines(texts: list[str]) -> str:
-    """Lines joined into running text, words broken at line ends joined again."""
+#: Where a hyphen at a line's end was taken out ("experi-" + "ments"): a compound that
+#: keeps its hyphen ("parameter-efficient") is told apart over the whole paper
+#: (:func:`resolve_hyphens`).
+HYPHEN_JOIN = "\ue002"
+
+
+def join_lines(texts: list[str], mark: bool = False) -> str:
+    """Lines joined into running text, words broken at line ends joined again (with
+    ``mark``, a hyphen taken out leaves :data:`HYPHEN_JOIN`)."""
     out = ""
     for text in texts:
         text = text.strip()
@@ -61,13 +69,29 @@ def join_lines(texts: list[str]) -> str:
             continue
         if not out:
             out = text
-        elif out.endswith("\u00ad"):
-            out = out[:-1] + text
+        elif out.endswith("\u00ad"):  # PDFium's mark of a hyphen at a line's end
+            out = out[:-1] + (HYPHEN_JOIN if mark and text[:1].islower() else "") + text
         elif out.endswith("-") and len(out) > 1 and out[-2].isalpha() and text[:1].islower():
-            out = out[:-1] + text
+            out = out[:-1] + (HYPHEN_JOIN if mark else "") + text
         else:
             out = out + " " + text
     return out.replace("\u00ad", "")
+
+
+_COMPOUND = re.compile(r"(?<![\w-])([^\W\d_]+)-([^\W\d_]+)")
+_MARKED = re.compile(f"([^\\W\\d_]*){HYPHEN_JOIN}([^\\W\\d_]*)")
+
+
+def resolve_hyphens(texts: list[str]) -> list[str]:
+    """``texts`` with each :data:`HYPHEN_JOIN` made a hyphen where the paper writes that
+    compound with one elsewhere ("parameter-efficient" mid-line), else taken out."""
+    seen = {f"{a}-{b}".lower() for t in texts for a, b in _COMPOUND.findall(t)}
+
+    def one(m: re.Match) -> str:
+        left, right = m.group(1), m.group(2)
+        return f"{left}-{right}" if f"{left}-{right}".lower() in seen else left + right
+
+    return [_MARKED.sub(one, t) if HYPHEN_JOIN in t else t for t in texts]
 
 
 def body_size(lines: list[Line]) -> float:

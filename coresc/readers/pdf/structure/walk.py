@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..extract import SUP_CLOSE, SUP_OPEN
 from ..layout import unmark
-from .blocks import Block, join_lines
+from .blocks import Block, join_lines, resolve_hyphens
 from .patterns import (
     ABSTRACT,
     ABSTRACT_PART,
@@ -46,6 +46,8 @@ def walk_parts(blocks: list[Block], body: float) -> list[Part]:
                                (b.kind == "heading" or b.first.bold > 0.5) for b in blocks)
     for block in blocks:
         state.take(block, parts)
+    for part, text in zip(parts, resolve_hyphens([p.text for p in parts]), strict=True):
+        part.text = text
     return parts
 
 
@@ -107,7 +109,7 @@ class _Walk:
             return
         if block.kind == "caption+":
             if self.last_caption is not None:
-                self.last_caption.text = join_lines([self.last_caption.text, marked])
+                self.last_caption.text = join_lines([self.last_caption.text, marked], mark=True)
             return
         if FRONT_LABEL.match(text) and block.first.page <= 1 and block.kind != "body" \
                 or KEYWORDS.match(text):
@@ -192,12 +194,12 @@ class _Walk:
         if self.unfinished is not None and text[:1].islower() and _carries_on(
                 self.unfinished.text, text, block):
             # the rest of a sentence that a float, a footnote or a page's furniture cut
-            self.unfinished.text = join_lines([self.unfinished.text, text])
+            self.unfinished.text = join_lines([self.unfinished.text, text], mark=True)
             self.last_para = self.unfinished
             self.unfinished = None
             return
         if last is not None and block.continues and _carries_on(last.text, text, block):
-            last.text = join_lines([last.text, text])
+            last.text = join_lines([last.text, text], mark=True)
             return
         self.flush(parts)
         self.last_para = Part("para", text, zone=self.zone)
