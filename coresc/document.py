@@ -22,6 +22,27 @@ ZONES = ("title", "abstract", "body", "caption")
 #: show it as a title).
 STDIN_ID = "stdin"
 
+#: Lone surrogates: what a file name's non-UTF-8 bytes become in Python (U+DC80-U+DCFF).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def name_text(name: str) -> str:
+    """A file name as text every output can hold.
+
+    A name whose bytes are not UTF-8 reaches Python with each such byte as a lone
+    surrogate (``os.fsdecode``'s ``surrogateescape``), which no UTF-8 file, XML or JSON
+    can hold: each becomes ``\\xNN``, as ``ls -b`` shows it (``paper-\\xff``), so two
+    such names stay two; any other lone surrogate becomes ``\\uNNNN``. Any other name
+    is returned as it is.
+    """
+    return _SURROGATE.sub(_escaped, name)
+
+
+def _escaped(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
 #: Normalised heading types, see :func:`heading_type`.
 SECTION_TYPES = (
     "title", "abstract", "introduction", "background", "methods", "results",
