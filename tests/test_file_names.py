@@ -39,6 +39,17 @@ def test_name_text_escapes_the_bytes_that_are_not_utf8() -> None:
     assert name_text("caf\u00e9 \u4e2d") == "caf\u00e9 \u4e2d"  # UTF-8 names stay
     assert name_text("a\ud800") == "a\\ud800"  # a surrogate not from a file name
     assert name_text(os.fsdecode(b"p-\xff")) != name_text(os.fsdecode(b"p-\xfe"))
+    assert name_text("a\x0bb\x1b\ufffe") == "a\\x0bb\\x1b\\ufffe"  # what XML cannot hold
+    assert name_text("tab\tand\nnewline") == "tab\tand\nnewline"
+
+
+def test_a_control_character_in_a_name_is_escaped_in_mode2(tmp_path, capsys):
+    src = tmp_path / "a\x0bb.txt"  # a name Linux allows, which XML cannot hold
+    src.write_text(TEXT)
+    rc, out, err = run_cli(["annotate", str(src), "--model", "fast", "--to", "xml", "-o",
+                            "-"], capsys)
+    assert rc == 0, err
+    assert etree.fromstring(out.encode()).find("mode2").get("name") == "a\\x0bb"
 
 
 @pytest.mark.parametrize("to", ["jsonl", "tsv", "html", "xml"])

@@ -152,12 +152,23 @@ def test_a_bad_pdf_is_skipped_in_one_line_and_the_rest_chosen(papers, tmp_path: 
     assert "Traceback" not in captured.err
 
 
+def _said(capsys) -> list[str]:
+    """select's lines on standard error (not the PDF reader's once-a-run notice)."""
+    return [line for line in capsys.readouterr().err.splitlines()
+            if line.startswith("coresc select:")]
+
+
 def test_select_fails_when_no_input_can_be_read(tmp_path: Path, capsys) -> None:
     need("pypdfium2", "the embedded PDF reader needs pypdfium2 (the pdf extra)")
-    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4\n1 0 obj garbage")
+    for name in ("broken.pdf", "broken2.pdf"):
+        (tmp_path / name).write_bytes(b"%PDF-1.4\n1 0 obj garbage")
     rc = cli.main(["select", str(tmp_path), "--model", "fast", "--budget", "1"])
-    err = capsys.readouterr().err
-    assert rc == 2 and "broken.pdf:" in err and "no paper could be read" in err
+    err = _said(capsys)
+    assert rc == 2 and len(err) == 3 and "no paper could be read (2 input(s)" in err[-1]
+    assert "broken.pdf:" in err[0] and "broken2.pdf:" in err[1]
+    rc = cli.main(["select", str(tmp_path / "broken.pdf"), "--model", "fast", "--budget", "1"])
+    err = _said(capsys)
+    assert rc == 2 and len(err) == 1 and "broken.pdf: is damaged" in err[0]
 
 
 class MarginalModel(FakeModel):

@@ -110,10 +110,12 @@ def _read(paths: list[str], fmt: str) -> tuple[list, int]:
     from ..readers import read_inputs
 
     result = read_inputs(paths, fmt)
-    for error in result.errors:
-        print(f"coresc select: error: {error} (skipped)", file=sys.stderr)
     if not result.files and not result.errors:
         raise InputError(", ".join(paths), "no readable files found")
+    if not result.papers and len(result.errors) == 1:
+        raise result.errors[0]  # the one input given cannot be read: its line alone
+    for error in result.errors:
+        print(f"coresc select: error: {error} (skipped)", file=sys.stderr)
     if not result.papers and result.errors:
         raise UsageError(f"{', '.join(paths)}: no paper could be read "
                          f"({len(result.errors)} input(s) failed, above)")
