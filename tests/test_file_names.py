@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import need, run_cli
+from fake_grobid import FakeGrobid
+from helpers import TINY_PDF, need, pdf_pairs, run_cli
 from lxml import etree
 from lxml import html as lhtml
 
@@ -120,3 +121,17 @@ def test_select_lists_such_a_path_as_its_bytes_and_the_list_reads_back(tmp_path,
     assert (tmp_path / "next.txt").read_bytes() == run.stdout
     monkeypatch.chdir(tmp_path)  # the list's paths are relative, as select printed them
     assert read_list("next.txt") == [(os.path.relpath(src, tmp_path), None)]
+
+
+def test_a_pdf_named_in_bytes_goes_to_grobid(tmp_path, capsys):
+    """The GROBID route sends the name in its form: escaped, where it could not be
+    encoded before."""
+    src = _named(tmp_path, b"pdf-\xfe.pdf", TINY_PDF + b"%small\n")  # as small.pdf
+    out = tmp_path / "out.jsonl"
+    with FakeGrobid(pdf_pairs(tmp_path / "grobid")) as grobid:
+        rc, _, err = run_cli(["annotate", src, "--grobid", grobid.url, "--model", "fast",
+                              "--to", "jsonl", "-o", str(out)], capsys)
+    assert rc == 0, err
+    assert {json.loads(line)["paper"] for line in out.read_text().splitlines()} == \
+        {"pdf-\\xfe"}
+
