@@ -217,7 +217,7 @@ def verbs_importing_verbs(root: Path = PACKAGE) -> list[tuple[str, str]]:
                   and t != "coresc.commands" and not within(t, VERBS_SHARE) and t != m)
 
 
-#: Options several verbs take: each is declared once, in coresc/commands/options.py.
+#: Options several verbs take: each is declared once, in coresc/commands/options/__init__.py.
 SHARED_OPTIONS = ("--model", "--format", "--domain", "--grobid", "--grobid-timeout",
                   "--max-input-mb", "--host", "--port")
 
