@@ -154,8 +154,10 @@ class Target:
                                         self.name if self.kind == "file" else "")
 
     def part_name(self, source_name: str) -> str:
-        """The part file of an input, named by a hash of its absolute path."""
-        key = hashlib.sha1(os.path.abspath(source_name).encode("utf-8")).hexdigest()[:20]
+        """The part file of an input, named by a hash of its absolute path (a name that is
+        not UTF-8 hashed as its bytes: ``surrogatepass`` keeps its lone surrogates)."""
+        name = os.path.abspath(source_name).encode("utf-8", "surrogatepass")
+        key = hashlib.sha1(name).hexdigest()[:20]
         return f"{self.parts_dir}/{key}.part"
 
     def write(self, source: Source, papers: Sequence[Paper],
