@@ -48,7 +48,8 @@ from .options import (
     add_model_argument,
 )
 
-WRITE_FORMATS = ("xml", "mode2", "jsonl", "tsv", "html")
+WRITE_FORMATS = ("xml", "mode2", "jsonl", "tsv", "html", "bioc", "bioc-json", "w3c",
+                 "pubannotation", "parquet")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
