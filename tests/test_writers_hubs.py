@@ -250,3 +250,56 @@ def test_a_real_pmc_article_as_bioc_and_w3c(shared_data, tmp_path):
     assert doc.infons["pmcid"] == "PMC3166277" and doc.infons["pmid"] == "21810267"
     assert doc.infons["source_format"] == "xml"
     assert sum(len(p.annotations) for p in doc.passages) > 200
+
+
+def test_serve_answers_a_collection_of_every_paper_of_a_jsonl_input():
+    """Two papers of one JSONL input: one collection, the documents comma-separated."""
+    from coresc.pipeline import open_model
+    from coresc.serve.http import OUTPUTS, choose_output
+    from coresc.serve.work import Request, answer_request
+
+    assert OUTPUTS[choose_output("bioc-json", None)][0] == "bioc-json"
+    lines = [json.dumps({"id": f"d{i}", "sentences": ["Copper stops biofilms.",
+                                                      "We tested it in ten strains."]})
+             for i in range(2)]
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    model = open_model("fast")
+    answer = answer_request(model, Request(data=data, name="two.jsonl", to="bioc-json"))
+    collection = biocjson.loads(answer.data.decode("utf-8"))
+    assert [d.id for d in collection.documents] == ["d0", "d1"]
+    validated(collection)
+    xml = answer_request(model, Request(data=data, name="two.jsonl", to="bioc")).data
+    validated(biocxml.loads(xml.decode("utf-8")))
+
+
+def test_a_batch_of_several_papers_in_one_input_is_one_valid_collection(tmp_path,
+                                                                        capsysbinary):
+    """A JSONL input's papers are one part of the batch: separated there too, and on
+    standard output."""
+    from coresc.batch import annotate_files
+    from coresc.cli import main
+
+    lines = [json.dumps({"id": f"d{i}", "sentences": ["Copper stops biofilms.",
+                                                      "We tested it in ten strains."]})
+             for i in range(3)]
+    (tmp_path / "three.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    text_papers(tmp_path / "more", 1)
+    inputs = [tmp_path / "three.jsonl", tmp_path / "more" / "p000.txt"]
+    annotate_files(inputs, tmp_path / "all.json", to="bioc-json", progress="off")
+    written = (tmp_path / "all.json").read_bytes()
+    ids = [d.id for d in biocjson.loads(written.decode("utf-8")).documents]
+    assert ids == ["d0", "d1", "d2", "p000"]
+    assert main(["annotate", *map(str, inputs), "--to", "bioc-json", "-q"]) == 0
+    assert capsysbinary.readouterr().out == written
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_api_records_the_model_in_one_process_and_in_workers(jobs):
+    import coresc
+
+    tagger = coresc.load("fast")
+    texts = ["Copper stops biofilms. We tested it in ten strains.",
+             "We propose that zinc helps. It did not."]
+    papers = list(tagger.pipe(texts, jobs=jobs))
+    assert [p.meta.get("model") for p in papers] == ["fast", "fast"]
+    assert all(p.meta["model_version"] == tagger.model.meta_["trained"] for p in papers)
