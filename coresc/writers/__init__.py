@@ -101,7 +101,7 @@ WRITERS: dict[str, Writer] = {
                         suffix=".bioc.json", header="coresc.writers.bioc:bioc_json_header",
                         part="coresc.writers.bioc:bioc_json_part", separator=",\n",
                         footer="\n]}\n"),
-    "w3c": Writer("coresc.writers.w3c:write_w3c", per_paper=False, suffix=".jsonld",
+    "w3c": Writer("coresc.writers.w3c:write_w3c", per_paper=False, suffix=".w3c.jsonl",
                   header="coresc.writers.w3c:w3c_header", part="coresc.writers.w3c:w3c_part"),
     "pubannotation": Writer("coresc.writers.pubannotation:render_pubannotation",
                             per_paper=True, suffix=".json"),
