@@ -212,11 +212,18 @@ def _read_pdf(data: bytes, name: str | Path, fmt: str,
 
 def read_pdf(data: bytes, name: str | Path = "data.pdf") -> Paper:
     """Read a PDF's bytes with the embedded reader (:mod:`coresc.readers.pdf`), no server;
-    the paper's ``meta["pdf_reader"]`` names the reader. Raises :class:`InputError`."""
-    from .pdf import READER, pdf_tree
+    the paper's ``meta["pdf_reader"]`` names the reader, ``meta["pdf_quality"]`` holds
+    how well it read (:mod:`coresc.readers.pdf.quality`, also in the TEI header). Raises
+    :class:`InputError`."""
+    from .pdf import READER, pdf_reading
+    from .pdf.quality import reading_quality
+    from .pdf.tei import note_quality
 
-    paper = _reader("tei")(name, pdf_tree(data, name))
+    tree, text_chars, line_chars = pdf_reading(data, name)
+    paper = _reader("tei")(name, tree)
     paper.meta["pdf_reader"] = READER
+    paper.meta["pdf_quality"] = reading_quality(paper, text_chars, line_chars)
+    note_quality(tree, paper.meta["pdf_quality"])
     return paper
 
 

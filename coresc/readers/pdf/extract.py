@@ -7,8 +7,9 @@ stopped from Python in the same process, so this module runs as a child: the PDF
 bytes on standard input, one JSON document on standard output, its memory capped
 (``RLIMIT_AS``) and its time bounded by the parent (:mod:`coresc.readers.pdf.child`).
 
-The JSON: ``{"pages": [{"w": width, "h": height, "runs": [run, ...]}, ...]}`` or
-``{"error": "one line"}``. A run is a list ``[x0, y0, x1, y1, base, size, text, bold,
+The JSON: ``{"pages": [{"w": width, "h": height, "runs": [run, ...]}, ...],
+"outline": [[level, title, page], ...]}`` (the PDF's bookmarks) or ``{"error": "one
+line"}``. A run is a list ``[x0, y0, x1, y1, base, size, text, bold,
 italic, font, styles]``: consecutive glyphs in content order on one baseline (PDF
 coordinates, y upwards, in points); ``size`` the glyph height of the run's main font;
 ``bold`` and ``italic`` the share of its letters so set; ``styles`` the run's text
@@ -195,7 +196,9 @@ def _page_runs(textpage, raw, budget: int) -> list[list]:
                 small and rect.bottom < run.y1 and rect.top > run.y0)
             gap = x0 - prev_x1
             back = x0 < prev_x0 - 0.5 * size  # a ligature's second letter starts where it did
-            if not same_line or gap > 0.9 * max(size, prev_size) or back:
+            wide = gap > 0.9 * max(size, prev_size) or \
+                gap > 0.5 * max(size, prev_size) and _number_so_far(run)  # a line number
+            if not same_line or wide or back:
                 runs.append(run.dump())
                 run = None
             elif gap > 0.18 * max(size, prev_size) and run.chars and run.chars[-1][0] != " ":
@@ -211,6 +214,11 @@ def _page_runs(textpage, raw, budget: int) -> list[list]:
     if run is not None:
         runs.append(run.dump())
     return runs
+
+
+def _number_so_far(run: _Run) -> bool:
+    """Whether a run holds only digits so far (a line or list number before its text)."""
+    return 0 < len(run.chars) <= 4 and all(c[0].isdigit() for c in run.chars)
 
 
 def _page_codes(tp, raw, count: int) -> list[int]:
@@ -250,11 +258,34 @@ def extract(data: bytes) -> dict:
         pages.append({"w": round(width, 2), "h": round(height, 2), "runs": runs})
         textpage.close()
         page.close()
+    outline = _outline(pdf)
     pdf.close()
     if not any(page["runs"] for page in pages):
         raise ExtractError("has no text layer (a scanned PDF?): run OCR on it first "
                            "(e.g. ocrmypdf), or read it with --grobid")
-    return {"pages": pages, "n_pages": n_pages}
+    return {"pages": pages, "n_pages": n_pages, "outline": outline}
+
+
+#: Bookmarks read at most, and the characters of a title kept.
+MAX_OUTLINE = 1_000
+_TITLE_CHARS = 300
+
+
+def _outline(pdf) -> list[list]:
+    """The PDF's bookmarks as ``[level, title, page index]`` (page -1 when a bookmark
+    points nowhere); none when they cannot be read."""
+    out: list[list] = []
+    try:
+        for item in pdf.get_toc(max_depth=8):
+            dest = item.get_dest()
+            page = dest.get_index() if dest is not None else None
+            out.append([item.level, item.get_title()[:_TITLE_CHARS],
+                        -1 if page is None else page])
+            if len(out) >= MAX_OUTLINE:
+                break
+    except Exception:  # noqa: BLE001 (a damaged outline is no reason to lose the text)
+        return []
+    return out
 
 
 def _open_problem(message: str) -> str:
