@@ -96,6 +96,44 @@ def test_bioc_is_read_back_by_the_bioc_package_with_offsets_on_the_text(fmt, mod
         ("INTRO", "paragraph"), ("FIG", "fig_caption")]
 
 
+#: BioC's DTD (BioC.dtd, the format's definition), element by element.
+BIOC_DTD = """
+<!ELEMENT collection ( source, date, key, infon*, document+ ) >
+<!ELEMENT source (#PCDATA)>
+<!ELEMENT date (#PCDATA)>
+<!ELEMENT key (#PCDATA)>
+<!ELEMENT infon (#PCDATA)>
+<!ATTLIST infon key CDATA #REQUIRED >
+<!ELEMENT document ( id, infon*, passage+, annotation*, relation* ) >
+<!ELEMENT id (#PCDATA)>
+<!ELEMENT passage ( infon*, offset, ( ( text?, annotation* ) | sentence* ), relation* ) >
+<!ELEMENT offset (#PCDATA)>
+<!ELEMENT text (#PCDATA)>
+<!ELEMENT sentence ( infon*, offset, text?, annotation*, relation* ) >
+<!ELEMENT annotation ( infon*, location*, text ) >
+<!ATTLIST annotation id CDATA #IMPLIED >
+<!ELEMENT location EMPTY>
+<!ATTLIST location offset CDATA #REQUIRED >
+<!ATTLIST location length CDATA #REQUIRED >
+<!ELEMENT relation ( infon*, node* ) >
+<!ATTLIST relation id CDATA #IMPLIED >
+<!ELEMENT node EMPTY>
+<!ATTLIST node refid CDATA #REQUIRED >
+<!ATTLIST node role CDATA "" >
+"""
+
+
+def test_bioc_xml_is_valid_against_biocs_dtd():
+    from lxml import etree
+
+    out = io.StringIO()
+    get_writer("bioc").load()([hub_paper(meta=PMC_META), hub_paper("b")], out)
+    root = etree.fromstring(out.getvalue().encode("utf-8"),
+                            etree.XMLParser(resolve_entities=False, no_network=True))
+    dtd = etree.DTD(io.StringIO(BIOC_DTD))
+    assert dtd.validate(root), dtd.error_log.filter_from_errors()
+
+
 def test_bioc_documents_carry_the_provenance():
     out = io.StringIO()
     get_writer("bioc-json").load()([hub_paper(meta=PMC_META)], out)
