@@ -212,7 +212,17 @@ def annotate_paper(model, paper: Paper, domain: str | None = None,
         paper.meta["corpus"] = domain
     for block in paper_blocks(paper):
         model.annotate([block], min_score=min_score)
+    paper.meta.update(model_provenance(model))
     return paper
+
+
+def model_provenance(model) -> dict[str, str]:
+    """What output records say of the model that labelled a paper: ``model``, its name
+    (its directory's: ``accurate``, ``fast``, ``my-model``), and ``model_version``, when
+    it was trained (``meta.json``'s ``trained``); what a model does not know is left out."""
+    found = {"model": getattr(model, "name_", None),
+             "model_version": (getattr(model, "meta_", None) or {}).get("trained")}
+    return {k: str(v) for k, v in found.items() if v}
 
 
 # ---------------------------------------------------------------- rendering

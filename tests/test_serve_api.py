@@ -236,11 +236,15 @@ def test_openapi_says_the_media_types_values_and_bodies(server):
     post = spec["paths"]["/annotate"]["post"]
     ok = post["responses"]["200"]
     assert set(ok["content"]) == {"application/x-ndjson", "application/xml",
-                                  "text/tab-separated-values", "text/html"}
+                                  "text/tab-separated-values", "text/html",
+                                  "application/json", "application/vnd.apache.parquet"}
+    assert ok["content"]["application/vnd.apache.parquet"]["schema"]["format"] == "binary"
     assert "X-Coresc-Warning" in ok["headers"]
     params = {p["name"]: p["schema"] for p in post["parameters"]}
     assert set(params) == {"to", "format", "min_score", "domain", "filename"}
-    assert set(params["to"]["enum"]) == {"json", "jsonl", "xml", "tei", "mode2", "tsv", "html"}
+    assert set(params["to"]["enum"]) == {"json", "jsonl", "xml", "tei", "mode2", "tsv", "html",
+                                         "bioc", "bioc-json", "w3c", "pubannotation",
+                                         "parquet"}
     assert "auto" in params["format"]["enum"] and "jats" in params["format"]["enum"]
     assert (params["min_score"]["type"], params["min_score"]["minimum"],
             params["min_score"]["maximum"]) == ("number", 0, 1)
