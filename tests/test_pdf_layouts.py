@@ -309,3 +309,25 @@ def test_a_hyphen_at_a_line_end_is_kept_where_the_paper_writes_the_compound():
     assert texts[-1] == ("The same kind of tuning was used again: parameter-efficient tuning "
                          "of the last layer only, in all the experiments we ran that year, on "
                          "each of the two machines we had.")
+
+
+def double_spaced() -> bytes:
+    """A thesis page: lines double-spaced, paragraphs opened by an indent."""
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["A Thesis Set Double-Spaced"], "Helvetica-Bold", 16)
+    y = fx._lines(c, 72, height - 110, ["1 Introduction"], "Helvetica-Bold", 12)
+    for k in range(2):
+        lines = fx._wrap(" ".join(SENTENCES[10 * k:10 * k + 10]), 76)  # no line ends a sentence
+        for i, line in enumerate(lines):
+            fx._lines(c, 72 + (18 if i == 0 else 0), y - 10, [line], "Times-Roman", 11)
+            y -= 27
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_double_spaced_lines_are_read_as_paragraphs():
+    doc = read_data(double_spaced(), "thesis.pdf")[0]
+    assert [s.text for s in doc.sentences()][1:] == SENTENCES[:20]
+    assert [len(p.sentences) for _s, p in doc.paragraphs() if _s.depth >= 1] == [10, 10]
