@@ -136,19 +136,20 @@ def test_reading_quality_figures_in_the_paper_and_the_tei_header():
 
 
 def every_line_a_sentence() -> bytes:
-    """A page whose lines are each set as a paragraph of their own, far apart: the
-    reading cuts every sentence at its line end."""
+    """A page whose lines alternate between two sizes, far apart: the reading cuts every
+    sentence at its line end."""
     buf = io.BytesIO()
     c, size = fx._canvas(buf)
     _, height = size
     c.setFont("Helvetica-Bold", 16)
     c.drawString(72, height - 80, "A Paper Whose Lines Stand Apart")
     fx._lines(c, 72, height - 110, ["1 Introduction"], "Helvetica-Bold", 11)
-    lines = fx._wrap(" ".join(SENTENCES[:24]), 70)
+    # Title Case: no line starts in lower case, so nothing tells a cut line from a new one
+    lines = fx._wrap(" ".join(SENTENCES[:24]).title(), 70)
     y = height - 130
-    for line in lines:
-        fx._lines(c, 72, y, [line])
-        y -= 26
+    for k, line in enumerate(lines):
+        fx._lines(c, 72, y, [line], size=(10, 13)[k % 2])
+        y -= 20 + 9 * (k % 3)
     c.showPage()
     c.save()
     return buf.getvalue()
