@@ -87,7 +87,7 @@ def read_source(source: Source, fmt: str = "auto", grobid: Any = None,
     the other inputs.
     """
     from .readers import STDIN_NAME, read_data
-    from .readers.pmc import add_provenance
+    from .readers.provenance import add_provenance
 
     where = source.path if source.path is not None else source.name
     try:

@@ -21,6 +21,7 @@ from helpers import run_cli
 
 from coresc.batch import annotate_files
 from coresc.batch.outputs import MANIFEST_NAME
+from coresc.errors import UsageError
 from coresc.pipeline import Source, read_source
 from coresc.readers import find_inputs, read_data
 from coresc.readers.archives import list_members
@@ -130,7 +131,14 @@ def test_a_bad_metadata_json_fails_that_article(tmp_path):
 # ---------------------------------------------------------------- archives
 
 
-def test_tar_gz_three_members_one_damaged_is_one_failed_line(tmp_path):
+@pytest.fixture(params=["kept from the listing", "streamed in a second pass"])
+def keep(request, monkeypatch) -> None:
+    """A tar's members read once (the plan keeps their bytes) or twice (none kept)."""
+    if request.param.startswith("streamed"):
+        monkeypatch.setattr("coresc.batch.sources.KEEP_LISTED_BYTES", 0)
+
+
+def test_tar_gz_three_members_one_damaged_is_one_failed_line(tmp_path, keep):
     archive = tmp_path / "pkg.tar.gz"
     with tarfile.open(archive, "w:gz") as tf:
         add(tf, "PMC001xxxxxx/PMC11.nxml", jats("PMC11"))
@@ -150,7 +158,7 @@ def test_tar_gz_three_members_one_damaged_is_one_failed_line(tmp_path):
     assert list(tmp_path.glob("PMC001*")) == []  # nothing unpacked
 
 
-def test_a_truncated_tar_gz_fails_its_unread_members_and_the_run_goes_on(tmp_path):
+def test_a_truncated_tar_gz_fails_its_unread_members_and_the_run_goes_on(tmp_path, keep):
     archive = tmp_path / "pkg.tgz"
     with tarfile.open(archive, "w:gz") as tf:
         add(tf, "PMC20.nxml", jats("PMC20"))
@@ -205,7 +213,7 @@ def test_meca_zip_gives_the_jats_its_manifest_names(tmp_path):
     assert papers - {None} == {"486050v1"}
 
 
-def test_archive_in_pmc_shape_reads_one_file_per_version_with_its_metadata(tmp_path):
+def test_archive_in_pmc_shape_reads_one_file_per_version_with_its_metadata(tmp_path, keep):
     archive = tmp_path / "pmc.tar.gz"
     with tarfile.open(archive, "w:gz") as tf:
         add(tf, "metadata/PMC61.1.json", json.dumps(metadata("PMC61", 1, "CC0")).encode())
@@ -223,7 +231,7 @@ def test_archive_in_pmc_shape_reads_one_file_per_version_with_its_metadata(tmp_p
                                                                                "xml")
 
 
-def test_resume_skips_done_members_and_retries_the_failed(tmp_path):
+def test_resume_skips_done_members_and_retries_the_failed(tmp_path, keep):
     archive = tmp_path / "pkg.tar.gz"
     with tarfile.open(archive, "w:gz") as tf:
         add(tf, "PMC71.nxml", jats("PMC71"))
@@ -279,6 +287,19 @@ def test_licence_and_retracted_select_articles(tmp_path):
     assert statuses == ["done", "excluded", "done"]
     skip = annotate_files([mirror], tmp_path / "out2", progress="off", retracted="skip")
     assert skip.done == 2 and "retracted" in skip.excluded[0].error
+    stream = tmp_path / "out.jsonl"
+    annotate_files([mirror], stream, to="jsonl", progress="off", licences=["cc-by"])
+    assert not (tmp_path / ".out.jsonl.parts").exists()  # finished, one article left out
+
+
+def test_an_archive_of_no_papers_is_no_input(tmp_path):
+    with zipfile.ZipFile(tmp_path / "figures.zip", "w") as zf:
+        zf.writestr("fig1.jpg", b"\xff\xd8")
+    (tmp_path / "PMC140.nxml").write_bytes(jats("PMC140"))
+    summary = annotate_files([tmp_path], tmp_path / "out", progress="off")
+    assert (summary.total, summary.done, summary.failures) == (1, 1, [])
+    with pytest.raises(UsageError, match="no readable files found"):
+        annotate_files([tmp_path / "figures.zip"], tmp_path / "out2", progress="off")
 
 
 def test_a_newer_version_replaces_the_older_in_a_resumed_run(tmp_path):

@@ -257,10 +257,11 @@ class Manifest:
         self._note(line)
         self._pending.append(manifest_line(line))
 
-    def done_names(self, paths: Iterable[str]) -> list[str]:
-        """Of ``paths`` (in order), those recorded as done (with outputs)."""
+    def done_names(self, paths: Iterable[str], excluded: bool = False) -> list[str]:
+        """Of ``paths`` (in order), those recorded as done (with outputs; ``excluded``:
+        and those left out by ``--licence`` / ``--retracted``, which have none)."""
         return [p for p in paths if input_key(p) in self.done and
-                input_key(p) not in self.excluded]
+                (excluded or input_key(p) not in self.excluded)]
 
     def flush(self, force: bool = True) -> None:
         if not self._pending:

@@ -320,7 +320,7 @@ def _finish_stream(target: Target, manifest: Manifest, sources: list[Source],
     if not done:
         return  # no header-only file when every input failed
     assemble(target, done, _stream_header(job).decode("utf-8"), job.writer)
-    if len(done) == len(sources):
+    if len(manifest.done_names([s.name for s in sources], excluded=True)) == len(sources):
         Store(target.root).remove_tree(target.parts_dir)
 
 

@@ -4,8 +4,10 @@ The paths a user names expand to :class:`~coresc.pipeline.Source` objects: files
 standard input, every input member of an archive (``.tar.gz`` / ``.tgz`` / ``.tar`` /
 ``.zip``, MECA packages included), the article versions an inventory CSV lists, and,
 where an archive or inventory cannot be read, an input that fails with the reason.
-Archive members carry no bytes until :func:`with_data` streams them, in archive order,
-as the run reaches them: a plan of a million members holds only their names. Of two
+Members of a ``.tar.gz`` are read once to list them; the plan keeps their bytes up to
+:data:`KEEP_LISTED_BYTES` in all (so a small archive is decompressed once), and the
+others carry no bytes until :func:`with_data` streams them, in archive order, as the run
+reaches them: a plan of a million members holds their names, not their bytes. Of two
 versions of one PMC article among the inputs, only the newer is annotated.
 """
 
@@ -18,6 +20,11 @@ from pathlib import Path
 from ..errors import InputError
 from ..pipeline import Source
 
+#: Bytes of tar members a plan keeps from listing them, in all: an archive within it is
+#: decompressed once; members beyond it are streamed from a second pass as the run
+#: reaches them (a ``.tar.gz`` has no index to seek with).
+KEEP_LISTED_BYTES = 128_000_000
+
 
 def expand(files: Iterable[Path]) -> list[Source]:
     """Each found file as the inputs it stands for, in order."""
@@ -26,6 +33,7 @@ def expand(files: Iterable[Path]) -> list[Source]:
     from ..readers.inventory import is_inventory
 
     out: list[Source] = []
+    keep = KEEP_LISTED_BYTES
     for p in files:
         name = str(p)
         if name == STDIN:
@@ -33,7 +41,9 @@ def expand(files: Iterable[Path]) -> list[Source]:
         elif is_inventory(name):
             out += inventory_sources(p)
         elif is_archive(name):
-            out += archive_sources(name)
+            members = archive_sources(name, keep)
+            keep -= sum(len(s.data) for s in members if s.data is not None)
+            out += members
         else:
             out.append(Source.file(p))
     return out
@@ -61,23 +71,21 @@ def inventory_sources(path: Path) -> list[Source]:
         Source(name=e.path, problem=e.problem) for e in problems]
 
 
-def archive_sources(path: str) -> list[Source]:
-    """An archive's input members (their names only); an archive that cannot be read,
-    or damage that stops the listing, is one failed input named by the archive."""
+def archive_sources(path: str, keep: int = 0) -> list[Source]:
+    """An archive's input members (their names, and the bytes of those the listing kept,
+    up to ``keep`` in all); an archive that cannot be read, or damage that stops the
+    listing, is one failed input named by the archive."""
     from ..readers.archives import list_members, member_name
 
     try:
-        listing = list_members(path)
+        listing = list_members(path, keep)
     except InputError as exc:
         return [Source(name=path, path=path, problem=exc.problem)]
     out = [Source(name=member_name(path, m.name), archive=path, member=m.name,
-                  stamp=(m.size, m.mtime_ns), meta=tuple(m.meta.items()))
+                  stamp=(m.size, m.mtime_ns), meta=tuple(m.meta.items()), data=m.data)
            for m in listing.members]
-    problem = listing.problem
-    if not out and problem is None:
-        problem = "archive holds no file to read (.xml .nxml .txt .jsonl .pdf)"
-    if problem is not None:
-        out.append(Source(name=path, path=path, problem=problem))
+    if listing.problem is not None:  # (an archive of no papers at all gives no input)
+        out.append(Source(name=path, path=path, problem=listing.problem))
     return out
 
 

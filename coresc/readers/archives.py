@@ -14,12 +14,13 @@ when it names no XML).
 
 from __future__ import annotations
 
+import posixpath
 import tarfile
 import zipfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import PurePath
 from typing import Any
 
 from ..errors import InputError
@@ -54,6 +55,7 @@ class Member:
     size: int
     mtime_ns: int
     meta: dict[str, Any] = field(default_factory=dict)
+    data: bytes | None = None  # its bytes, where the listing kept them (see list_members)
 
 
 @dataclass
@@ -64,13 +66,18 @@ class Listing:
     problem: str | None = None
 
 
-def list_members(path: str) -> Listing:
+def list_members(path: str, keep: int = 0) -> Listing:
     """The inputs an archive holds, in archive order. Raises :class:`InputError` when it
-    cannot be opened at all; damage further in ends the listing with ``problem`` set."""
+    cannot be opened at all; damage further in ends the listing with ``problem`` set.
+
+    ``keep``: a tar's members are read anyway to list it (it has no index), so the
+    bytes of its first members, up to ``keep`` bytes in all, are kept in
+    ``Member.data``: an archive that fits is decompressed once, not twice.
+    """
     try:
         if str(path).lower().endswith(".zip"):
-            return _list_zip(path)
-        return _list_tar(path)
+            return _list_zip(path)  # a zip has an index: its members are read when due
+        return _list_tar(path, keep)
     except InputError:
         raise
     except _DAMAGE as exc:
@@ -81,17 +88,22 @@ def _why(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-def _list_tar(path: str) -> Listing:
+def _list_tar(path: str, keep: int) -> Listing:
     listing, found, metadata = Listing(), [], {}
+    limit = min(keep, max_input_bytes())
     with tarfile.open(path, "r|*") as tf:
         try:
             for info in tf:
                 if not info.isfile() or not _usable(info.name):
                     continue
                 if is_metadata_file(info.name):
-                    metadata[PurePosixPath(info.name).stem] = _json_meta(tf, info)
+                    metadata[_stem(info.name)] = _json_meta(tf, info)
                 elif info.name.lower().endswith(INPUT_SUFFIXES):
-                    found.append(Member(info.name, info.size, int(info.mtime) * 10**9))
+                    member = Member(info.name, info.size, int(info.mtime) * 10**9)
+                    if info.size <= limit:
+                        member.data = tf.extractfile(info).read()
+                        limit -= info.size
+                    found.append(member)
         except _DAMAGE as exc:
             listing.problem = f"archive damaged after {len(found)} input(s) ({_why(exc)})"
     listing.members = _one_per_article(found, metadata)
@@ -113,7 +125,7 @@ def _list_zip(path: str) -> Listing:
             if not _usable(name):
                 continue
             if is_metadata_file(name):
-                metadata[PurePosixPath(name).stem] = _parse_meta(zf.read(info))
+                metadata[_stem(name)] = _parse_meta(zf.read(info))
             elif name.lower().endswith(INPUT_SUFFIXES):
                 found.append(_zip_member(info))
     return Listing(_one_per_article(found, metadata))
@@ -128,9 +140,12 @@ def _zip_member(info: zipfile.ZipInfo) -> Member:
 
 def _usable(name: str) -> bool:
     """Not hidden (``.``, macOS's ``__MACOSX``), not absolute, no ``..`` part."""
-    parts = PurePosixPath(name).parts
-    return bool(parts) and not name.startswith("/") and not any(
-        p.startswith((".", "__MACOSX")) or p == ".." for p in parts)
+    return bool(name) and not name.startswith("/") and not any(
+        p.startswith((".", "__MACOSX")) for p in name.split("/"))
+
+
+def _stem(name: str) -> str:
+    return posixpath.splitext(posixpath.basename(name))[0]
 
 
 def _json_meta(tf: tarfile.TarFile, info: tarfile.TarInfo) -> dict[str, Any]:
@@ -152,18 +167,19 @@ def _parse_meta(data: bytes) -> dict[str, Any]:
 def _one_per_article(found: list[Member], metadata: dict[str, dict]) -> list[Member]:
     """One member per PMC article-version folder (XML over PDF over text), each given
     its metadata's provenance; members outside such folders are all kept."""
-    names = {}
+    names: dict[str, set[str]] = {}
     for m in found:
-        names.setdefault(str(PurePosixPath(m.name).parent), set()).add(
-            PurePosixPath(m.name).name)
+        folder, base = posixpath.split(m.name)
+        names.setdefault(folder, set()).add(base)
     kept = []
     for m in found:
-        folder = PurePosixPath(m.name).parent
-        version = article_version(folder.name)
+        folder, base = posixpath.split(m.name)
+        folder_name = posixpath.basename(folder)
+        version = article_version(folder_name) if folder_name.startswith("PMC") else None
         if version is not None and version[1] is not None:
-            if article_file(folder, names[str(folder)]) != PurePosixPath(m.name).name:
+            if article_file(PurePath(folder_name), names[folder]) != base:
                 continue  # the folder's XML is read, not its PDF or text as well
-            m.meta = metadata.get(folder.name, {})
+            m.meta = metadata.get(folder_name, {})
         kept.append(m)
     return kept
 
@@ -192,7 +208,7 @@ def _meca_article(path: str, manifest: bytes) -> str | None:
 def stream_members(path: str, wanted: list[str]) -> Iterator[tuple[str, bytes | InputError]]:
     """``(member, bytes)`` for each ``wanted`` member in archive order (the order
     :func:`list_members` gave), or ``(member, InputError)`` for one that cannot be read.
-    Damage that ends a tar stream fails every wanted member after it, each on its own."""
+    Damage that ends a tar stream fails the wanted members it cuts off, each on its own."""
     if str(path).lower().endswith(".zip"):
         yield from _stream_zip(path, wanted)
     else:
@@ -237,7 +253,7 @@ def _stream_tar(path: str, wanted: list[str]) -> Iterator[tuple[str, bytes | Inp
                     if not todo:
                         return
     except _DAMAGE as exc:
-        why = f"archive damaged before this member ({_why(exc)})"
+        why = f"archive damaged in or before this member ({_why(exc)})"
     else:
         why = "no longer in the archive"
     for name in wanted:  # in order: those the stream did not reach

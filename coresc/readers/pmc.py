@@ -21,13 +21,11 @@ The provenance keys every annotated paper may carry (:data:`PROVENANCE_KEYS`):
 
 from __future__ import annotations
 
-import json
+import os
 import re
 from pathlib import Path
 from typing import Any
 
-from ..document import Paper
-from ..errors import InputError
 from ..xmlsafe import localname
 
 PROVENANCE_KEYS = ("pmcid", "pmid", "doi", "version", "license", "retracted",
@@ -37,15 +35,12 @@ PROVENANCE_KEYS = ("pmcid", "pmid", "doi", "version", "license", "retracted",
 _ARTICLE = re.compile(r"^(PMC\d+)(?:\.(\d+))?$")
 #: The files an article-version folder may hold to read, best first: XML over the PDF.
 ARTICLE_FILES = (".xml", ".nxml", ".pdf", ".txt")
-#: Metadata JSON is small; anything larger is not PMC's.
-_MAX_METADATA_BYTES = 1_000_000
-_FORMATS = {"text": "text", "jsonl": "text"}  # any other reader reads XML
 
 
 def article_version(name: str | Path) -> tuple[str, int | None] | None:
     """``(pmcid, version)`` from a PMC file or folder name (``PMC123.2.xml`` ->
     ``("PMC123", 2)``, ``PMC123.nxml`` -> ``("PMC123", None)``); None for other names."""
-    stem = Path(str(name).rstrip("/")).name
+    stem = os.path.basename(str(name).rstrip("/"))  # a string: archives list millions
     for suffix in (*ARTICLE_FILES, ".json"):
         if stem.lower().endswith(suffix):
             stem = stem[: -len(suffix)]
@@ -73,8 +68,8 @@ def article_file(folder: Path, names: set[str]) -> str | None:
 
 def is_metadata_file(path: str | Path) -> bool:
     """A PMC metadata JSON (``PMC123.2.json``): part of the layout, not an input."""
-    p = Path(path)
-    return p.suffix == ".json" and article_version(p.name) is not None
+    name = str(path)
+    return name.endswith(".json") and article_version(name) is not None
 
 
 def metadata_path(path: str | Path) -> Path | None:
@@ -89,24 +84,6 @@ def metadata_path(path: str | Path) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
-
-
-def read_metadata(path: str | Path) -> dict[str, Any]:
-    """A metadata JSON as a dict; :class:`InputError` naming it when it is not one."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(_MAX_METADATA_BYTES + 1)
-    except OSError as exc:
-        raise InputError(path, f"cannot read the metadata: {exc.strerror}") from None
-    if len(data) > _MAX_METADATA_BYTES:
-        raise InputError(path, "metadata JSON larger than 1 MB: not PMC's")
-    try:
-        record = json.loads(data)
-    except ValueError as exc:
-        raise InputError(path, f"metadata is not JSON ({exc})") from None
-    if not isinstance(record, dict):
-        raise InputError(path, "metadata JSON is not an object")
-    return record
 
 
 def licence_code(value: Any) -> str | None:
@@ -162,20 +139,3 @@ def _jats_licence(meta) -> str | None:
         if code:
             return code
     return None
-
-
-def add_provenance(paper: Paper, path: str | None, name: str) -> None:
-    """Set the provenance keys on a paper just read: from its JATS (kept in its tree),
-    the article-version name of ``path``/``name``, and PMC's metadata JSON beside the
-    file. Raises :class:`InputError` for a metadata JSON that cannot be read."""
-    meta = paper.meta
-    pdf = "pdf_reader" in meta or "grobid" in meta
-    meta["source_format"] = "pdf" if pdf else _FORMATS.get(paper.source_format, "xml")
-    found = article_version(path or name.rpartition("::")[2])
-    if found is not None:
-        meta.setdefault("pmcid", found[0])
-        if found[1] is not None:
-            meta["version"] = found[1]
-    json_path = metadata_path(path) if path else None
-    if json_path is not None:
-        meta.update(from_metadata(read_metadata(json_path)))
