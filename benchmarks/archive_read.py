@@ -9,7 +9,8 @@ model: find the inputs (walk the folder, or list the archive), read each one's b
 (from disk, or streamed out of the archive) and read it into papers with its
 provenance (``coresc.pipeline.read_source``). The three are run in turn, the order
 rotating every round, ``--rounds`` times (the machine is shared: interleaved runs see
-the same load); the median of each and its ratio to the folder's are printed.
+the same load); the median of each, wall-clock and CPU seconds of this process, and
+its ratio to the folder's are printed.
 "tar.gz 2 passes" is the same archive with nothing kept from its listing
 (``coresc.batch.sources.KEEP_LISTED_BYTES`` = 0): how an archive larger than what a plan
 keeps (128 MB of members) is read, decompressed once to list it, once to read it.
@@ -60,27 +61,31 @@ def annotate(path: Path, out: Path) -> None:
 KEEP = {"tar.gz 2 passes": 0}
 
 
-def rounds(kinds: dict[str, Path], n: int, run) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {k: [] for k in kinds}
+def rounds(kinds: dict[str, Path], n: int, run) -> dict[str, list[tuple[float, float]]]:
+    """Per kind, ``(wall, CPU)`` seconds of each round (CPU time is this process's:
+    what a busy machine's other work changes least)."""
+    times: dict[str, list[tuple[float, float]]] = {k: [] for k in kinds}
     names = list(kinds)
     default = sources.KEEP_LISTED_BYTES
     for r in range(n):
         for name in names[r % len(names):] + names[:r % len(names)]:  # rotate the order
             sources.KEEP_LISTED_BYTES = KEEP.get(name, default)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             run(name, kinds[name])
-            times[name].append(time.perf_counter() - t0)
+            times[name].append((time.perf_counter() - t0, time.process_time() - c0))
     sources.KEEP_LISTED_BYTES = default
     return times
 
 
-def report(title: str, times: dict[str, list[float]]) -> None:
-    base = statistics.median(times["folder"])
+def report(title: str, times: dict[str, list[tuple[float, float]]]) -> None:
     print(f"\n{title}: median of {len(times['folder'])} interleaved rounds")
-    for name, ts in times.items():
-        med = statistics.median(ts)
-        print(f"  {name:15s} {med:7.3f} s  (min {min(ts):.3f}, max {max(ts):.3f})  "
-              f"{100 * (med / base - 1):+6.1f}% against the folder")
+    for i, what in enumerate(("wall", "CPU")):
+        base = statistics.median(t[i] for t in times["folder"])
+        for name, ts in times.items():
+            vals = [t[i] for t in ts]
+            med = statistics.median(vals)
+            print(f"  {what:4s} {name:15s} {med:7.3f} s  (min {min(vals):.3f}, max "
+                  f"{max(vals):.3f})  {100 * (med / base - 1):+6.1f}% against the folder")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -341,3 +341,44 @@ def test_cli_says_what_licence_left_out(tmp_path, capsys):
                           "--licence", "cc-by"], capsys)
     assert rc == 0
     assert "left out 1 article(s) by --licence or --retracted" in err
+
+
+# ---------------------------------------------------------------- real papers
+
+
+@pytest.fixture(scope="module")
+def pmc_shape():
+    """benchmarks/pmc_shape.py, the generator of corpora in PMC's shape."""
+    import importlib
+    import sys
+
+    folder = str(Path(__file__).resolve().parents[1] / "benchmarks")
+    sys.path.insert(0, folder)
+    try:
+        yield importlib.import_module("pmc_shape")
+    finally:
+        sys.path.remove(folder)
+
+
+def test_generated_pmc_archive_of_real_papers_reads_as_pmc(shared_data, pmc_shape, tmp_path):
+    """Six articles from ../shared/data in PMC's shape, the 3rd and 6th in two versions,
+    the 5th retracted: the newer versions annotated, each with its provenance."""
+    archive = tmp_path / "pmc.tar.gz"
+    pmc_shape.make(archive, 6, shared_data, newer_every=3, retracted_every=5)
+    out = tmp_path / "out"
+    summary = annotate_files([archive], out, progress="off", licences=["cc-by", "cc0"],
+                             retracted="skip")
+    assert len(summary.older_versions) == 2
+    records = {r["article"]: r for r in manifest(out / MANIFEST_NAME)[1:]}
+    assert {a: (r["status"], r["version"]) for a, r in records.items()} == {
+        "PMC9000001": ("done", 1), "PMC9000002": ("done", 1),
+        "PMC9000003": ("excluded", 2),  # CC BY-NC
+        "PMC9000004": ("excluded", 1),  # CC BY-NC-ND
+        "PMC9000005": ("excluded", 1),  # retracted, --retracted skip
+        "PMC9000006": ("done", 2)}
+    assert "retracted" in records["PMC9000005"]["error"]
+    inventory = tmp_path / "mirror" / "inventory-reports/pmc-oa-opendata/metadata/data"
+    pmc_shape.make(tmp_path / "mirror", 6, shared_data, newer_every=3)
+    listed = annotate_files(list(inventory.glob("*.csv.gz")), tmp_path / "out2",
+                            progress="off", as_directory=True)
+    assert (listed.done, len(listed.older_versions)) == (6, 2)
