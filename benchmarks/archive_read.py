@@ -10,7 +10,10 @@ model: find the inputs (walk the folder, or list the archive), read each one's b
 provenance (``coresc.pipeline.read_source``). The three are run in turn, the order
 rotating every round, ``--rounds`` times (the machine is shared: interleaved runs see
 the same load); the median of each, wall-clock and CPU seconds of this process, and
-its ratio to the folder's are printed.
+its ratio to the folder's are printed; then the same for finding the inputs and getting
+their bytes alone (all that differs between a folder and an archive), whose difference
+against the folder, over the folder's whole read, is what an archive adds with the
+least noise.
 "tar.gz 2 passes" is the same archive with nothing kept from its listing
 (``coresc.batch.sources.KEEP_LISTED_BYTES`` = 0): how an archive larger than what a plan
 keeps (128 MB of members) is read, decompressed once to list it, once to read it.
@@ -48,6 +51,14 @@ def read_all(path: Path) -> tuple[int, int]:
             papers += 1
             sentences += len(paper)
     return papers, sentences
+
+
+def bytes_only(path: Path) -> int:
+    """Only find the inputs and get their bytes (what archives change), no parsing."""
+    from coresc.pipeline import source_bytes
+
+    found = find_inputs([path], archives=True)
+    return sum(len(source_bytes(s)) for s in with_data(expand(found.files)))
 
 
 def annotate(path: Path, out: Path) -> None:
@@ -106,8 +117,17 @@ def main(argv: list[str] | None = None) -> int:
               f"{data_dir()}/jats and cra-corpus; archive sizes: "
               f"tar.gz {kinds['tar.gz'].stat().st_size / 1e6:.1f} MB, "
               f"zip {kinds['zip'].stat().st_size / 1e6:.1f} MB")
-        report("reading (find, bytes, read_source)",
-               rounds(kinds, args.rounds, lambda name, path: read_all(path)))
+        reading = rounds(kinds, args.rounds, lambda name, path: read_all(path))
+        report("reading (find, bytes, read_source)", reading)
+        fetching = rounds(kinds, args.rounds, lambda name, path: bytes_only(path))
+        report("finding the inputs and getting their bytes only (no parsing)", fetching)
+        full = statistics.median(t[1] for t in reading["folder"])
+        base = statistics.median(t[1] for t in fetching["folder"])
+        print("\nwhat archives add, in CPU seconds of getting the bytes, against the whole "
+              "read of the folder:")
+        for name, ts in fetching.items():
+            extra = statistics.median(t[1] for t in ts) - base
+            print(f"  {name:15s} {extra:+.3f} s = {100 * extra / full:+.1f}%")
         if args.annotate:
             outs = Path(tmp) / "out"
             report("coresc annotate --to jsonl (fast model, one process)",
