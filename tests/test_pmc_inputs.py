@@ -382,3 +382,15 @@ def test_generated_pmc_archive_of_real_papers_reads_as_pmc(shared_data, pmc_shap
     listed = annotate_files(list(inventory.glob("*.csv.gz")), tmp_path / "out2",
                             progress="off", as_directory=True)
     assert (listed.done, len(listed.older_versions)) == (6, 2)
+
+
+def test_provenance_reaches_the_records(tmp_path):
+    """What the metadata JSON says is in the output's records (BioC JSON's infons)."""
+    article_folder(tmp_path / "m", "PMC151", 3, licence="CC BY-SA", retracted=True)
+    out = tmp_path / "out.json"
+    annotate_files([tmp_path / "m"], out, to="bioc-json", progress="off")
+    infons = json.loads(out.read_text())["documents"][0]["infons"]
+    assert {k: infons[k] for k in ("pmcid", "pmid", "doi", "version", "license", "retracted",
+                                   "source_format")} == {
+        "pmcid": "PMC151", "pmid": "1510", "doi": "10.1234/pmc151", "version": "3",
+        "license": "cc-by-sa", "retracted": "true", "source_format": "xml"}
