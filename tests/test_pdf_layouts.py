@@ -332,3 +332,28 @@ def test_double_spaced_lines_are_read_as_paragraphs():
     doc = read_data(double_spaced(), "thesis.pdf")[0]
     assert [s.text for s in doc.sentences()][1:] == SENTENCES[:20]
     assert [len(p.sentences) for _s, p in doc.paragraphs() if _s.depth >= 1] == [10, 10]
+
+
+def ieee_headings() -> bytes:
+    """Headings as IEEEtran sets them: "I. INTRODUCTION" in small capitals (smaller than
+    the text, not bold), "A. Subsection" in italics under "II. METHODS"."""
+    buf = io.BytesIO()
+    c, (width, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["A Paper Set as IEEE Sets It"], "Times-Roman", 22)
+    y = height - 120
+    for head, sub, k in (("I. INTRODUCTION", None, 0), ("II. METHODS", "A. Weighing", 1)):
+        c.setFont("Times-Roman", 7.5)
+        c.drawCentredString(width / 2, y, head)
+        y -= 16
+        if sub:
+            y = fx._lines(c, 72, y, [sub], "Times-Italic", 10) - 4
+        y = _page(c, height, fx._wrap(" ".join(SENTENCES[10 * k:10 * k + 10]), 90), y) - 12
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_small_capital_roman_headings_and_lettered_subsections():
+    doc = read_data(ieee_headings(), "ieee.pdf")[0]
+    outline = [(s.heading, s.depth) for s in doc.sections if s.depth >= 1]
+    assert outline == [("INTRODUCTION", 1), ("METHODS", 1), ("Weighing", 2)]
