@@ -260,5 +260,7 @@ def _run_in(block: Block) -> tuple[str, str] | None:
                           and not SENTENCE_END.search(prefix)):
         return None
     head = unmark(prefix).rstrip(".:\u2014 ")
+    if ABSTRACT.fullmatch(head):
+        return None  # "Abstract\u2014" opening the abstract (IEEE): no part of its own
     rest = block.marked()[len(line.bold_prefix()):].lstrip().lstrip(".:\u2014").strip()
     return head, rest
