@@ -357,3 +357,31 @@ def test_small_capital_roman_headings_and_lettered_subsections():
     doc = read_data(ieee_headings(), "ieee.pdf")[0]
     outline = [(s.heading, s.depth) for s in doc.sections if s.depth >= 1]
     assert outline == [("INTRODUCTION", 1), ("METHODS", 1), ("Weighing", 2)]
+
+
+def two_abstracts() -> bytes:
+    """A Portuguese paper: "Resumo", then the English abstract as a bold run-in
+    paragraph, then the body."""
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["Amostras Pesadas Antes da Secagem"], "Helvetica-Bold", 16)
+    y = fx._lines(c, 72, height - 110, ["Resumo"], "Helvetica-Bold", 11)
+    y = _page(c, height, ["Pesamos as amostras duas vezes. A secagem levou um dia inteiro."],
+              y - 4)
+    c.setFont("Helvetica-Bold", 10)
+    c.drawString(72, y - 6, "Abstract.")
+    c.setFont("Times-Roman", 10)
+    c.drawString(120, y - 6, "We weighed the samples twice. Drying took a whole day.")
+    y = fx._lines(c, 72, y - 30, ["1 Introdução"], "Helvetica-Bold", 11)
+    _page(c, height, fx._wrap("As amostras vieram do campo. " * 6, 90), y - 4)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_the_abstract_in_a_second_language_is_left_out_as_the_xml_readers_do():
+    doc, texts = _texts(two_abstracts(), "dois.pdf")
+    assert [s.text for s in doc.sentences() if s.zone == "abstract"] == [
+        "Pesamos as amostras duas vezes.", "A secagem levou um dia inteiro."]
+    assert not any("weighed" in t or "Drying" in t for t in texts)
+    assert "As amostras vieram do campo." in texts
