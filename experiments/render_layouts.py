@@ -17,6 +17,8 @@ the captions' texts (which a reader should keep).
     python experiments/render_layouts.py --corpus cra -o out/layouts      # 50 x 10 PDFs
     python experiments/render_layouts.py --corpus cra --layouts article-2col,llncs \
         --papers 5 -o out/layouts
+    python experiments/render_layouts.py data/example-paper.xml -o data/layouts-sample \
+        --layouts article-2col,ieeetran-conf,elsarticle-lineno     # the committed sample
 
 Needs TeX Live (Debian: ``apt-get install texlive-latex-extra texlive-publishers
 texlive-fonts-recommended texlive-lang-german texlive-lang-french``); kept out of CI.
@@ -378,6 +380,8 @@ def render(tex: str, pdf: Path, timeout: float = 120.0) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("files", nargs="*", type=Path,
+                    help="papers to render instead of a corpus (any XML coresc reads)")
     ap.add_argument("--corpus", choices=sorted(CORPORA), default="cra")
     ap.add_argument("--data", type=Path, default=None)
     ap.add_argument("--layouts", default="all", help="comma-separated names, or all: "
@@ -394,14 +398,16 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"render_layouts: unknown layouts: {', '.join(unknown)}", file=sys.stderr)
         return 2
-    files = sorted((args.data or data_dir()).joinpath(CORPORA[args.corpus]).rglob("*.xml"))
+    files = args.files or sorted((args.data or data_dir()).joinpath(
+        CORPORA[args.corpus]).rglob("*.xml"))
     files = files[:args.papers] if args.papers else files
+    group = "files" if args.files else args.corpus
     done = failed = 0
     t0 = time.monotonic()
     for k, path in enumerate(files, 1):
         paper = read_file(path)[0]
         for name in names:
-            folder = args.out / args.corpus / name
+            folder = args.out / group / name
             folder.mkdir(parents=True, exist_ok=True)
             pdf = folder / f"{paper.id}.pdf"
             if pdf.exists():
@@ -412,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
                 failed += 1
                 print(f"  {paper.id} {name}: not rendered: {problem}", file=sys.stderr)
                 continue
-            truth.update(layout=name, corpus=args.corpus)
+            truth.update(layout=name, corpus=group)
             (folder / f"{paper.id}.truth.json").write_text(json.dumps(truth, indent=1))
             done += 1
         print(f"[{k}/{len(files)}] {paper.id}: {done} PDFs made, {failed} failed, "

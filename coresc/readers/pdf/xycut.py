@@ -35,7 +35,7 @@ def _cut(runs: list[list], body: float, depth: int, out: list[list[list]]) -> No
         if runs:
             out.append(runs)
         return
-    parts = _columns(runs, body) or _across(runs, 1.0 * body) or _opening(runs, body)
+    parts = _columns(runs, body) or _across(runs, body) or _opening(runs, body)
     if parts is None:
         out.append(runs)
         return
@@ -117,13 +117,26 @@ def _gutters(runs: list[list], least: float, crossers: int) -> list[float]:
     return cuts
 
 
-def _across(runs: list[list], least: float) -> list[list[list]] | None:
-    """The region cut at its wide horizontal gaps, top to bottom; None where none."""
+def _across(runs: list[list], body: float) -> list[list[list]] | None:
+    """The region cut at its wide horizontal gaps (a body line's height or more), top to
+    bottom; None where none. Two parts whose columns run on across the gap (the same
+    gutter above and below: a heading's gap in one column beside a paragraph's in the
+    other) stay one, so that each column is read whole."""
     spans = sorted((-r[3], -r[1], i) for i, r in enumerate(runs))
-    cuts = _gaps(spans, least)
+    cuts = _gaps(spans, body)
     if not cuts:
         return None
-    return _split(runs, cuts, lambda r: -(r[1] + r[3]) / 2)
+    parts = _split(runs, cuts, lambda r: -(r[1] + r[3]) / 2)
+    merged = [parts[0]]
+    below = _gutters(parts[0], 0.6 * body, 0) if len(parts[0]) > 1 else []
+    for part in parts[1:]:
+        gutters = _gutters(part, 0.6 * body, 0) if len(part) > 1 else []
+        if any(abs(a - b) < body for a in below for b in gutters):
+            merged[-1] = merged[-1] + part
+        else:
+            merged.append(part)
+        below = gutters
+    return merged if len(merged) > 1 else None
 
 
 def _opening(runs: list[list], body: float, tries: int = 8) -> list[list[list]] | None:
