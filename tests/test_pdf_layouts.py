@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from helpers import need
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 need("reportlab")
 
@@ -410,3 +412,17 @@ def test_the_committed_layout_sample_reads_back_to_its_xml(layout):
     heads = {key(s.heading) for s in doc.sections}
     assert {key(e["text"]) for e in truth["elements"] if e["role"] == "heading"
             and "back" not in e} <= heads
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 600), st.floats(0, 800), st.floats(0.1, 300),
+                          st.floats(0.1, 40)), min_size=0, max_size=60),
+       st.floats(1, 20))
+def test_xy_cuts_read_every_run_once(boxes, body):
+    from coresc.readers.pdf.xycut import xy_leaves
+
+    runs = [[x, y, x + w, y + h, y, h, f"r{i}", 0.0, 0.0, "F", []]
+            for i, (x, y, w, h) in enumerate(boxes)]
+    leaves = xy_leaves(runs, body)
+    assert sorted(r[6] for leaf in leaves for r in leaf) == sorted(r[6] for r in runs)
+    assert all(leaves)

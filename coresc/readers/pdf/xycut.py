@@ -55,12 +55,14 @@ def _gaps(spans: list[tuple[float, float, int]], least: float) -> list[float]:
     return cuts
 
 
-def _split(runs: list[list], cuts: list[float], key) -> list[list[list]]:
-    """``runs`` parted at ``cuts`` (ascending) by ``key``, in the cuts' order."""
+def _split(runs: list[list], cuts: list[float], key, keep_empty: bool = False
+           ) -> list[list[list]]:
+    """``runs`` parted at ``cuts`` (ascending) by ``key``, in the cuts' order (the empty
+    parts left out, unless ``keep_empty``)."""
     parts: list[list[list]] = [[] for _ in range(len(cuts) + 1)]
     for r in runs:
         parts[bisect.bisect_left(cuts, key(r))].append(r)
-    return [p for p in parts if p]
+    return parts if keep_empty else [p for p in parts if p]
 
 
 def _columns(runs: list[list], body: float) -> list[list[list]] | None:
@@ -75,13 +77,15 @@ def _columns(runs: list[list], body: float) -> list[list[list]] | None:
         return None
     crossing = [r for r in runs if _crosses(r, cuts)]
     inside = [r for r in runs if not _crosses(r, cuts)]
-    parts = _split(inside, cuts, lambda r: (r[0] + r[2]) / 2)
+    if not inside:
+        return None
+    parts = _split(inside, cuts, lambda r: (r[0] + r[2]) / 2, keep_empty=True)
     # a column holds text of several lines (not a number and its heading, or a margin
     # note beside one line); margin line numbers are a column of their own
     if sum(1 for p in parts if _lines(p, body) >= 2) < 2:
         return None
     if not crossing:
-        return parts
+        return [p for p in parts if p]
     top, bottom = max(r[3] for r in inside), min(r[1] for r in inside)
     above = [r for r in crossing if r[1] >= top]
     below = [r for r in crossing if r[3] <= bottom and r[1] < top]
