@@ -190,7 +190,7 @@ def escape(text: str) -> str:
             out.append(_SPECIAL[ch])
         elif ch in _SYMBOLS:
             out.append(_SYMBOLS[ch])
-        elif ord(ch) < 0x250 and ch.isprintable():
+        elif ord(ch) < 0x180 and ch.isprintable():  # Latin-1 and Extended-A: T1 has them
             out.append(ch)
         elif unicodedata.name(ch, "").startswith("GREEK SMALL LETTER "):
             name = unicodedata.name(ch)[19:].lower()
@@ -340,7 +340,7 @@ def latex_of(paper: Paper, layout: Layout, seed: int = 0) -> tuple[str, dict]:
         back = "\\appendix\n" + "".join(t + "\n" for t in tail.tex)
         appendix_truth = tail.truth
         appendix_truth[0]["back"] = "appendix"
-    short = escape(title.split(":")[0])[:60]
+    short = escape(title.split(":")[0][:60])
     front = layout.front.replace("@TITLE@", escape(title)).replace(
         "@AUTHORS@", layout.author_sep.join(authors)).replace("@ABSTRACT@", abstract)
     heads = _HEADS.replace("{short}", short) if layout.heads else ""
