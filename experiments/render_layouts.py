@@ -199,7 +199,7 @@ def escape(text: str) -> str:
             out.append(" ")
         else:
             base = unicodedata.normalize("NFKD", ch)
-            out.append("".join(c for c in base if ord(c) < 0x250 and c.isprintable()))
+            out.append("".join(c for c in base if ord(c) < 0x180 and c.isprintable()))
     return re.sub(r"\s+", " ", "".join(out)).strip()
 
 
