@@ -426,3 +426,16 @@ def test_xy_cuts_read_every_run_once(boxes, body):
     leaves = xy_leaves(runs, body)
     assert sorted(r[6] for leaf in leaves for r in leaf) == sorted(r[6] for r in runs)
     assert all(leaves)
+
+
+def test_the_html_view_says_how_well_a_pdf_was_read():
+    from coresc.writers.html.paper import render_paper
+
+    good = render_paper(read_data(paper(), "good.pdf")[0])
+    assert '<p class="note" id="reading">Read from a PDF: 0% of its sentences' in good
+    bad = render_paper(read_data(every_line_a_sentence(), "bad.pdf")[0])
+    assert 'id="reading" role="alert">Read from a PDF, perhaps badly:' in bad
+    assert "--grobid" in bad
+    xml = render_paper(read_data(b"<article><body><p>One. Two.</p></body></article>",
+                                 "x.xml")[0])
+    assert 'id="reading"' not in xml
