@@ -262,7 +262,8 @@ def _run_in(block: Block) -> tuple[str, str] | None:
     prefix = line.bold_prefix().strip()
     if not prefix or len(prefix) >= len(line.text.strip()) - 1:
         return None
-    if len(prefix.split()) > 10 or not prefix[:1].isupper():
+    # (a head may open in lower case: a gene's name, "emm-types and emm-patterns")
+    if len(prefix.split()) > 10 or not (prefix[:1].isupper() or len(prefix.split()) >= 2):
         return None
     after = line.marked[len(line.bold_prefix()):].lstrip()
     stops = prefix.endswith((".", ":", "\u2014")) or after.startswith((".", ":", "\u2014"))
