@@ -439,3 +439,25 @@ def test_the_html_view_says_how_well_a_pdf_was_read():
     xml = render_paper(read_data(b"<article><body><p>One. Two.</p></body></article>",
                                  "x.xml")[0])
     assert 'id="reading"' not in xml
+
+
+def lower_case_run_in() -> bytes:
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["A Paper on Streptococci"], "Helvetica-Bold", 16)
+    y = fx._lines(c, 72, height - 110, ["1 Methods"], "Helvetica-Bold", 11)
+    c.setFont("Times-Bold", 10)
+    c.drawString(72, y - 4, "emm typing")
+    c.setFont("Times-Roman", 10)
+    c.drawString(122, y - 4, "The isolates were typed by sequencing the end of the gene.")
+    _page(c, height, fx._wrap(" ".join(SENTENCES[:6]), 90), y - 16.5)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_a_run_in_head_may_open_in_lower_case():
+    doc = read_data(lower_case_run_in(), "emm.pdf")[0]
+    assert [s.heading for s in doc.sections if s.depth >= 1] == ["Methods", "emm typing"]
+    assert "The isolates were typed by sequencing the end of the gene." in [
+        s.text for s in doc.sentences()]
