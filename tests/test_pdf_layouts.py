@@ -461,3 +461,27 @@ def test_a_run_in_head_may_open_in_lower_case():
     assert [s.heading for s in doc.sections if s.depth >= 1] == ["Methods", "emm typing"]
     assert "The isolates were typed by sequencing the end of the gene." in [
         s.text for s in doc.sentences()]
+
+
+def abstract_paper(heading: str | None) -> bytes:
+    """An abstract under ``heading``, or with none, set smaller than the body."""
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["Weighing Samples Before and After Drying"],
+              "Helvetica-Bold", 16)
+    y = height - 110
+    if heading:
+        y = fx._lines(c, 72, y, [heading], "Helvetica-Bold", 10) - 4
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[30:36]), 100), y, size=8.5)
+    y = fx._lines(c, 72, y - 14, ["1 Introduction"], "Helvetica-Bold", 11)
+    _page(c, height, fx._wrap(" ".join(SENTENCES[:10]), 90), y - 4)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("heading", ["Zusammenfassung", "Samenvatting", None])
+def test_abstracts_named_in_other_languages_or_set_apart_by_size_alone(heading):
+    doc = read_data(abstract_paper(heading), "abs.pdf")[0]
+    assert [s.text for s in doc.sentences() if s.zone == "abstract"] == SENTENCES[30:36]
+    assert [s.text for s in doc.sentences() if s.zone == "body"] == SENTENCES[:10]

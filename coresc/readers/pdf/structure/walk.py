@@ -102,6 +102,9 @@ class _Walk:
             elif not self.abstract_ahead and block.first.page == 0 and \
                     ABSTRACT_PART.match(text) and _run_in(block):
                 self.start_abstract(parts)  # a structured abstract with no heading
+            elif not self.abstract_ahead and block.first.page <= 1 and \
+                    _unheaded_abstract(block, text, self.body):
+                self.start_abstract(parts)  # set apart by a smaller size alone
             elif not self.abstract_ahead and _body_like(block, text, self.body):
                 self.where = "body"  # a paper without an abstract: its text has begun
             else:
@@ -138,7 +141,7 @@ class _Walk:
         self.skip_level = None
         self.flush(parts)
         self.unfinished = None
-        if ABSTRACT.match(text) and len(text) < 12 and (
+        if _abstract_heading(text) and (
                 self.where in ("front", "abstract") or not self.body_heads):
             self.start_abstract(parts)  # a second one: its translation, left out
             return
@@ -216,6 +219,13 @@ class _Walk:
         self.last_para = None
 
 
+def _abstract_heading(text: str) -> bool:
+    """Whether a heading is the abstract's name alone ("Abstract", "Zusammenfassung"),
+    not a section such as "Summary of results"."""
+    m = ABSTRACT.match(text)
+    return m is not None and m.end() >= len(text.rstrip(".: "))
+
+
 def _opens_abstract(block: Block, text: str) -> bool:
     """Whether a block opens with "Abstract" set apart: bold, in capitals, or a bold
     run-in word ("Abstract. We ...")."""
@@ -223,6 +233,14 @@ def _opens_abstract(block: Block, text: str) -> bool:
     return bool(ABSTRACT.match(text)) and (
         line.bold > 0.5 or line.text[:8].isupper()
         or bool(ABSTRACT.match(unmark(line.bold_prefix()).strip())))
+
+
+def _unheaded_abstract(block: Block, text: str, body: float) -> bool:
+    """An abstract with no heading, set smaller than the body before it begins (revtex,
+    acmart's acmsmall): running text of several lines, no e-mail, no front label."""
+    return body - 2.5 <= block.size <= body - 0.5 and len(block.lines) >= 3 and \
+        len(text) > 300 and text.count(". ") >= 2 and "@" not in text and \
+        not FRONT_LABEL.match(text)
 
 
 def _back_section(block: Block) -> bool:
