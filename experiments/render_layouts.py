@@ -154,7 +154,7 @@ Example University, Cambridge, UK}}
 \maketitle
 """, heads=False, author_sep="}\\author{"),
     "article-german": Layout(_article("11pt,a4paper", r"\usepackage{mathpazo}", "ngerman"),
-                             _ARTICLE_FRONT, numbered=False, appendix=True,
+                             _ARTICLE_FRONT, numbered=False,
                              abstract_name="Zusammenfassung", refs_name="Literatur"),
     "article-french-2col": Layout(
         _article("10pt,twocolumn,a4paper", r"\usepackage{helvet}\renewcommand{\familydefault}"

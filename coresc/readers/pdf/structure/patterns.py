@@ -9,7 +9,8 @@ import re
 NUMBER = re.compile(r"^((?:\d{1,2}|[IVX]{1,4}|[A-H])(?:\.\d{1,2}){0,3})\.?\s+(?=\S)")
 CAPTION = re.compile(
     r"^((?:supplementary\s+|suppl\.\s+)?(?:fig(?:ure)?s?|fig|table|tabela|tabla|quadro|cuadro|"
-    r"gr[áa]fico|scheme|chart|plate|box|figura|algorithm)\.?\s*"
+    r"gr[áa]fico|scheme|chart|plate|box|figura|algorithm|abbildung|abb|tabelle|tab|"
+    r"tableau|tabella|figuur|tabel|рис(?:унок)?|таблица|图|表|図)\.?\s*"
     r"(?:S?\d{1,3}[A-Za-z]?|[IVX]{1,4})(?:\s*[.:|\u2014\u2013-])?)\s*(?=\S|$)", re.I)
 ABSTRACT = re.compile(
     r"^(?:abstract|summary|resumo|resumen|r[ée]sum[ée]|zusammenfassung|kurzfassung|"
