@@ -29,7 +29,7 @@ from typing import Any
 from .._version import __version__
 from ..errors import OutputError, UsageError
 from .outputs import Store
-from .work import Outcome, fingerprint
+from .work import Outcome, fingerprint, input_key
 
 MANIFEST_VERSION = 1
 
@@ -73,11 +73,6 @@ def _model_files(d: Path) -> list[str]:
     return sorted(out)
 
 
-def input_key(path: str | Path) -> str:
-    """How the manifest names an input: its absolute path."""
-    return os.path.abspath(path)
-
-
 class Manifest:
     """The manifest of one output; :meth:`open` starts or resumes it."""
 
@@ -91,6 +86,8 @@ class Manifest:
         self._last_flush = time.monotonic()
         self._fh = None
         self._rewrite = True
+        self._added: set[str] = set()  # inputs this run has added
+        self._start = 0  # where this run's lines begin in a local file
 
     @property
     def location(self) -> str:
@@ -167,20 +164,56 @@ class Manifest:
             return True
         return st.st_size == size and fingerprint(path)["sha256"] == sha
 
-    def add(self, outcome: Outcome, path: str | None) -> None:
-        """Record an outcome (after its outputs are written) and flush it to disk."""
+    def add(self, outcome: Outcome, path: str | None, written: bool = False) -> None:
+        """Record an outcome (after its outputs are written) and flush it to disk;
+        ``written``: its line is on disk already (:func:`~coresc.batch.work.record_outcome`)."""
         rec = outcome.record()
         if path is not None:
             rec["input"] = input_key(path)
+        self._remember(rec)
+        if not written:
+            self._pending.append(json.dumps(rec, ensure_ascii=False))
+            self.flush(force=self.store.fs is None)
+
+    def _remember(self, rec: dict[str, Any]) -> None:
         key = rec["input"]
-        if outcome.status == "done":
-            self.done[key] = (outcome.size, outcome.mtime_ns, outcome.sha256)
+        self._added.add(key)
+        if rec.get("status") == "done":
+            self.done[key] = (rec.get("size"), rec.get("mtime_ns"), rec.get("sha256"))
             self.failed.discard(key)
         else:
             self.done.pop(key, None)
             self.failed.add(key)
-        self._pending.append(json.dumps(rec, ensure_ascii=False))
-        self.flush(force=self.store.fs is None)
+
+    def writable_path(self) -> str | None:
+        """The local file other processes may append this run's lines to, its header
+        written (None for a manifest at a URL)."""
+        if self.store.fs is not None:
+            return None
+        self.flush()
+        path = self.store.path(self.name)
+        self._start = os.path.getsize(path)
+        return path
+
+    def late_records(self) -> list[dict[str, Any]]:
+        """The lines other processes appended in this run that :meth:`add` has not seen
+        (the outcomes an interrupted run had not taken yet), now remembered too."""
+        if self._fh is None:
+            return []
+        with open(self.store.path(self.name), "rb") as fh:
+            fh.seek(self._start)
+            lines = fh.read().decode("utf-8", "replace").splitlines()
+        late = []
+        for line in lines:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(rec, dict) and isinstance(rec.get("input"), str) \
+                    and rec["input"] not in self._added:
+                self._remember(rec)
+                late.append(rec)
+        return late
 
     def done_names(self, paths: Iterable[str]) -> list[str]:
         """Of ``paths`` (in order), those recorded as done."""
@@ -202,9 +235,13 @@ class Manifest:
     def _open_local(self) -> None:
         path = self.store.path(self.name)
         with self._errors():
-            self._fh = open(path, "w" if self._rewrite else "a", encoding="utf-8")
+            if self._rewrite:
+                open(path, "w").close()
+            # appending, as worker processes do: no line overwrites another
+            self._fh = open(path, "a", encoding="utf-8")
             if not self._rewrite and _ends_mid_line(path):
                 self._fh.write("\n")  # after a line cut short by a kill
+                self._fh.flush()
 
     def _flush_local(self) -> None:
         if self._fh is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -167,7 +167,8 @@ def _execute(plan: _Plan, cluster, jobs: int, resume: bool, progress: str,
     meter = Progress(len(todo), progress)
     if cluster is not None:
         outcomes = cluster.outcomes(todo, batch_size)
-    else:
+    else:  # here, each process writes an input's manifest line with its outputs
+        job = replace(job, record=manifest.writable_path() if manifest else None)
         outcomes = local_outcomes(todo, job, plan.model, jobs)
     try:
         _consume(outcomes, summary, manifest, meter, target, job)
@@ -177,6 +178,8 @@ def _execute(plan: _Plan, cluster, jobs: int, resume: bool, progress: str,
             _finish_stream(target, manifest, sources, job)
     except KeyboardInterrupt:
         outcomes.close()  # stops the workers
+        if manifest is not None:  # what workers finished beyond the first still running
+            _count_late(manifest, summary)
         if target is not None:  # a write the interrupt cut short leaves no temporary file
             remove_leftovers(target)
         summary.seconds = time.monotonic() - t0
@@ -252,7 +255,7 @@ def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest |
             _stdout_outcome(oc, job)
         summary.warnings += oc.warnings
         if manifest is not None:
-            manifest.add(oc, oc.name)
+            manifest.add(oc, oc.name, written=job.record is not None)
         if oc.status == "done":
             summary.done += 1
             summary.papers += oc.papers
@@ -260,6 +263,19 @@ def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest |
         else:
             summary.failures.append(oc)
         meter.update(oc.sentences if oc.status == "done" else 0)
+
+
+def _count_late(manifest: Manifest, summary: Summary) -> None:
+    """Count the outcomes workers recorded that the interrupted run had not taken (it
+    takes them in input order, so one slow input holds back those after it)."""
+    for rec in manifest.late_records():
+        if rec.get("status") == "done":
+            summary.done += 1
+            summary.papers += rec.get("papers") or 0
+            summary.sentences += rec.get("sentences") or 0
+        else:
+            summary.failures.append(Outcome(name=rec["input"], status="failed",
+                                            error=rec.get("error")))
 
 
 def _stream_header(job: Job) -> bytes:

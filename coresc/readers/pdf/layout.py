@@ -231,27 +231,62 @@ def _joined(a: list, b: list, space: bool) -> list:
 def _lone_runs_span(placed: list[tuple[list, int]]) -> list[tuple[list, int]]:
     """A run in a column with no run of another column beside it, but a spanning run just
     above or below, spans too: the short last line of a full-width paragraph or title."""
-    # runs by bands of height, so that each run looks only at its neighbours (a page of
-    # many thousand runs stays linear)
-    step = max((r[5] for r, _ in placed), default=10.0) * 4 or 10.0
-    bins: dict[int, list[tuple[list, int]]] = {}
-    for r, col in placed:
-        for b in range(int(r[1] // step), int(r[3] // step) + 1):
-            bins.setdefault(b, []).append((r, col))
+    # Each question is a search in sorted lists, so a page of many thousand runs costs
+    # n log n whatever their sizes (bins of height degenerate when one glyph is huge).
+    columns = _ColumnSpans(placed)
+    spanning = [r for r, col in placed if col < 0]
+    bottoms = sorted(r[1] for r in spanning)  # spanning runs' y0, to look just above
+    tops = sorted(r[3] for r in spanning)  # and their y1, to look just below
     out = []
     for r, col in placed:
         if col >= 0:
             y0, y1, size = r[1], r[3], r[5]
-            near_runs = [o for b in range(int(y0 // step) - 1, int(y1 // step) + 2)
-                         for o in bins.get(b, ())]
-            beside = any(c >= 0 and c != col and o[1] < y1 + 3 * size and o[3] > y0 - 3 * size
-                         for o, c in near_runs)
-            near = any(c < 0 and (0 <= o[1] - y1 < 1.5 * size or 0 <= y0 - o[3] < 1.5 * size)
-                       for o, c in near_runs)
+            beside = columns.overlaps(col, y0 - 3 * size, y1 + 3 * size)
+            near = _any_in(bottoms, y1, y1 + 1.5 * size) or \
+                _any_in(tops, y0 - 1.5 * size, y0, low_open=True)
             if not beside and near:
                 col = -1
         out.append((r, col))
     return out
+
+
+def _any_in(values: list[float], low: float, high: float, low_open: bool = False) -> bool:
+    """Whether sorted ``values`` hold one in ``[low, high)`` (``(low, high]`` with
+    ``low_open``)."""
+    if low_open:
+        i = bisect.bisect_right(values, low)
+        return i < len(values) and values[i] <= high
+    i = bisect.bisect_left(values, low)
+    return i < len(values) and values[i] < high
+
+
+class _ColumnSpans:
+    """The runs of each column as heights: does a column other than one hold a run
+    reaching into a band of height?"""
+
+    def __init__(self, placed: list[tuple[list, int]]) -> None:
+        by_col: dict[int, list[tuple[float, float]]] = {}
+        for r, col in placed:
+            if col >= 0:
+                by_col.setdefault(col, []).append((r[1], r[3]))
+        self.cols: dict[int, tuple[list[float], list[float]]] = {}
+        for col, spans in by_col.items():
+            spans.sort()
+            highest, reach = float("-inf"), []
+            for _y0, y1 in spans:  # the highest top among runs starting this low or lower
+                highest = max(highest, y1)
+                reach.append(highest)
+            self.cols[col] = ([y0 for y0, _ in spans], reach)
+
+    def overlaps(self, col: int, low: float, high: float) -> bool:
+        """A run of a column other than ``col`` with ``y0 < high`` and ``y1 > low``."""
+        for other, (starts, reach) in self.cols.items():
+            if other == col:
+                continue
+            i = bisect.bisect_left(starts, high)  # the runs starting below ``high``
+            if i and reach[i - 1] > low:
+                return True
+        return False
 
 
 def unmark(text: str) -> str:
