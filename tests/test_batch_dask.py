@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import text_papers, tree_bytes
+from helpers import need, text_papers, tree_bytes
 
 distributed = pytest.importorskip("distributed")
 
@@ -106,3 +106,22 @@ def test_worker_killed_mid_run_still_completes_exactly_once(cluster, papers, loc
     assert all(r["status"] == "done" for r in recs)
     assert tree_bytes(out) == tree_bytes(local_xml)
     assert not list(out.glob(".*.part"))
+
+
+def test_the_paper_time_limit_reaches_the_workers(cluster, tmp_path, capsys):
+    """--paper-timeout holds on Dask workers (they do not share the command's
+    environment): a PDF that takes minutes fails after 1 s, in one line naming the
+    option, where the reader's own 120 s fired before (issue 53)."""
+    need("reportlab", "the slow PDF is made with pdf_fixtures (the test extra)")
+    import pdf_costly
+
+    pdf = tmp_path / "in" / "slow.pdf"
+    pdf.parent.mkdir()
+    pdf.write_bytes(pdf_costly.lone_runs(pages=15))
+    t0 = time.monotonic()
+    rc = main(["annotate", str(pdf.parent), "-o", str(tmp_path / "out"), "--scheduler",
+               cluster.scheduler_address, "--paper-timeout", "1", "-q"])
+    assert time.monotonic() - t0 < 60
+    assert rc == 2
+    assert "slow.pdf: took longer than 1 s to read as a PDF (the limit: --paper-timeout" \
+        in capsys.readouterr().err

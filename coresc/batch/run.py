@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, UsageError
+from ..limits import paper_timeout
 from ..pipeline import Source, check_domain, open_model, stream_header, worker_threads
 from ..writers import get_writer, is_stdout, write_stdout_bytes
 from .manifest import Manifest, model_identity
@@ -136,7 +137,7 @@ def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
                          as_directory, fmt, writer)
     job = Job(model_dir=model_dir, fmt=fmt, to=to, domain=domain, target=target,
               grobid=client, min_score=min_score, writer=writer,
-              threads=worker_threads(jobs))
+              threads=worker_threads(jobs), paper_timeout=paper_timeout())
     return _Plan(sources, loaded, job, [str(f) for f in found.skipped])
 
 
