@@ -174,3 +174,29 @@ def test_a_pool_stopped_early_leaves_no_manager_thread():
     results.close()
     managers = [t for t in threading.enumerate() if "ExecutorManager" in type(t).__name__]
     assert not managers
+
+
+@pytest.mark.serve
+def test_serve_timeout_leaves_no_pdf_reader_running(slow_pdf):
+    """``serve --timeout`` kills the worker reading a slow PDF: its reader ends with it
+    (it ran on in 6 of 25 tries)."""
+    import threading
+
+    pytest.importorskip("fastapi")
+    pytest.importorskip("uvicorn")
+    from helpers import call
+
+    from coresc.serve.launch import Server
+
+    with Server(["--model", "fast", "--workers", "1", "--timeout", "3"],
+                env={"CORESC_GROBID_URL": ""}) as srv:
+        answer: dict = {}
+        request = threading.Thread(target=lambda: answer.update(got=call(
+            srv, "annotate?to=jsonl", slow_pdf, {"Content-Type": "application/pdf"},
+            auth=False)))
+        request.start()
+        readers = wait_for(lambda: _readers_under(srv.process.pid), timeout=60,
+                           what="the PDF reader to start")
+        request.join(60)
+        assert answer["got"][0] == 504, answer
+        wait_for(lambda: not _alive(readers), timeout=15, what="the PDF reader to end")
