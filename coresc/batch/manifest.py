@@ -29,7 +29,7 @@ from typing import Any
 from .._version import __version__
 from ..errors import OutputError, UsageError
 from .outputs import Store
-from .work import Outcome, fingerprint, input_key
+from .work import Outcome, fingerprint, input_key, manifest_line
 
 MANIFEST_VERSION = 1
 
@@ -102,7 +102,7 @@ class Manifest:
         if lines:
             m._resume(lines)
         else:
-            m._pending.append(json.dumps(m._header(), ensure_ascii=False))
+            m._pending.append(manifest_line(m._header()))
         if store.fs is None:  # before any work: one that cannot be written stops the run
             m._open_local()
         return m
@@ -172,7 +172,7 @@ class Manifest:
             rec["input"] = input_key(path)
         self._remember(rec)
         if not written:
-            self._pending.append(json.dumps(rec, ensure_ascii=False))
+            self._pending.append(manifest_line(rec))
             self.flush(force=self.store.fs is None)
 
     def _remember(self, rec: dict[str, Any]) -> None:

@@ -147,7 +147,8 @@ def run_source(source: Source, job: Job, model) -> Outcome:
                 out.data = [data for _, data in rendered]
             else:  # the outputs and their manifest line: both or neither
                 with _signals_held():
-                    out.outputs = job.target.write(source, papers, rendered)
+                    out.outputs = job.target.write(source, papers, rendered,
+                                                   job.writer.separator.encode("utf-8"))
                     return _finished(out, job, t0)
         except CorescError as exc:
             out.status, out.error = "failed", str(exc)
@@ -195,11 +196,23 @@ def input_key(path: str | Path) -> str:
     return os.path.abspath(path)
 
 
+def manifest_line(record: dict[str, Any]) -> str:
+    """One line of the manifest: UTF-8 text as it is, but a line holding a file name that
+    is not UTF-8 (lone surrogates, which no UTF-8 file holds) escaped as JSON does
+    (``\\udcff``), which reads back as the same name, so ``--resume`` still knows it."""
+    line = json.dumps(record, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(record)
+    return line
+
+
 def record_outcome(manifest: str, out: Outcome) -> None:
     """Append ``out``'s line to the local manifest file ``manifest`` in one write to a
     file opened for appending, so the lines of several worker processes never mix."""
     rec = {**out.record(), "input": input_key(out.name)}
-    line = memoryview((json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8"))
+    line = memoryview((manifest_line(rec) + "\n").encode("utf-8"))
     try:
         fd = os.open(manifest, os.O_WRONLY | os.O_APPEND)
         try:

@@ -25,6 +25,7 @@ from ...errors import InputError
 from ...limits import TIMEOUT_ENV, PaperTimeout, paper_timeout
 from .layout import (
     Line,
+    drop_line_numbers,
     page_gutters,
     page_lines,
     repeated_margins,
@@ -46,8 +47,8 @@ CHILD_MODULE = "coresc.readers.pdf.child"
 #: Set once the notice has been shown, so that worker processes do not show it again.
 NOTICE_ENV = "CORESC_PDF_NOTICE_SHOWN"
 
-__all__ = ["NOTICE_ENV", "READER", "extract_pages", "layout_parts", "pdf_notice", "pdf_tree",
-           "run_child"]
+__all__ = ["NOTICE_ENV", "READER", "extract_pages", "layout_parts", "pdf_notice", "pdf_reading",
+           "pdf_tree", "run_child"]
 
 
 def pdf_notice() -> None:
@@ -117,10 +118,11 @@ def _child_failure(code: int, stderr: bytes) -> str:
     return f"the PDF reader failed ({last[:120] or f'exit {code}'})"
 
 
-def layout_parts(pages: list[dict]):
+def layout_parts(pages: list[dict], outline: list[list] | None = None):
     """The parts of the paper (:class:`~coresc.readers.pdf.structure.Part`) from the pages'
-    runs, in reading order."""
+    runs, in reading order; ``outline``: the PDF's bookmarks, which name headings."""
     restyle(pages)
+    drop_line_numbers(pages)
     gutters = page_gutters(pages, run_body_size(pages))
     per_page = [page_lines(p, i, g) for i, (p, g) in enumerate(zip(pages, gutters,
                                                                    strict=True))]
@@ -129,7 +131,7 @@ def layout_parts(pages: list[dict]):
                          and not _line_number(ln)]
     body = body_size(lines)
     blocks = make_blocks(lines, body)
-    return classify(blocks, body)
+    return classify(blocks, body, outline)
 
 
 def _line_number(line: Line) -> bool:
@@ -141,7 +143,16 @@ def _line_number(line: Line) -> bool:
 def pdf_tree(data: bytes, name: str | Path, timeout: float | None = None):
     """A PDF's bytes as TEI of GROBID's shape (an lxml ``ElementTree``; see the module's
     docstring), which the TEI reader makes a paper of. Raises :class:`InputError`."""
-    parts = [Part(**p) for p in run_child(data, name, "parts", timeout)["parts"]]
+    return pdf_reading(data, name, timeout)[0]
+
+
+def pdf_reading(data: bytes, name: str | Path, timeout: float | None = None):
+    """:func:`pdf_tree`'s TEI, with the text layer's characters and the length of its
+    lines (``quality.text_layer_counts``), from which the reading's quality is judged.
+    Both come from the child (``child.py``): this process builds only the TEI."""
+    found = run_child(data, name, "parts", timeout)
+    parts = [Part(**p) for p in found["parts"]]
     if not any(p.kind == "para" for p in parts):
         raise InputError(name, "no body text found in the PDF's text layer")
-    return build_tei(parts, READER)
+    text_chars, line_chars = found["counts"]
+    return build_tei(parts, READER), text_chars, line_chars

@@ -13,8 +13,10 @@ to see whether it died before that took effect).
 
 Reads the PDF's bytes on standard input and writes one JSON document on standard
 output: ``{"pages": ...}`` (``extract.py``'s) for ``pages``, ``{"parts": [part, ...],
-"n_pages": n}`` (a part as :class:`~coresc.readers.pdf.structure.Part`'s fields) for
-``parts``, or ``{"error": "one line"}``.
+"n_pages": n, "counts": [characters, line length]}`` (a part as
+:class:`~coresc.readers.pdf.structure.Part`'s fields; the counts as
+:func:`~coresc.readers.pdf.quality.text_layer_counts` gives them) for ``parts``, or
+``{"error": "one line"}``.
 """
 
 from __future__ import annotations
@@ -89,12 +91,15 @@ def read(data: bytes, what: str) -> dict:
     """The answer for ``what`` (``pages`` or ``parts``) about a PDF's bytes."""
     from . import layout_parts
     from .extract import extract
+    from .quality import text_layer_counts
 
     out = extract(data)
     if what == "pages":
         return out
-    parts = layout_parts(out["pages"])
-    return {"parts": [asdict(p) for p in parts], "n_pages": out["n_pages"]}
+    pages = out["pages"]
+    parts = layout_parts(pages, out.get("outline"))
+    return {"parts": [asdict(p) for p in parts], "n_pages": out["n_pages"],
+            "counts": list(text_layer_counts(pages))}
 
 
 def main() -> int:

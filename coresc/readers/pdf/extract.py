@@ -6,8 +6,9 @@ box and font. A crash, a hang or a decompression bomb inside a C library cannot 
 stopped from Python in the same process, so this module runs in a child, its memory
 and time bounded (:mod:`coresc.readers.pdf.child`).
 
-The JSON: ``{"pages": [{"w": width, "h": height, "runs": [run, ...]}, ...]}`` or
-``{"error": "one line"}``. A run is a list ``[x0, y0, x1, y1, base, size, text, bold,
+The JSON: ``{"pages": [{"w": width, "h": height, "runs": [run, ...]}, ...],
+"outline": [[level, title, page], ...]}`` (the PDF's bookmarks) or ``{"error": "one
+line"}``. A run is a list ``[x0, y0, x1, y1, base, size, text, bold,
 italic, font, styles]``: consecutive glyphs in content order on one baseline (PDF
 coordinates, y upwards, in points); ``size`` the glyph height of the run's main font;
 ``bold`` and ``italic`` the share of its letters so set; ``styles`` the run's text
@@ -19,6 +20,7 @@ split where boldness, italics or the font change; superscript glyphs stand betwe
 from __future__ import annotations
 
 import ctypes
+import math
 import re
 import unicodedata
 
@@ -116,8 +118,50 @@ class _Run:
                 round(self.italic / n, 3), font, styles]
 
 
-def _page_runs(textpage, raw, budget: int) -> list[list]:
-    """The runs of one page, in content order."""
+#: A page smaller than this (points, its longer side) is scaled up to :data:`_PAGE_SIZE`:
+#: its fonts would be under half a point (a page set in other units).
+_TINY_PAGE = 100.0
+_PAGE_SIZE = 792.0
+
+
+class _Turn:
+    """A page's ``/Rotate`` (clockwise degrees): PDF space to the frame the page is shown
+    in (y upwards), for a page of ``width`` x ``height`` before turning; a tiny page is
+    scaled up to a letter page's height."""
+
+    __slots__ = ("degrees", "radians", "width", "height", "scale")
+
+    def __init__(self, degrees: int, width: float, height: float) -> None:
+        self.degrees = degrees % 360
+        self.radians = math.radians(self.degrees)
+        self.width, self.height = width, height
+        longer = max(width, height)
+        self.scale = _PAGE_SIZE / longer if 0 < longer < _TINY_PAGE else 1.0
+
+    def size(self) -> tuple[float, float]:
+        """The page's width and height as shown."""
+        w, h = self.width * self.scale, self.height * self.scale
+        return (h, w) if self.degrees in (90, 270) else (w, h)
+
+    def point(self, x: float, y: float) -> tuple[float, float]:
+        k = self.scale
+        if self.degrees == 90:
+            return k * y, k * (self.width - x)
+        if self.degrees == 180:
+            return k * (self.width - x), k * (self.height - y)
+        if self.degrees == 270:
+            return k * (self.height - y), k * x
+        return k * x, k * y
+
+    def box(self, x0: float, y0: float, x1: float, y1: float) -> tuple[float, ...]:
+        (ax, ay), (bx, by) = self.point(x0, y0), self.point(x1, y1)
+        return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
+
+
+def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None) -> list[list]:
+    """The runs of one page, in content order, in the page's upright frame (``turn``: its
+    ``/Rotate``)."""
+    turn = turn or _Turn(0, 0.0, 0.0)
     tp = textpage.raw
     count = raw.FPDFText_CountChars(tp)
     if count > MAX_PAGE_CHARS or count > budget:
@@ -147,13 +191,14 @@ def _page_runs(textpage, raw, budget: int) -> list[list]:
             continue
         if not ch or (ch in _DROP and ch not in _SOFT_HYPHENS):
             continue
-        a = angle(tp, i)
+        a = (angle(tp, i) + turn.radians) % (2 * math.pi)  # as the page is shown (clockwise)
         if 0.6 < a < 5.68:
             continue  # rotated text: margin notes, arXiv stamps, axis labels (a small
             # angle is a slanted font: PDFs fake italics and bold with a sheared matrix)
         raw.FPDFText_GetLooseCharBox(tp, i, rect)
         raw.FPDFText_GetCharOrigin(tp, i, ox, oy)
-        size = rect.top - rect.bottom
+        left, bottom, right, top = turn.box(rect.left, rect.bottom, rect.right, rect.top)
+        size = top - bottom
         if size <= 0.5:
             continue
         obj = get_object(tp, i)
@@ -168,8 +213,8 @@ def _page_runs(textpage, raw, budget: int) -> list[list]:
                 style = (*_font_flags(name, weight, flags.value), name.split("+")[-1])
                 font_cache[key] = style
         bold, italic, font = style
-        x0, x1 = rect.left, rect.right
-        base = oy.value
+        x0, x1 = left, right
+        base = turn.point(ox.value, oy.value)[1]
         if ch in _SOFT_HYPHENS:
             ch = "\u00ad"
         if ch in _ACCENTS and size < 2 * prev_size + 1:
@@ -189,10 +234,12 @@ def _page_runs(textpage, raw, budget: int) -> list[list]:
         if run is not None:
             small = size < 0.8 * prev_size or prev_size < 0.8 * size
             same_line = abs(base - prev_base) < 0.2 * max(size, prev_size) or (
-                small and rect.bottom < run.y1 and rect.top > run.y0)
+                small and bottom < run.y1 and top > run.y0)
             gap = x0 - prev_x1
             back = x0 < prev_x0 - 0.5 * size  # a ligature's second letter starts where it did
-            if not same_line or gap > 0.9 * max(size, prev_size) or back:
+            wide = gap > 0.9 * max(size, prev_size) or \
+                gap > 0.5 * max(size, prev_size) and _number_so_far(run)  # a line number
+            if not same_line or wide or back:
                 runs.append(run.dump())
                 run = None
             elif gap > 0.18 * max(size, prev_size) and run.chars and run.chars[-1][0] != " ":
@@ -201,13 +248,18 @@ def _page_runs(textpage, raw, budget: int) -> list[list]:
             run = _Run()
             prev_size = size
         main = not run.sizes or size >= 0.8 * run.size()
-        run.add(ch, (x0, rect.bottom, x1, rect.top), base, size, bold, italic, font, main)
+        run.add(ch, (x0, bottom, x1, top), base, size, bold, italic, font, main)
         prev_x0, prev_x1 = x0, x1
         if main:
             prev_base, prev_size = base, size
     if run is not None:
         runs.append(run.dump())
     return runs
+
+
+def _number_so_far(run: _Run) -> bool:
+    """Whether a run holds only digits so far (a line or list number before its text)."""
+    return 0 < len(run.chars) <= 4 and all(c[0].isdigit() for c in run.chars)
 
 
 def _page_codes(tp, raw, count: int) -> list[int]:
@@ -239,19 +291,44 @@ def extract(data: bytes) -> dict:
         try:
             page = pdf[index]
             width, height = page.get_size()
+            turn = _Turn(page.get_rotation(), width, height)
+            width, height = turn.size()
             textpage = page.get_textpage()
         except pdfium.PdfiumError as exc:
             raise ExtractError(f"page {index + 1} cannot be read ({exc})") from None
-        runs = _page_runs(textpage, raw, budget)
+        runs = _page_runs(textpage, raw, budget, turn)
         budget -= sum(len(r[6]) for r in runs)
         pages.append({"w": round(width, 2), "h": round(height, 2), "runs": runs})
         textpage.close()
         page.close()
+    outline = _outline(pdf)
     pdf.close()
     if not any(page["runs"] for page in pages):
         raise ExtractError("has no text layer (a scanned PDF?): run OCR on it first "
                            "(e.g. ocrmypdf), or read it with --grobid")
-    return {"pages": pages, "n_pages": n_pages}
+    return {"pages": pages, "n_pages": n_pages, "outline": outline}
+
+
+#: Bookmarks read at most, and the characters of a title kept.
+MAX_OUTLINE = 1_000
+_TITLE_CHARS = 300
+
+
+def _outline(pdf) -> list[list]:
+    """The PDF's bookmarks as ``[level, title, page index]`` (page -1 when a bookmark
+    points nowhere); none when they cannot be read."""
+    out: list[list] = []
+    try:
+        for item in pdf.get_toc(max_depth=8):
+            dest = item.get_dest()
+            page = dest.get_index() if dest is not None else None
+            out.append([item.level, item.get_title()[:_TITLE_CHARS],
+                        -1 if page is None else page])
+            if len(out) >= MAX_OUTLINE:
+                break
+    except Exception:  # noqa: BLE001 (a damaged outline is no reason to lose the text)
+        return []
+    return out
 
 
 def _open_problem(message: str) -> str:
