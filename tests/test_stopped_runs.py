@@ -50,7 +50,7 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
-def _readers_under(root: int) -> set[int]:
+def readers_under(root: int) -> set[int]:
     """The PDF reader's child processes that descend from ``root``."""
     parents = _parents()
     found = set()
@@ -63,7 +63,7 @@ def _readers_under(root: int) -> set[int]:
     return found
 
 
-def _busy(pids: set[int]) -> bool:
+def busy(pids: set[int]) -> bool:
     """Each has had a second of CPU time: past reading its input, into the PDF."""
     def cpu_s(pid: int) -> float:
         try:
@@ -75,7 +75,7 @@ def _busy(pids: set[int]) -> bool:
     return bool(pids) and all(cpu_s(p) >= 1.0 for p in pids)
 
 
-def _alive(pids: set[int]) -> set[int]:
+def alive(pids: set[int]) -> set[int]:
     # a zombie has done its work: only its parent's wait is missing
     return {p for p in pids if CHILD_MODULE in _cmdline(p)
             and not Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"}
@@ -96,13 +96,13 @@ def test_annotate_jobs_2_leaves_no_pdf_reader_running(tmp_path, slow_pdf, sig):
     d = _slow_folder(tmp_path / "in", slow_pdf, 2)
     proc = coresc_process(["annotate", str(d), "--jobs", "2", "-o", str(tmp_path / "out")])
     try:
-        readers = wait_for(lambda: len(_readers_under(proc.pid)) == 2
-                           and _readers_under(proc.pid), timeout=120,
+        readers = wait_for(lambda: len(readers_under(proc.pid)) == 2
+                           and readers_under(proc.pid), timeout=120,
                            what="two PDF readers to start")
-        wait_for(lambda: _busy(readers), what="the PDF readers to be at work")
+        wait_for(lambda: busy(readers), what="the PDF readers to be at work")
         proc.send_signal(sig)
         proc.communicate(timeout=60)
-        wait_for(lambda: not _alive(readers), timeout=15, what="the PDF readers to end")
+        wait_for(lambda: not alive(readers), timeout=15, what="the PDF readers to end")
     finally:
         proc.kill()
         proc.communicate()
@@ -117,12 +117,12 @@ def test_a_reader_whose_parent_is_killed_ends(tmp_path, slow_pdf):
             "read_data(open(sys.argv[1], 'rb').read(), 'slow.pdf')")
     parent = subprocess.Popen([sys.executable, "-c", code, str(pdf)])
     try:
-        readers = wait_for(lambda: _readers_under(parent.pid), timeout=60,
+        readers = wait_for(lambda: readers_under(parent.pid), timeout=60,
                            what="the PDF reader to start")
-        wait_for(lambda: _busy(readers), what="the PDF reader to be at work")
+        wait_for(lambda: busy(readers), what="the PDF reader to be at work")
         parent.kill()
         parent.wait()
-        wait_for(lambda: not _alive(readers), timeout=15, what="the PDF reader to end")
+        wait_for(lambda: not alive(readers), timeout=15, what="the PDF reader to end")
     finally:
         parent.kill()
         parent.wait()
@@ -195,8 +195,8 @@ def test_serve_timeout_leaves_no_pdf_reader_running(slow_pdf):
             srv, "annotate?to=jsonl", slow_pdf, {"Content-Type": "application/pdf"},
             auth=False)))
         request.start()
-        readers = wait_for(lambda: _readers_under(srv.process.pid), timeout=60,
+        readers = wait_for(lambda: readers_under(srv.process.pid), timeout=60,
                            what="the PDF reader to start")
         request.join(60)
         assert answer["got"][0] == 504, answer
-        wait_for(lambda: not _alive(readers), timeout=15, what="the PDF reader to end")
+        wait_for(lambda: not alive(readers), timeout=15, what="the PDF reader to end")

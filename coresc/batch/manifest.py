@@ -140,14 +140,8 @@ class Manifest:
                     f"the same options or write to a new output")
         for rec in lines[1:]:
             key = rec.get("input")
-            if not isinstance(key, str):
-                continue
-            if rec.get("status") == "done":
-                self.done[key] = (rec.get("size"), rec.get("mtime_ns"), rec.get("sha256"))
-                self.failed.discard(key)
-            else:
-                self.done.pop(key, None)
-                self.failed.add(key)
+            if isinstance(key, str):
+                self._take(rec)
         self._rewrite = False
 
     def is_done(self, path: str | Path) -> bool:
@@ -176,8 +170,12 @@ class Manifest:
             self.flush(force=self.store.fs is None)
 
     def _remember(self, rec: dict[str, Any]) -> None:
+        self._added.add(rec["input"])
+        self._take(rec)
+
+    def _take(self, rec: dict[str, Any]) -> None:
+        """A record's input as done or failed (its last line counts)."""
         key = rec["input"]
-        self._added.add(key)
         if rec.get("status") == "done":
             self.done[key] = (rec.get("size"), rec.get("mtime_ns"), rec.get("sha256"))
             self.failed.discard(key)
