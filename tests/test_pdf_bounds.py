@@ -1,6 +1,7 @@
 """Reading one PDF is bounded in time and memory on every route (issue 53, item 2): the
-layout costs n log n, the TEI step is linear, and the whole reading (glyphs, layout,
-structure) happens in a child process under the per-paper limit, also in threads."""
+layout stays quick on hostile pages, the TEI step is linear, and the whole reading
+(glyphs, layout, structure) happens in a child process under the per-paper limit, also
+in threads."""
 
 from __future__ import annotations
 
@@ -26,7 +27,6 @@ from lxml import etree  # noqa: E402
 from coresc.errors import InputError  # noqa: E402
 from coresc.limits import TIMEOUT_ENV, PaperTimeout, paper_time  # noqa: E402
 from coresc.readers import read_data  # noqa: E402
-from coresc.readers.pdf import layout as layout_mod  # noqa: E402
 from coresc.readers.pdf import tei as tei_mod  # noqa: E402
 from coresc.readers.pdf.extract import SUP_CLOSE, SUP_OPEN  # noqa: E402
 
@@ -40,49 +40,27 @@ def slow_pdf() -> bytes:
     return pdf_costly.lone_runs(pages=15)
 
 
-# -- the layout: which column runs span -----------------------------------------------
+# -- the layout ---------------------------------------------------------------------
 
-def _run(y0: float, height: float, size: float) -> list:
-    return [0.0, y0, 10.0, y0 + height, y0, size, "a", 0.0, 0.0, "F", [[1, False, False, "F"]]]
-
-
-def _spans_by_definition(placed):
-    """What ``_lone_runs_span`` must give, as its docstring says it, pair by pair."""
-    out = []
-    for r, col in placed:
-        if col >= 0:
-            y0, y1, size = r[1], r[3], r[5]
-            beside = any(c >= 0 and c != col and o[1] < y1 + 3 * size and o[3] > y0 - 3 * size
-                         for o, c in placed)
-            near = any(c < 0 and (0 <= o[1] - y1 < 1.5 * size or 0 <= y0 - o[3] < 1.5 * size)
-                       for o, c in placed)
-            col = -1 if near and not beside else col
-        out.append((r, col))
-    return out
+def _run(x0: float, y0: float, height: float, size: float, text: str) -> list:
+    return [x0, y0, x0 + 0.6 * len(text), y0 + height, y0, size, text, 0.0, 0.0, "F",
+            [[len(text), False, False, "F"]]]
 
 
-RUNS = st.lists(st.tuples(st.integers(0, 80).map(float), st.sampled_from([1.0, 5.0, 12.0, 2e4]),
-                          st.sampled_from([1.0, 4.0, 10.0, 1e9]), st.integers(-1, 2)),
-                max_size=40)
+def test_the_layout_of_many_lone_runs_and_a_huge_one_is_quick():
+    """15,000 one-glyph runs alone in a column, two columns of words, a 20,000-pt glyph
+    and a run of ordinary size 10^9 points tall: the layout once binned runs by height
+    (27 s of CPU for its lone-run step, and a list per 4 points of that run's height: 6.8
+    GB); laid out now (the XY-cut layout of issue 50) in well under a second."""
+    from coresc.readers.pdf import layout_parts
 
-
-@pytest.mark.fuzz
-@BOUND
-@given(runs=RUNS)
-def test_lone_runs_span_as_defined(runs):
-    """Any runs, huge ones among them: the sorted searches answer as the pairwise rule."""
-    placed = [(_run(y0, h, size), col) for y0, h, size, col in runs]
-    got = [col for _, col in layout_mod._lone_runs_span(placed)]
-    assert got == [col for _, col in _spans_by_definition(placed)]
-
-
-def test_lone_runs_span_is_n_log_n_with_a_huge_run():
-    """15,000 runs alone in a column and one 20,000-pt run: 27 s of CPU before (one bin
-    held every run, each looked at every other), 0.04 s now."""
-    placed = [(_run(800 - (i // 130) * 0.9, 1.0, 1.0), 0) for i in range(15_000)]
-    placed += [(_run(10.0, 2e4, 2e4), -1), (_run(900.0, 5.0, 5.0), 1)]
+    runs = [_run(40 + (i % 130) * 2, 840 - (i // 130) * 0.9, 1.0, 1.0, "a")
+            for i in range(15_000)]
+    runs += [_run(x, 400 - j * 1.5, 1.0, 1.0, "word " * 12) for j in range(100)
+             for x in (40, 320)]
+    runs += [_run(100, 10, 2e4, 2e4, "W"), _run(320, 292, 1e9, 9.0, "a line, a huge W")]
     t0 = time.process_time()
-    layout_mod._lone_runs_span(placed)
+    layout_parts([{"w": 595.0, "h": 842.0, "runs": runs}])
     assert time.process_time() - t0 < 5.0
 
 

@@ -4,12 +4,12 @@
 a :class:`~coresc.document.Paper` of. In a child process (``child.py``: a crash, a hang
 or a bomb in the C library, and a page laid out slowly, stay there, bounded in time and
 memory, and the child dies with its parent): PDFium (pypdfium2, a core dependency)
-gives the glyphs with their positions and fonts (``extract.py``); ``layout.py`` finds
-the columns and the reading order; ``structure.py`` the title, abstract, headings,
-paragraphs and captions, leaving out running heads, authors, small print, tables and
-back matter. Here, ``tei.py`` writes them as TEI of GROBID's shape, which the TEI reader
-reads as it reads GROBID's. GROBID (``--grobid``) remains the better reader where one
-runs: it is trained on the layouts of many publishers.
+gives the glyphs with their positions and fonts (``extract.py``); ``layout.py`` and
+``xycut.py`` find the columns and the reading order; ``structure.py`` the title,
+abstract, headings, paragraphs and captions, leaving out running heads, authors, small
+print, tables and back matter. Here, ``tei.py`` writes them as TEI of GROBID's shape,
+which the TEI reader reads as it reads GROBID's. GROBID (``--grobid``) remains the
+better reader where one runs: it is trained on the layouts of many publishers.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from ...limits import TIMEOUT_ENV, PaperTimeout, paper_timeout
 from .layout import (
     Line,
     drop_line_numbers,
-    page_gutters,
     page_lines,
     repeated_margins,
     restyle,
@@ -123,9 +122,8 @@ def layout_parts(pages: list[dict], outline: list[list] | None = None):
     runs, in reading order; ``outline``: the PDF's bookmarks, which name headings."""
     restyle(pages)
     drop_line_numbers(pages)
-    gutters = page_gutters(pages, run_body_size(pages))
-    per_page = [page_lines(p, i, g) for i, (p, g) in enumerate(zip(pages, gutters,
-                                                                   strict=True))]
+    size = run_body_size(pages)
+    per_page = [page_lines(p, i, size) for i, p in enumerate(pages)]
     margins = repeated_margins(per_page, [p["h"] for p in pages])
     lines: list[Line] = [ln for page in per_page for ln in page if id(ln) not in margins
                          and not _line_number(ln)]

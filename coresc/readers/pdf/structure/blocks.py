@@ -107,8 +107,9 @@ def make_blocks(lines: list[Line], body: float) -> list[Block]:
     page changes, or where an indented line starts a new paragraph."""
     blocks: list[Block] = []
     prev: Line | None = None
+    spacing = line_spacing(lines, body)
     for line in lines:
-        if prev is None or _breaks(prev, line, body):
+        if prev is None or _breaks(prev, line, body, spacing):
             blocks.append(Block())
             if prev is not None and ((prev.page, prev.column) != (line.page, line.column)
                                      or line.column >= 0 and prev.band != line.band):
@@ -118,13 +119,28 @@ def make_blocks(lines: list[Line], body: float) -> list[Block]:
     return blocks
 
 
-def _breaks(prev: Line, line: Line, body: float) -> bool:
+def line_spacing(lines: list[Line], body: float) -> float:
+    """How far apart the baselines of consecutive lines of body text usually are: more
+    than the body's size in double-spaced theses and manuscripts."""
+    steps: Counter = Counter()
+    for prev, line in zip(lines, lines[1:], strict=False):
+        if (prev.page, prev.column) == (line.page, line.column) and \
+                abs(prev.size - body) <= 0.6 and abs(line.size - body) <= 0.6:
+            step = prev.base - line.base
+            if 0.8 * body < step < 3.5 * body:
+                steps[round(step * 2) / 2] += 1
+    return steps.most_common(1)[0][0] if steps else 1.2 * body
+
+
+def _breaks(prev: Line, line: Line, body: float, spacing: float = 0.0) -> bool:
     if (prev.page, prev.column) != (line.page, line.column):
         return True
     if line.column >= 0 and prev.band != line.band:
         return True
     size = max(prev.size, line.size)
-    if prev.bottom - line.top > 0.45 * size or line.top > prev.top + 0.5 * size:
+    # a gap wider than the lines' own spacing (wide in double-spaced text)
+    extra = max(spacing - 1.25 * size, 0.0) if abs(size - body) <= 0.6 else 0.0
+    if prev.bottom - line.top > 0.45 * size + extra or line.top > prev.top + 0.5 * size:
         return True
     if abs(prev.size - line.size) > 0.6:
         return True
