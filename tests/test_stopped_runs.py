@@ -200,3 +200,28 @@ def test_serve_timeout_leaves_no_pdf_reader_running(slow_pdf):
         request.join(60)
         assert answer["got"][0] == 504, answer
         wait_for(lambda: not alive(readers), timeout=15, what="the PDF reader to end")
+
+
+def test_late_records_are_this_runs_lines_the_parent_has_not_taken(tmp_path):
+    """What a stopped run counts beyond what it took: its workers' lines, never an earlier
+    run's (a resumed manifest) nor its own."""
+    from coresc.batch.manifest import Manifest
+    from coresc.batch.outputs import Store
+    from coresc.batch.work import Outcome, record_outcome
+
+    store, settings = Store(tmp_path), {"to": "xml"}
+    first = Manifest.open(store, MANIFEST_NAME, settings, resume=False)
+    path = first.writable_path()
+    record_outcome(path, Outcome(name="a.txt", outputs=["a.xml"]))  # a worker's line
+    first.add(Outcome(name="b.txt", outputs=["b.xml"]), "b.txt", written=False)
+    record_outcome(path, Outcome(name="c.txt", status="failed", error="c.txt: bad"))
+    first.add(Outcome(name="c.txt", status="failed"), "c.txt", written=True)
+    assert [Path(r["input"]).name for r in first.late_records()] == ["a.txt"]
+    assert first.done_names(["a.txt", "b.txt", "c.txt"]) == ["a.txt", "b.txt"]
+    first.close()
+    again = Manifest.open(store, MANIFEST_NAME, settings, resume=True)
+    again.writable_path()
+    assert again.late_records() == []
+    again.close()
+    lines = (tmp_path / MANIFEST_NAME).read_text().splitlines()
+    assert len(lines) == 4 and all(json.loads(line) for line in lines)

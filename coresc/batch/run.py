@@ -301,13 +301,14 @@ def _count_late(manifest: Manifest, summary: Summary) -> None:
     """Count the outcomes workers recorded that the interrupted run had not taken (it
     takes them in input order, so one slow input holds back those after it)."""
     for rec in manifest.late_records():
-        if rec.get("status") == "done":
+        status = rec.get("status")
+        if status == "done":
             summary.done += 1
             summary.papers += rec.get("papers") or 0
             summary.sentences += rec.get("sentences") or 0
         else:
-            summary.failures.append(Outcome(name=rec["input"], status="failed",
-                                            error=rec.get("error")))
+            oc = Outcome(name=rec["input"], status=status or "failed", error=rec.get("error"))
+            (summary.excluded if status == "excluded" else summary.failures).append(oc)
 
 
 def _stream_header(job: Job) -> bytes:
