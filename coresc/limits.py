@@ -19,6 +19,7 @@ See ``docs/robustness.md``.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import ctypes
 import math
 import os
@@ -66,9 +67,29 @@ def max_sentence_words() -> int:
     return int(_number(MAX_WORDS_ENV, DEFAULT_MAX_SENTENCE_WORDS, 10))
 
 
+#: The per-paper limit a task was given (:func:`paper_time`), over the environment's: a
+#: Dask worker runs tasks in threads and does not have the command's environment.
+_GIVEN_TIMEOUT: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "coresc_paper_timeout", default=None)
+
+
 def paper_timeout() -> float:
     """Seconds one paper may take to annotate (0: no limit)."""
+    given = _GIVEN_TIMEOUT.get()
+    if given is not None:
+        return given
     return _number(TIMEOUT_ENV, DEFAULT_PAPER_TIMEOUT_S, 0)
+
+
+@contextlib.contextmanager
+def paper_time(seconds: float | None) -> Iterator[None]:
+    """:func:`paper_timeout` is ``seconds`` in the block, in this thread (``None``: as
+    the environment says)."""
+    token = _GIVEN_TIMEOUT.set(seconds)
+    try:
+        yield
+    finally:
+        _GIVEN_TIMEOUT.reset(token)
 
 
 @contextlib.contextmanager

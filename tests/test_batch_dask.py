@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import text_papers, tree_bytes
+from helpers import need, text_papers, tree_bytes
 
 distributed = pytest.importorskip("distributed")
 
@@ -128,3 +128,22 @@ def test_archive_members_on_the_cluster_equal_the_folder(cluster, papers, local_
     assert tree_bytes(out) == tree_bytes(local_xml)  # the same papers, the same bytes
     two = annotate_files([archive], tmp_path / "jobs2", jobs=2, progress="off")
     assert two.done == 20 and tree_bytes(tmp_path / "jobs2").keys() == tree_bytes(out).keys()
+
+
+def test_the_paper_time_limit_reaches_the_workers(cluster, tmp_path, capsys):
+    """--paper-timeout holds on Dask workers (they do not share the command's
+    environment): a PDF that takes minutes fails after 1 s, in one line naming the
+    option, where the reader's own 120 s fired before (issue 53)."""
+    need("reportlab", "the slow PDF is made with pdf_fixtures (the test extra)")
+    import pdf_costly
+
+    pdf = tmp_path / "in" / "slow.pdf"
+    pdf.parent.mkdir()
+    pdf.write_bytes(pdf_costly.lone_runs(pages=15))
+    t0 = time.monotonic()
+    rc = main(["annotate", str(pdf.parent), "-o", str(tmp_path / "out"), "--scheduler",
+               cluster.scheduler_address, "--paper-timeout", "1", "-q"])
+    assert time.monotonic() - t0 < 60
+    assert rc == 2
+    assert "slow.pdf: took longer than 1 s to read as a PDF (the limit: --paper-timeout" \
+        in capsys.readouterr().err

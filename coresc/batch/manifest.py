@@ -36,7 +36,7 @@ from typing import Any
 from .._version import __version__
 from ..errors import OutputError, UsageError
 from .outputs import Store
-from .work import Outcome, fingerprint
+from .work import Outcome, fingerprint, input_key, manifest_line
 
 MANIFEST_VERSION = 1
 
@@ -81,25 +81,6 @@ def _model_files(d: Path) -> list[str]:
     return sorted(out)
 
 
-def manifest_line(record: dict[str, Any]) -> str:
-    """One line of the manifest: UTF-8 text as it is, but a line holding a file name that
-    is not UTF-8 (lone surrogates, which no UTF-8 file holds) escaped as JSON does
-    (``\\udcff``), which reads back as the same name, so ``--resume`` still knows it."""
-    line = json.dumps(record, ensure_ascii=False)
-    try:
-        line.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(record)
-    return line
-
-
-def input_key(path: str | Path) -> str:
-    """How the manifest names an input: its absolute path (an archive member's: its
-    archive's, ``::``, its name in the archive)."""
-    archive, sep, member = str(path).partition("::")
-    return os.path.abspath(archive) + sep + member
-
-
 class Manifest:
     """The manifest of one output; :meth:`open` starts or resumes it."""
 
@@ -116,6 +97,8 @@ class Manifest:
         self._last_flush = time.monotonic()
         self._fh = None
         self._rewrite = True
+        self._added: set[str] = set()  # inputs this run has added
+        self._start = 0  # where this run's lines begin in a local file
 
     @property
     def location(self) -> str:
@@ -222,17 +205,51 @@ class Manifest:
             return True
         return st.st_size == size and fingerprint(path)["sha256"] == sha
 
-    def add(self, outcome: Outcome, path: str | None) -> None:
-        """Record an outcome (after its outputs are written) and flush it to disk."""
+    def add(self, outcome: Outcome, path: str | None, written: bool = False) -> None:
+        """Record an outcome (after its outputs are written) and flush it to disk;
+        ``written``: its line is on disk already (:func:`~coresc.batch.work.record_outcome`)."""
         rec = outcome.record()
         if path is not None:
             rec["input"] = input_key(path)
         older = self._older_version(rec)
+        self._added.add(rec["input"])
         self._note(rec)
-        self._pending.append(manifest_line(rec))
+        if not written:
+            self._pending.append(manifest_line(rec))
         if older is not None:
             self._supersede(*older)
         self.flush(force=self.store.fs is None)
+
+    def writable_path(self) -> str | None:
+        """The local file other processes may append this run's lines to, its header
+        written (None for a manifest at a URL)."""
+        if self.store.fs is not None:
+            return None
+        self.flush()
+        path = self.store.path(self.name)
+        self._start = os.path.getsize(path)
+        return path
+
+    def late_records(self) -> list[dict[str, Any]]:
+        """The lines other processes appended in this run that :meth:`add` has not seen
+        (the outcomes an interrupted run had not taken yet), now taken in too."""
+        if self._fh is None:
+            return []
+        with open(self.store.path(self.name), "rb") as fh:
+            fh.seek(self._start)
+            lines = fh.read().decode("utf-8", "replace").splitlines()
+        late = []
+        for line in lines:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(rec, dict) and isinstance(rec.get("input"), str) \
+                    and rec["input"] not in self._added:
+                self._added.add(rec["input"])
+                self._note(rec)
+                late.append(rec)
+        return late
 
     def _older_version(self, rec: dict[str, Any]) -> tuple[str, str] | None:
         """``(older input, newer input)`` when ``rec`` and a done record are two versions
@@ -279,9 +296,13 @@ class Manifest:
     def _open_local(self) -> None:
         path = self.store.path(self.name)
         with self._errors():
-            self._fh = open(path, "w" if self._rewrite else "a", encoding="utf-8")
+            if self._rewrite:
+                open(path, "w").close()
+            # appending, as worker processes do: no line overwrites another
+            self._fh = open(path, "a", encoding="utf-8")
             if not self._rewrite and _ends_mid_line(path):
                 self._fh.write("\n")  # after a line cut short by a kill
+                self._fh.flush()
 
     def _flush_local(self) -> None:
         if self._fh is None:

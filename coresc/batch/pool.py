@@ -74,7 +74,10 @@ def ordered_map(func: Callable[[T], R], items: Iterable[T], jobs: int = 1,
     finally:
         if not finished:  # interrupted, an error, or the caller stopped reading
             _terminate(executor)
-        executor.shutdown(wait=finished, cancel_futures=True)
+        # waited for even when stopped: a manager thread left running closes its pipe
+        # while the interpreter's exit writes to it (Python < 3.12: a "Bad file
+        # descriptor" traceback after the run's last line)
+        executor.shutdown(wait=True, cancel_futures=True)
 
 
 def _result(future):
@@ -92,6 +95,9 @@ def _terminate(executor: ProcessPoolExecutor) -> None:
             proc.terminate()
     for proc in list((getattr(executor, "_processes", None) or {}).values()):
         proc.join(timeout=5)
+        if proc.is_alive():  # still writing after 5 s (it holds SIGTERM while it writes)
+            proc.kill()
+            proc.join(timeout=5)
 
 
 def _worker_init(parent: int, initializer, initargs) -> None:

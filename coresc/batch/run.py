@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..limits import paper_timeout
 from ..pipeline import Source, check_domain, open_model, stream_header, worker_threads
 from ..writers import get_writer, is_stdout, refuse_stdout, write_stdout_bytes
 from .manifest import Manifest, model_identity
@@ -168,7 +169,8 @@ def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
                          as_directory, fmt, writer)
     job = Job(model_dir=model_dir, fmt=fmt, to=to, domain=domain, target=target,
               grobid=client, min_score=min_score, writer=writer,
-              threads=worker_threads(jobs), **(selection or {}))
+              threads=worker_threads(jobs), paper_timeout=paper_timeout(),
+              **(selection or {}))
     return _Plan(sources, loaded, job, [str(f) for f in found.skipped],
                  [s.name for s in older])
 
@@ -191,7 +193,8 @@ def _execute(plan: _Plan, cluster, jobs: int, resume: bool, progress: str,
     meter = Progress(len(todo), progress)
     if cluster is not None:
         outcomes = cluster.outcomes(with_data(todo), batch_size, total=len(todo))
-    else:
+    else:  # here, each process writes an input's manifest line with its outputs
+        job = replace(job, record=manifest.writable_path() if manifest else None)
         outcomes = local_outcomes(with_data(todo), job, plan.model, jobs)
     try:
         _consume(outcomes, summary, manifest, meter, target, job)
@@ -201,6 +204,8 @@ def _execute(plan: _Plan, cluster, jobs: int, resume: bool, progress: str,
             _finish_stream(target, manifest, sources, job)
     except KeyboardInterrupt:
         outcomes.close()  # stops the workers
+        if manifest is not None:  # what workers finished beyond the first still running
+            _count_late(manifest, summary)
         if target is not None:  # a write the interrupt cut short leaves no temporary file
             remove_leftovers(target)
         summary.seconds = time.monotonic() - t0
@@ -278,7 +283,7 @@ def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest |
 
         summary.warnings += oc.warnings
         if manifest is not None:
-            manifest.add(oc, oc.name)
+            manifest.add(oc, oc.name, written=job.record is not None)
         if oc.status == "done":
             summary.done += 1
             summary.papers += oc.papers
@@ -290,6 +295,20 @@ def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest |
         meter.update(oc.sentences if oc.status == "done" else 0)
     if target is None and not header_due:  # a stream's close (BioC's </collection>)
         write_stdout_bytes(job.writer.footer.encode("utf-8"))
+
+
+def _count_late(manifest: Manifest, summary: Summary) -> None:
+    """Count the outcomes workers recorded that the interrupted run had not taken (it
+    takes them in input order, so one slow input holds back those after it)."""
+    for rec in manifest.late_records():
+        status = rec.get("status")
+        if status == "done":
+            summary.done += 1
+            summary.papers += rec.get("papers") or 0
+            summary.sentences += rec.get("sentences") or 0
+        else:
+            oc = Outcome(name=rec["input"], status=status or "failed", error=rec.get("error"))
+            (summary.excluded if status == "excluded" else summary.failures).append(oc)
 
 
 def _stream_header(job: Job) -> bytes:

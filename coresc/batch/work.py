@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
+import signal
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..document import Paper, Paragraph
-from ..errors import CorescError
-from ..limits import release_memory, time_limit
+from ..errors import CorescError, OutputError
+from ..limits import paper_time, release_memory, time_limit
 from ..pipeline import (  # MAX_SEQUENCE, paper_blocks: named here before pipeline was
     MAX_SEQUENCE,  # noqa: F401
     Source,
@@ -51,6 +55,12 @@ class Job:
     min_score: float | None = None  # annotate --min-score: withhold labels scoring below
     #: The sentence encoder's threads in a worker process (:func:`~coresc.pipeline.worker_threads`).
     threads: int = 1
+    #: Seconds one paper may take (``--paper-timeout``), carried to workers that do not
+    #: share the command's environment (Dask's); None: as the environment says.
+    paper_timeout: float | None = None
+    #: The local manifest file this process appends each outcome's line to, right after
+    #: the outputs (None: the caller records outcomes).
+    record: str | None = None
     #: The writer of ``to``, looked up once for the run (when not given, here).
     writer: Writer | None = field(default=None, repr=False, compare=False)
     #: ``--licence``: the licence codes kept (None: all); ``--retracted``: skip or flag.
@@ -129,45 +139,60 @@ def apply_predictions(paper: Paper, preds: list[list[tuple[str, float]]]) -> Pap
 
 
 def run_source(source: Source, job: Job, model) -> Outcome:
-    """Read, annotate and write one input; failures are returned, not raised.
+    """Read, annotate and write one input; failures are returned, not raised. With
+    ``job.record``, the outcome's manifest line is appended there by this process, in
+    one step with the outputs (see :func:`record_outcome`).
 
     Only :class:`~coresc.errors.CorescError` (a bad input, an output that cannot be
     written) becomes a failed outcome; anything else is a bug and propagates.
     """
     t0 = time.perf_counter()
     out = Outcome(name=source.name)
-    try:
-        data = _read_recorded(source, out)
-        papers = read_source(source, job.fmt, job.grobid, data)
-        _note_article(out, papers)
-        papers, why = select_papers(papers, job)
-        if not papers:
-            out.status, out.error = "excluded", f"{source.name}: {why}"
-            return _timed(out, t0)
-        out.papers = len(papers)
-        out.sentences = sum(len(p) for p in papers)
-        out.warnings = language_warnings(papers, source.path or source.name)
-        if any(p.meta.get("retracted") is True for p in papers):  # --retracted flag
-            out.warnings.append(f"{source.name}: retracted article, annotated and flagged "
-                                f"(--retracted skip leaves such articles out)")
-        if not job.writer.in_source:
-            release_sources(papers)
-        with time_limit(source.path or source.name):
-            for paper in papers:
-                annotate_paper(model, paper, job.domain, job.min_score)
-        rendered = render(papers, job.writer, job.min_score is not None)
-        if job.target is None:
-            out.data = [data for _, data in rendered]
-        else:
-            out.outputs = job.target.write(source, papers, rendered,
-                                           job.writer.separator.encode("utf-8"))
-    except CorescError as exc:
-        out.status, out.error = "failed", str(exc)
-    return _timed(out, t0)
+    with paper_time(job.paper_timeout):
+        try:
+            papers, rendered = _annotated(source, job, model, out)
+            if not papers:  # left out by --licence or --retracted skip
+                return _finished(out, job, t0)
+            if job.target is None:
+                out.data = [data for _, data in rendered]
+            else:  # the outputs and their manifest line: both or neither
+                with _signals_held():
+                    out.outputs = job.target.write(source, papers, rendered,
+                                                   job.writer.separator.encode("utf-8"))
+                    return _finished(out, job, t0)
+        except CorescError as exc:
+            out.status, out.error = "failed", str(exc)
+    return _finished(out, job, t0)
 
 
-def _timed(out: Outcome, t0: float) -> Outcome:
+def _annotated(source: Source, job: Job, model, out: Outcome) -> tuple[list[Paper], list]:
+    """The input's papers annotated and rendered (none, ``out`` saying why, when every
+    paper is left out)."""
+    data = _read_recorded(source, out)
+    papers = read_source(source, job.fmt, job.grobid, data)
+    _note_article(out, papers)
+    papers, why = select_papers(papers, job)
+    if not papers:
+        out.status, out.error = "excluded", f"{source.name}: {why}"
+        return [], []
+    out.papers = len(papers)
+    out.sentences = sum(len(p) for p in papers)
+    out.warnings = language_warnings(papers, source.path or source.name)
+    if any(p.meta.get("retracted") is True for p in papers):  # --retracted flag
+        out.warnings.append(f"{source.name}: retracted article, annotated and flagged "
+                            f"(--retracted skip leaves such articles out)")
+    if not job.writer.in_source:
+        release_sources(papers)
+    with time_limit(source.path or source.name):
+        for paper in papers:
+            annotate_paper(model, paper, job.domain, job.min_score)
+    return papers, render(papers, job.writer, job.min_score is not None)
+
+
+def _finished(out: Outcome, job: Job, t0: float) -> Outcome:
     out.seconds = round(time.perf_counter() - t0, 4)
+    if job.record is not None:
+        record_outcome(job.record, out)
     return out
 
 
@@ -193,6 +218,57 @@ def select_papers(papers: list[Paper], job: Job) -> tuple[list[Paper], str | Non
         else:
             kept.append(paper)
     return kept, why
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGTERM and Ctrl-C wait until the block is done (a worker stopped mid-write would
+    leave outputs its manifest does not list); they act right after it."""
+    if not hasattr(signal, "pthread_sigmask") or \
+            threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def input_key(path: str | Path) -> str:
+    """How the manifest names an input: its absolute path (an archive member's: its
+    archive's, ``::``, its name in the archive)."""
+    archive, sep, member = str(path).partition("::")
+    return os.path.abspath(archive) + sep + member
+
+
+def manifest_line(record: dict[str, Any]) -> str:
+    """One line of the manifest: UTF-8 text as it is, but a line holding a file name that
+    is not UTF-8 (lone surrogates, which no UTF-8 file holds) escaped as JSON does
+    (``\\udcff``), which reads back as the same name, so ``--resume`` still knows it."""
+    line = json.dumps(record, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(record)
+    return line
+
+
+def record_outcome(manifest: str, out: Outcome) -> None:
+    """Append ``out``'s line to the local manifest file ``manifest`` in one write to a
+    file opened for appending, so the lines of several worker processes never mix."""
+    rec = {**out.record(), "input": input_key(out.name)}
+    line = memoryview((manifest_line(rec) + "\n").encode("utf-8"))
+    try:
+        fd = os.open(manifest, os.O_WRONLY | os.O_APPEND)
+        try:
+            while line:
+                line = line[os.write(fd, line):]
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise OutputError(f"{manifest}: cannot write the manifest "
+                          f"({exc.strerror or exc})") from None
 
 
 #: Output formats written from the document model alone, without the source XML.

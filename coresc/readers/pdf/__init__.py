@@ -1,28 +1,28 @@
 """PDFs read without a server: the text layer's glyphs laid out into a paper.
 
 :func:`pdf_tree` reads a PDF's bytes into TEI that :func:`coresc.readers.read_pdf` makes
-a :class:`~coresc.document.Paper` of: PDFium
-(pypdfium2, a core dependency) gives the glyphs with their positions and fonts in a child
-process (``extract.py``: a crash, a hang or a bomb in the C library stays there, bounded
-in time and memory); ``layout.py`` and ``xycut.py`` find the columns and the reading
-order;
-``structure.py`` the title, abstract, headings, paragraphs and captions, leaving out
-running heads, authors, small print, tables and back matter; ``tei.py`` writes them as
-TEI of GROBID's shape, which the TEI reader reads as it reads GROBID's. GROBID
-(``--grobid``) remains the better reader where one runs: it is trained on the layouts of
-many publishers.
+a :class:`~coresc.document.Paper` of. In a child process (``child.py``: a crash, a hang
+or a bomb in the C library, and a page laid out slowly, stay there, bounded in time and
+memory, and the child dies with its parent): PDFium (pypdfium2, a core dependency)
+gives the glyphs with their positions and fonts (``extract.py``); ``layout.py`` and
+``xycut.py`` find the columns and the reading order; ``structure.py`` the title,
+abstract, headings, paragraphs and captions, leaving out running heads, authors, small
+print, tables and back matter. Here, ``tei.py`` writes them as TEI of GROBID's shape,
+which the TEI reader reads as it reads GROBID's. GROBID (``--grobid``) remains the
+better reader where one runs: it is trained on the layouts of many publishers.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 from ...errors import InputError
-from ...limits import paper_timeout
+from ...limits import TIMEOUT_ENV, PaperTimeout, paper_timeout
 from .layout import (
     Line,
     drop_line_numbers,
@@ -31,22 +31,23 @@ from .layout import (
     restyle,
     run_body_size,
 )
-from .quality import text_layer_counts
-from .structure import body_size, classify, make_blocks
+from .structure import Part, body_size, classify, make_blocks
 from .tei import build_tei
 
 #: What ``Paper.meta["pdf_reader"]`` and the TEI header name.
 READER = "coresc-pdf (pypdfium2)"
 
-#: Seconds and megabytes the child reading one PDF may take.
+#: Seconds (without a per-paper limit) and megabytes the child reading one PDF may take.
 CHILD_SECONDS = 120.0
 CHILD_MEGABYTES = 768
+#: The child process's module (``python -m``).
+CHILD_MODULE = "coresc.readers.pdf.child"
 
 #: Set once the notice has been shown, so that worker processes do not show it again.
 NOTICE_ENV = "CORESC_PDF_NOTICE_SHOWN"
 
 __all__ = ["NOTICE_ENV", "READER", "extract_pages", "layout_parts", "pdf_notice", "pdf_reading",
-           "pdf_tree"]
+           "pdf_tree", "run_child"]
 
 
 def pdf_notice() -> None:
@@ -59,21 +60,29 @@ def pdf_notice() -> None:
 
 
 def extract_pages(data: bytes, name: str | Path, timeout: float | None = None) -> dict:
-    """The glyph runs of each page (``extract.py``'s JSON), read in a child process that
-    may take ``timeout`` seconds (default: the per-paper time limit, at most
-    :data:`CHILD_SECONDS`)."""
-    if timeout is None:  # the per-paper limit (--paper-timeout), when it is shorter
-        timeout = min(paper_timeout() or CHILD_SECONDS, CHILD_SECONDS)
-    cmd = [sys.executable, "-m", "coresc.readers.pdf.extract", str(CHILD_MEGABYTES)]
+    """The glyph runs of each page (``extract.py``'s JSON), read in a child process (see
+    :func:`run_child`)."""
+    return run_child(data, name, "pages", timeout)
+
+
+def run_child(data: bytes, name: str | Path, what: str, timeout: float | None = None) -> dict:
+    """``child.py``'s answer about a PDF (``what``: ``pages`` or ``parts``), read in a
+    child process that may take ``timeout`` seconds (default: the per-paper time limit,
+    else :data:`CHILD_SECONDS`) and :data:`CHILD_MEGABYTES` of memory, and that dies
+    with this process. Raises :class:`InputError` with one line."""
+    seconds, too_long = _time_limit(timeout)
+    cmd = [sys.executable, "-m", CHILD_MODULE, what, str(CHILD_MEGABYTES), f"{seconds!r}",
+           str(os.getpid())]
     env = dict(os.environ)
     package_root = str(Path(__file__).resolve().parents[3])
     env["PYTHONPATH"] = package_root + os.pathsep + env.get("PYTHONPATH", "")
     try:
         done = subprocess.run(cmd, input=data, capture_output=True, env=env,
-                              timeout=timeout, check=False)
+                              timeout=seconds, check=False)
     except subprocess.TimeoutExpired:
-        raise InputError(name, f"took longer than {timeout:g} s to read as a PDF (the "
-                               f"limit: --paper-timeout, at most {CHILD_SECONDS:g} s)") from None
+        raise PaperTimeout(name, too_long) from None
+    if hasattr(signal, "SIGXCPU") and done.returncode == -signal.SIGXCPU:  # its CPU limit
+        raise PaperTimeout(name, too_long)
     if done.returncode != 0:
         raise InputError(name, _child_failure(done.returncode, done.stderr))
     try:
@@ -83,6 +92,18 @@ def extract_pages(data: bytes, name: str | Path, timeout: float | None = None) -
     if "error" in out:
         raise InputError(name, str(out["error"]))
     return out
+
+
+def _time_limit(timeout: float | None) -> tuple[float, str]:
+    """The seconds reading a PDF may take, and what to say when it takes longer."""
+    if timeout is not None:
+        return timeout, f"took longer than {timeout:g} s to read as a PDF"
+    limit = paper_timeout()
+    if limit:
+        return limit, (f"took longer than {limit:g} s to read as a PDF (the limit: "
+                       f"--paper-timeout or {TIMEOUT_ENV})")
+    return CHILD_SECONDS, (f"took longer than {CHILD_SECONDS:g} s to read as a PDF (the "
+                           f"embedded reader's limit; --paper-timeout sets another)")
 
 
 def _child_failure(code: int, stderr: bytes) -> str:
@@ -125,10 +146,11 @@ def pdf_tree(data: bytes, name: str | Path, timeout: float | None = None):
 
 def pdf_reading(data: bytes, name: str | Path, timeout: float | None = None):
     """:func:`pdf_tree`'s TEI, with the text layer's characters and the length of its
-    lines (``quality.text_layer_counts``), from which the reading's quality is judged."""
-    found = extract_pages(data, name, timeout)
-    pages = found["pages"]
-    parts = layout_parts(pages, found.get("outline"))
+    lines (``quality.text_layer_counts``), from which the reading's quality is judged.
+    Both come from the child (``child.py``): this process builds only the TEI."""
+    found = run_child(data, name, "parts", timeout)
+    parts = [Part(**p) for p in found["parts"]]
     if not any(p.kind == "para" for p in parts):
         raise InputError(name, "no body text found in the PDF's text layer")
-    return (build_tei(parts, READER), *text_layer_counts(pages))
+    text_chars, line_chars = found["counts"]
+    return build_tei(parts, READER), text_chars, line_chars

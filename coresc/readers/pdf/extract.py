@@ -1,11 +1,10 @@
-"""The glyphs of a PDF, grouped into runs on a line: the part of reading a PDF that runs
-in a child process (``python -m coresc.readers.pdf.extract``).
+"""The glyphs of a PDF, grouped into runs on a line: the first part of reading a PDF, in
+the child process of :mod:`coresc.readers.pdf.child`.
 
 PDFium (through pypdfium2) parses the PDF and gives every character with its origin,
 box and font. A crash, a hang or a decompression bomb inside a C library cannot be
-stopped from Python in the same process, so this module runs as a child: the PDF's
-bytes on standard input, one JSON document on standard output, its memory capped
-(``RLIMIT_AS``) and its time bounded by the parent (:mod:`coresc.readers.pdf.child`).
+stopped from Python in the same process, so this module runs in a child, its memory
+and time bounded (:mod:`coresc.readers.pdf.child`).
 
 The JSON: ``{"pages": [{"w": width, "h": height, "runs": [run, ...]}, ...],
 "outline": [[level, title, page], ...]}`` (the PDF's bookmarks) or ``{"error": "one
@@ -21,10 +20,8 @@ split where boldness, italics or the font change; superscript glyphs stand betwe
 from __future__ import annotations
 
 import ctypes
-import json
 import math
 import re
-import sys
 import unicodedata
 
 #: Characters one page may hold, and the whole document: a page of millions of glyphs is
@@ -343,40 +340,3 @@ def _open_problem(message: str) -> str:
     if low == "success":  # PDFium loaded no page tree
         return "is damaged or has no pages (no page tree could be read)"
     return f"is damaged or not a PDF (PDFium: {detail.lower() or 'unknown error'})"
-
-
-def _limit_memory(megabytes: int) -> None:
-    try:
-        import resource
-    except ImportError:  # Windows: the parent's timeout still holds
-        return
-    limit = megabytes * 1024 * 1024
-    try:
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-    except (ValueError, OSError):
-        pass
-
-
-def main() -> int:
-    memory_mb = int(sys.argv[1]) if len(sys.argv) > 1 else 0
-    data = sys.stdin.buffer.read()
-    import pypdfium2  # noqa: F401  (loaded before the cap: its library maps a lot)
-
-    if memory_mb:
-        _limit_memory(memory_mb)
-    try:
-        out = extract(data)
-    except ExtractError as exc:
-        out = {"error": str(exc)}
-    except MemoryError:
-        out = {"error": f"needs more than {memory_mb} MB to read (a decompression bomb?)"}
-    sys.stdout.write(json.dumps(out, ensure_ascii=True, separators=(",", ":")))
-    sys.stdout.flush()
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -37,35 +37,57 @@ _CITES = re.compile(r"^\s*\d{1,3}(?:\s*[,\u2013\u2014-]\s*\d{1,3})*\s*$")
 _UNIT = re.compile(r"(?:^|\W)(?:[mkcµunp]?m|[mkµ]?[gls]|mol|h|R|r|x|n|p|[A-Z][a-z]?\d*|\d)$")
 
 
+#: How much of the text before a superscript is looked at to tell a unit's power ("m2")
+#: from a citation: a unit is a short word; a longer window would make a paragraph of
+#: many superscripts quadratic.
+_UNIT_WINDOW = 64
+
+
 def _marked_text(el: etree._Element, text: str) -> None:
     """``text`` into ``el``, each superscript citation number as ``<ref type="bibr">`` (as
     GROBID marks citations) and other superscripts as plain text."""
     text = _NOT_XML.sub("", text)
-    el.text = ""
+    pieces: list[str] = []  # text since the last ref: set once, as el's text or its tail
     last: etree._Element | None = None
+    before = ""  # the end of the plain text so far (see _UNIT_WINDOW)
+    seen = 0  # plain characters so far
     pos = 0
 
-    def put(s: str) -> None:
+    def close(ref: etree._Element | None) -> etree._Element | None:
         if last is None:
-            el.text += s
+            el.text = "".join(pieces)
         else:
-            last.tail = (last.tail or "") + s
+            last.tail = "".join(pieces) or None
+        pieces.clear()
+        return ref
 
     for m in _SUP.finditer(text):
-        before = text[pos:m.start()]
-        put(unmark(before))
-        inner = m.group(1)
-        if _CITES.match(inner) and not _UNIT.search(unmark(text[:m.start()])):
+        plain, inner = unmark(text[pos:m.start()]), m.group(1)
+        pieces.append(plain)
+        bare = _bare(plain)  # unmark() leaves a stray close mark: the window must not
+        seen += len(bare)
+        before = (before + bare)[-_UNIT_WINDOW:]
+        # "^" must not match where the window was cut: a letter stands in for the rest
+        window = before if seen <= _UNIT_WINDOW else "a" + before
+        if _CITES.match(inner) and not _UNIT.search(window):
             for k, piece in enumerate(re.split(r"(\d+)", inner)):
                 if k % 2:
-                    last = etree.SubElement(el, _T + "ref", type="bibr")
+                    last = close(etree.SubElement(el, _T + "ref", type="bibr"))
                     last.text = piece
                 else:
-                    put(piece)
+                    pieces.append(piece)
         else:
-            put(unmark(inner))
+            pieces.append(unmark(inner))
+        bare = _bare(inner)
+        seen += len(bare)
+        before = (before + bare)[-_UNIT_WINDOW:]
         pos = m.end()
-    put(unmark(text[pos:]))
+    pieces.append(unmark(text[pos:]))
+    close(None)
+
+
+def _bare(text: str) -> str:
+    return text.replace(SUP_OPEN, "").replace(SUP_CLOSE, "")
 
 
 def _add(where: etree._Element, part: Part) -> None:
