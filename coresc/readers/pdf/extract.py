@@ -25,6 +25,8 @@ import re
 import sys
 import unicodedata
 
+from .hidden import PageView
+
 #: Characters one page may hold, and the whole document: a page of millions of glyphs is
 #: refused rather than laid out (what a page of real text holds is under 20,000).
 MAX_PAGE_CHARS = 200_000
@@ -119,8 +121,9 @@ class _Run:
                 round(self.italic / n, 3), font, styles]
 
 
-def _page_runs(textpage, raw, budget: int) -> list[list]:
-    """The runs of one page, in content order."""
+def _page_runs(textpage, raw, budget: int, view: PageView | None = None) -> list[list]:
+    """The runs of one page, in content order, without the glyphs nobody sees (``view``:
+    the page's objects, :mod:`coresc.readers.pdf.hidden`)."""
     tp = textpage.raw
     count = raw.FPDFText_CountChars(tp)
     if count > MAX_PAGE_CHARS or count > budget:
@@ -141,6 +144,8 @@ def _page_runs(textpage, raw, budget: int) -> list[list]:
     angle = raw.FPDFText_GetCharAngle
     last_obj = None
     style = (False, False, "")
+    unseen = False
+    bx0, by0, bx1, by1 = _doubled_box(view)
     for i in range(count):
         code = codes[i]
         ch = chr(code) if 0 < code < 0x110000 else ""
@@ -162,6 +167,7 @@ def _page_runs(textpage, raw, budget: int) -> list[list]:
         obj = get_object(tp, i)
         if obj != last_obj:  # a text object has one font: look it up once
             last_obj = obj
+            unseen = view is not None and obj is not None and view.hidden(obj)
             n = raw.FPDFText_GetFontInfo(tp, i, buf, 96, flags)
             weight = raw.FPDFText_GetFontWeight(tp, i)
             key = (buf.raw[:max(n - 1, 0)], weight, flags.value)
@@ -170,8 +176,11 @@ def _page_runs(textpage, raw, budget: int) -> list[list]:
                 name = key[0].decode("latin-1")
                 style = (*_font_flags(name, weight, flags.value), name.split("+")[-1])
                 font_cache[key] = style
-        bold, italic, font = style
         x0, x1 = rect.left, rect.right
+        if unseen or (x1 - x0 < 0.05 * size and ch.isalnum()) or not (
+                bx0 <= x0 + x1 <= bx1 and by0 <= rect.bottom + rect.top <= by1):
+            continue  # unseen: squeezed to no width, or drawn off the page (by its middle)
+        bold, italic, font = style
         base = oy.value
         if ch in _SOFT_HYPHENS:
             ch = "\u00ad"
@@ -213,6 +222,14 @@ def _page_runs(textpage, raw, budget: int) -> list[list]:
     return runs
 
 
+def _doubled_box(view: PageView | None) -> tuple[float, float, float, float]:
+    """The page's visible box, doubled: a glyph's middle lies inside the box when
+    ``left + right`` lies inside this one. No box at all lets every glyph in."""
+    if view is None or view.box[2] <= view.box[0]:
+        return (float("-inf"), float("-inf"), float("inf"), float("inf"))
+    return tuple(2 * v for v in view.box)
+
+
 def _page_codes(tp, raw, count: int) -> list[int]:
     """The code point of each character index: one call for the page's text, or one a
     character where the text holds characters beyond 16 bits (surrogate pairs)."""
@@ -245,7 +262,7 @@ def extract(data: bytes) -> dict:
             textpage = page.get_textpage()
         except pdfium.PdfiumError as exc:
             raise ExtractError(f"page {index + 1} cannot be read ({exc})") from None
-        runs = _page_runs(textpage, raw, budget)
+        runs = _page_runs(textpage, raw, budget, PageView(page.raw, raw))
         budget -= sum(len(r[6]) for r in runs)
         pages.append({"w": round(width, 2), "h": round(height, 2), "runs": runs})
         textpage.close()

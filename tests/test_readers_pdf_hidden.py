@@ -1,0 +1,61 @@
+"""Text a PDF holds but nobody sees is not read as the paper's sentences (issue 53): each
+of the ten ways to hide it, beside visible text that is read; an OCR layer over a page
+image is read; text that only looks unusual (white on a dark box, a layer switched on)
+is read."""
+
+from __future__ import annotations
+
+import hidden_pdfs as hp
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from coresc.readers import read_data
+
+
+def _text(data: bytes, name: str = "hidden.pdf") -> str:
+    paper = read_data(data, name)[0]
+    return " ".join([paper.title or "", *(s.text for s in paper.sentences())])
+
+
+@pytest.mark.parametrize("where", ["after", "before"])
+@pytest.mark.parametrize("kind", hp.KINDS)
+def test_hidden_text_is_not_read(kind, where):
+    text = _text(hp.hidden_pdf(kind, where))
+    assert "previous instructions" not in text
+    assert hp.TITLE in text and "Expression rose threefold in the first day" in text
+
+
+def test_an_ocr_layer_over_a_page_image_is_read():
+    text = _text(hp.ocr_pdf(), "scan.pdf")
+    assert hp.TITLE in text and "Expression rose threefold in the first day" in text
+
+
+@pytest.mark.parametrize("content", [
+    # white text on a dark box drawn before it
+    b"q 0 0 0.5 rg 60 490 500 25 re f Q q 1 1 1 rg " + hp.line(hp.HIDDEN, 72, 500) + b"Q",
+    # a layer that is on: only /Off is switched off
+    b"/OC /On BDC " + hp.line(hp.HIDDEN, 72, 500) + b"EMC",
+    # text over an image drawn before it
+    b"q 500 0 0 25 60 490 cm " + hp.IMAGE + b" Q " + hp.line(hp.HIDDEN, 72, 500),
+    # a box drawn after the text, beside it rather than over it
+    hp.line(hp.HIDDEN, 72, 500) + b"q 1 1 1 rg 60 300 500 25 re f Q",
+    # filling and clipping (render mode 4) paints the text
+    b"BT 4 Tr ET " + hp.line(hp.HIDDEN, 72, 500) + b"BT 0 Tr ET",
+], ids=["white-on-dark", "layer-on", "over-image", "box-beside", "fill-and-clip"])
+def test_text_that_can_be_seen_is_read(content):
+    assert "previous instructions" in _text(hp.build_pdf(hp.visible_page() + content))
+
+
+@pytest.mark.fuzz
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kinds=st.lists(st.sampled_from(hp.KINDS), min_size=1, max_size=4),
+       where=st.sampled_from(["after", "before"]), y=st.floats(80, 540),
+       size=st.floats(6, 14))
+def test_fuzz_hidden_text_anywhere_is_not_read(kinds, where, y, size):
+    """Any mix of the ways to hide text, anywhere under the paragraph, at any size."""
+    hidden = b"".join(hp.hide(kind, y - 20 * k, size) for k, kind in enumerate(kinds))
+    visible = hp.visible_page()
+    text = _text(hp.build_pdf(hidden + visible if where == "before" else visible + hidden))
+    assert "previous instructions" not in text and "praise" not in text
+    assert "Expression rose threefold in the first day" in text
