@@ -102,14 +102,17 @@ def source_bytes(source: Source) -> bytes:
 
 
 def language_warnings(papers: list[Paper], where: str) -> list[str]:
-    """One line per paper that does not look like English (the models know only English)."""
+    """One line per paper that does not look like English (the models know only English),
+    and one for each part of its input its reader left out (``meta["left_out"]``: a
+    PDF's pages past the reader's limit ...)."""
     from .language import language_problem
 
     found = []
     for paper in papers:
+        label = where if len(papers) == 1 else f"{where} (paper {paper.id})"
+        found += [f"{label}: {note}" for note in paper.meta.get("left_out", ())]
         problem = language_problem(paper)
         if problem is not None:
-            label = where if len(papers) == 1 else f"{where} (paper {paper.id})"
             found.append(f"{label}: {problem}; the labels may be meaningless")
     return found
 

@@ -19,7 +19,7 @@ BODY = ("Biofilms protect bacteria from metals in the soil. We measured matrix g
         "first day and stayed high. The matrix thickened where the copper was strongest. "
         "These results suggest that the matrix shields the cells from the metal.")
 
-_FONTS = (b"/Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> "
+FONTS = (b"/Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> "
           b"/F2 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold >> >>")
 # A grey pixel stretched over an area: an image with no resources needed.
 IMAGE = b"BI /W 1 /H 1 /CS /G /BPC 8 ID \x80 EI"
@@ -96,7 +96,7 @@ def build_pdf(content: bytes, media_box: str = "0 0 595 842") -> bytes:
             b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
             b"<< /Type /OCG /Name (Hidden layer) >>",
             f"<< /Type /Page /Parent 2 0 R /MediaBox [{media_box}] /Contents 5 0 R "
-            f"/Resources << ".encode() + _FONTS
+            f"/Resources << ".encode() + FONTS
             + b" /ExtGState << /Clear << /ca 0 /CA 0 >> >> "
             b"/Properties << /Off 3 0 R /On 6 0 R >> >> >>",
             f"<< /Length {len(content)} >>\nstream\n".encode() + content + b"\nendstream",

@@ -153,7 +153,7 @@ def read_data(data: bytes, name: str | Path = "data", fmt: str = "auto",
     """
     if fmt != "auto" and fmt not in READERS:
         raise InputError(name, f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
-    if is_pdf(data):
+    if is_pdf(data, name):
         papers = _read_pdf(data, name, fmt, grobid)
     elif str(name).lower().endswith(".pdf"):
         raise InputError(name, "named .pdf but is not a PDF (no %PDF- header)")
@@ -212,11 +212,19 @@ def _read_pdf(data: bytes, name: str | Path, fmt: str,
 
 def read_pdf(data: bytes, name: str | Path = "data.pdf") -> Paper:
     """Read a PDF's bytes with the embedded reader (:mod:`coresc.readers.pdf`), no server;
-    the paper's ``meta["pdf_reader"]`` names the reader. Raises :class:`InputError`."""
+    the paper's ``meta["pdf_reader"]`` names the reader, ``meta["left_out"]`` lists lines
+    saying what it did not read (when it left something out). Raises
+    :class:`InputError`."""
+    from ..tei import TEI_NS
     from .pdf import READER, pdf_tree
+    from .pdf.tei import LEFT_OUT
 
-    paper = _reader("tei")(name, pdf_tree(data, name))
+    tree = pdf_tree(data, name)
+    notes = [n.text for n in tree.iter(f"{{{TEI_NS}}}note") if n.get("type") == LEFT_OUT]
+    paper = _reader("tei")(name, tree)
     paper.meta["pdf_reader"] = READER
+    if notes:
+        paper.meta["left_out"] = notes
     return paper
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -83,14 +84,30 @@ def extract_pages(data: bytes, name: str | Path, timeout: float | None = None) -
 
 
 def _child_failure(code: int, stderr: bytes) -> str:
-    last = (stderr.decode("utf-8", "replace").strip().splitlines() or [""])[-1]
+    """The one line for a child that ended without its JSON: by signal, out of memory, or
+    on an error of coresc's own reader (a bug, never the user's to fix)."""
+    text = stderr.decode("utf-8", "replace").strip()
+    last = (text.splitlines() or [""])[-1]
     if "No module named 'pypdfium2'" in last or "No module named pypdfium2" in last:
         return "reading PDFs needs pypdfium2: pip install pypdfium2 (or give --grobid URL)"
+    if code == -signal.SIGKILL:
+        return ("the PDF reader was killed (SIGKILL) from outside coresc (the system's "
+                "out-of-memory killer, or a user): try again, or with more memory free")
     if code < 0 or "MemoryError" in last or "bad_alloc" in last:
-        return (f"the PDF reader stopped on it ({f'signal {-code}' if code < 0 else 'memory'}):"
-                f" the PDF is damaged, or needs more than {CHILD_MEGABYTES} MB to read "
+        return (f"the PDF reader stopped on it ({_signal_name(-code) if code < 0 else 'memory'})"
+                f": the PDF is damaged, or needs more than {CHILD_MEGABYTES} MB to read "
                 f"(a decompression bomb?)")
+    if "Traceback" in text:
+        return (f"coresc's PDF reader failed on it ({last[:120]}): a bug in coresc, please "
+                f"report it with the PDF; --grobid URL reads it with GROBID")
     return f"the PDF reader failed ({last[:120] or f'exit {code}'})"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def layout_parts(pages: list[dict]):
@@ -116,9 +133,10 @@ def _line_number(line: Line) -> bool:
 
 def pdf_tree(data: bytes, name: str | Path, timeout: float | None = None):
     """A PDF's bytes as TEI of GROBID's shape (an lxml ``ElementTree``; see the module's
-    docstring), which the TEI reader makes a paper of. Raises :class:`InputError`."""
-    pages = extract_pages(data, name, timeout)["pages"]
-    parts = layout_parts(pages)
+    docstring), which the TEI reader makes a paper of; what the reader left out, in its
+    header's ``<note type="left-out">``. Raises :class:`InputError`."""
+    extracted = extract_pages(data, name, timeout)
+    parts = layout_parts(extracted["pages"])
     if not any(p.kind == "para" for p in parts):
         raise InputError(name, "no body text found in the PDF's text layer")
-    return build_tei(parts, READER)
+    return build_tei(parts, READER, extracted.get("left_out", ()))

@@ -7,8 +7,9 @@ stopped from Python in the same process, so this module runs as a child: the PDF
 bytes on standard input, one JSON document on standard output, its memory capped
 (``RLIMIT_AS``) and its time bounded by the parent (:mod:`coresc.readers.pdf.child`).
 
-The JSON: ``{"pages": [{"w": width, "h": height, "runs": [run, ...]}, ...]}`` or
-``{"error": "one line"}``. A run is a list ``[x0, y0, x1, y1, base, size, text, bold,
+The JSON: ``{"pages": [{"w": width, "h": height, "runs": [run, ...]}, ...], "n_pages":
+n, "left_out": ["one line", ...]}`` (``left_out``: what was not read, when something
+was) or ``{"error": "one line"}``. A run is a list ``[x0, y0, x1, y1, base, size, text, bold,
 italic, font, styles]``: consecutive glyphs in content order on one baseline (PDF
 coordinates, y upwards, in points); ``size`` the glyph height of the run's main font;
 ``bold`` and ``italic`` the share of its letters so set; ``styles`` the run's text
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import math
 import re
 import sys
 import unicodedata
@@ -126,9 +128,12 @@ def _page_runs(textpage, raw, budget: int, view: PageView | None = None) -> list
     the page's objects, :mod:`coresc.readers.pdf.hidden`)."""
     tp = textpage.raw
     count = raw.FPDFText_CountChars(tp)
-    if count > MAX_PAGE_CHARS or count > budget:
+    if count > MAX_PAGE_CHARS:
         raise ExtractError(f"a page holds {count:,} characters, more than the "
-                           f"{min(MAX_PAGE_CHARS, budget):,} read")
+                           f"{MAX_PAGE_CHARS:,} read on one page")
+    if count > budget:
+        raise ExtractError(f"holds more than {MAX_DOC_CHARS:,} characters, the most read "
+                           f"of one document")
     buf = ctypes.create_string_buffer(96)
     flags = ctypes.c_int()
     ox, oy = ctypes.c_double(), ctypes.c_double()
@@ -146,6 +151,9 @@ def _page_runs(textpage, raw, budget: int, view: PageView | None = None) -> list
     style = (False, False, "")
     unseen = False
     bx0, by0, bx1, by1 = _doubled_box(view)
+    turn = view.turn if view is not None else 0
+    dropped = view.dropped if view is not None else {}
+    seen: set[tuple] = set()  # (code, left, baseline): a glyph drawn again on itself
     for i in range(count):
         code = codes[i]
         ch = chr(code) if 0 < code < 0x110000 else ""
@@ -156,13 +164,20 @@ def _page_runs(textpage, raw, budget: int, view: PageView | None = None) -> list
         if not ch or (ch in _DROP and ch not in _SOFT_HYPHENS):
             continue
         a = angle(tp, i)
+        if turn:  # the angle as the page is shown (turned by its /Rotate)
+            a = (a + turn * _QUARTER) % _FULL
         if 0.6 < a < 5.68:
+            dropped["turned"] = dropped.get("turned", 0) + 1
             continue  # rotated text: margin notes, arXiv stamps, axis labels (a small
             # angle is a slanted font: PDFs fake italics and bold with a sheared matrix)
         raw.FPDFText_GetLooseCharBox(tp, i, rect)
         raw.FPDFText_GetCharOrigin(tp, i, ox, oy)
-        size = rect.top - rect.bottom
-        if size <= 0.5:
+        x0, bottom, x1, top, base = rect.left, rect.bottom, rect.right, rect.top, oy.value
+        if turn:
+            x0, bottom, x1, top, base = _turned(turn, view.box, x0, bottom, x1, top, ox.value,
+                                                base)
+        size = top - bottom
+        if not (size > 0.5 and base == base):  # (NaN: a matrix of no size)
             continue
         obj = get_object(tp, i)
         if obj != last_obj:  # a text object has one font: look it up once
@@ -176,12 +191,15 @@ def _page_runs(textpage, raw, budget: int, view: PageView | None = None) -> list
                 name = key[0].decode("latin-1")
                 style = (*_font_flags(name, weight, flags.value), name.split("+")[-1])
                 font_cache[key] = style
-        x0, x1 = rect.left, rect.right
         if unseen or (x1 - x0 < 0.05 * size and ch.isalnum()) or not (
-                bx0 <= x0 + x1 <= bx1 and by0 <= rect.bottom + rect.top <= by1):
+                bx0 <= x0 + x1 <= bx1 and by0 <= bottom + top <= by1):
+            dropped["hidden"] = dropped.get("hidden", 0) + 1
             continue  # unseen: squeezed to no width, or drawn off the page (by its middle)
+        key = (code, round(x0, 1), round(base, 1))
+        if key in seen:
+            continue  # the same glyph again in the same place (a form drawing itself)
+        seen.add(key)
         bold, italic, font = style
-        base = oy.value
         if ch in _SOFT_HYPHENS:
             ch = "\u00ad"
         if ch in _ACCENTS and size < 2 * prev_size + 1:
@@ -201,7 +219,7 @@ def _page_runs(textpage, raw, budget: int, view: PageView | None = None) -> list
         if run is not None:
             small = size < 0.8 * prev_size or prev_size < 0.8 * size
             same_line = abs(base - prev_base) < 0.2 * max(size, prev_size) or (
-                small and rect.bottom < run.y1 and rect.top > run.y0)
+                small and bottom < run.y1 and top > run.y0)
             gap = x0 - prev_x1
             back = x0 < prev_x0 - 0.5 * size  # a ligature's second letter starts where it did
             if not same_line or gap > 0.9 * max(size, prev_size) or back:
@@ -213,7 +231,7 @@ def _page_runs(textpage, raw, budget: int, view: PageView | None = None) -> list
             run = _Run()
             prev_size = size
         main = not run.sizes or size >= 0.8 * run.size()
-        run.add(ch, (x0, rect.bottom, x1, rect.top), base, size, bold, italic, font, main)
+        run.add(ch, (x0, bottom, x1, top), base, size, bold, italic, font, main)
         prev_x0, prev_x1 = x0, x1
         if main:
             prev_base, prev_size = base, size
@@ -228,6 +246,22 @@ def _doubled_box(view: PageView | None) -> tuple[float, float, float, float]:
     if view is None or view.box[2] <= view.box[0]:
         return (float("-inf"), float("-inf"), float("inf"), float("inf"))
     return tuple(2 * v for v in view.box)
+
+
+_QUARTER, _FULL = math.pi / 2, 2 * math.pi
+
+
+def _turned(turn: int, box: tuple, left: float, bottom: float, right: float, top: float,
+            ox: float, oy: float) -> tuple[float, float, float, float, float]:
+    """A glyph's box and baseline as the page is shown, turned ``turn`` quarters
+    clockwise by its /Rotate (a landscape page of pdflscape is drawn sideways and turned
+    upright): ``(left, bottom, right, top, baseline)``."""
+    x0, y0, x1, y1 = box
+    if turn == 1:  # (x, y) -> (y - y0, x1 - x)
+        return bottom - y0, x1 - right, top - y0, x1 - left, x1 - ox
+    if turn == 2:  # (x, y) -> (x1 - x, y1 - y)
+        return x1 - right, y1 - top, x1 - left, y1 - bottom, y1 - oy
+    return y1 - top, left - x0, y1 - bottom, right - x0, ox - x0  # (x, y) -> (y1 - y, x - x0)
 
 
 def _page_codes(tp, raw, count: int) -> list[int]:
@@ -255,6 +289,7 @@ def extract(data: bytes) -> dict:
         raise ExtractError("has no pages")
     pages = []
     budget = MAX_DOC_CHARS
+    dropped: dict[str, int] = {}
     for index in range(min(n_pages, MAX_PAGES)):
         try:
             page = pdf[index]
@@ -262,16 +297,40 @@ def extract(data: bytes) -> dict:
             textpage = page.get_textpage()
         except pdfium.PdfiumError as exc:
             raise ExtractError(f"page {index + 1} cannot be read ({exc})") from None
-        runs = _page_runs(textpage, raw, budget, PageView(page.raw, raw))
+        view = PageView(page.raw, raw)
+        runs = _page_runs(textpage, raw, budget, view)
+        for why, n in view.dropped.items():
+            dropped[why] = dropped.get(why, 0) + n
         budget -= sum(len(r[6]) for r in runs)
         pages.append({"w": round(width, 2), "h": round(height, 2), "runs": runs})
         textpage.close()
         page.close()
     pdf.close()
     if not any(page["runs"] for page in pages):
-        raise ExtractError("has no text layer (a scanned PDF?): run OCR on it first "
-                           "(e.g. ocrmypdf), or read it with --grobid")
-    return {"pages": pages, "n_pages": n_pages}
+        raise ExtractError(_no_text(dropped, n_pages))
+    out = {"pages": pages, "n_pages": n_pages}
+    if n_pages > MAX_PAGES:  # a reading bounded in time: said, never silent
+        pages_left = (f"page {n_pages:,}" if n_pages == MAX_PAGES + 1
+                      else f"pages {MAX_PAGES + 1:,} to {n_pages:,}")
+        out["left_out"] = [f"{pages_left} not read (the embedded PDF reader reads the "
+                           f"first {MAX_PAGES:,})"]
+    return out
+
+
+def _no_text(dropped: dict[str, int], n_pages: int) -> str:
+    """Why no text was read: no text layer at all (a scan), or one whose every character
+    was left out, and why (a PDF with text is never sent to OCR)."""
+    why = [f"{dropped[k]:,} {what}" for k, what in (
+        ("turned", "characters turned on their side"),
+        ("hidden", "characters nobody sees (hidden text)")) if dropped.get(k)]
+    if why:
+        return (f"has a text layer, but none of it is read: {', '.join(why)}, which the "
+                f"embedded reader leaves out; read it with --grobid")
+    if n_pages > MAX_PAGES:
+        return (f"has no text on its first {MAX_PAGES:,} pages (of {n_pages:,}), the most "
+                f"the embedded reader reads; read it with --grobid")
+    return ("has no text layer (a scanned PDF?): run OCR on it first (e.g. ocrmypdf), or "
+            "read it with --grobid")
 
 
 def _open_problem(message: str) -> str:

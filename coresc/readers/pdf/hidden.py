@@ -64,6 +64,10 @@ class PageView:
         if raw.FPDF_GetPageBoundingBox(page, _rect := raw.FS_RECTF()):
             self.box = (_rect.left, _rect.bottom, _rect.right, _rect.top)
         self._bounds = (left, bottom, right, top)
+        #: Quarter turns clockwise the page is shown turned (its /Rotate).
+        self.turn = raw.FPDFPage_GetRotation(page) % 4
+        #: Characters left out, by why: "hidden" (nobody sees them), "turned" (on their side).
+        self.dropped: dict[str, int] = {}
         self._walk(raw.FPDFPage_CountObjects(page),
                    lambda i: raw.FPDFPage_GetObject(page, i), (), 0)
         if self._layered:
