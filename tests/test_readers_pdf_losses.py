@@ -88,6 +88,16 @@ def test_text_above_the_page_does_not_replace_the_title():
     assert paper.title == hp.TITLE
 
 
+def test_a_negative_font_size_undone_by_its_matrix_is_read():
+    """-10 Tf under a half-turned matrix reads upright; -10 Tf alone sets the text upside
+    down, which is left out as text turned on its side is (never read backwards)."""
+    upright = b"BT /F1 -10 Tf -1 0 0 -1 72 500 Tm (Planted words read upright here.) Tj ET"
+    upside = b"BT /F1 -10 Tf 500 400 Td (Planted words set upside down.) Tj ET"
+    texts = _sentences(_page_pdf(hp.visible_page() + upright + upside))
+    assert "Planted words read upright here." in texts
+    assert not any("upside" in t or "nwod" in t for t in texts)
+
+
 # -- item 6: diagnoses -------------------------------------------------------------
 
 @pytest.mark.parametrize("turn, matrix", [(90, "0 1 -1 0 595 0"), (180, "-1 0 0 -1 595 842"),

@@ -134,9 +134,8 @@ def _page_runs(textpage, raw, budget: int, view: PageView | None = None) -> list
     if count > budget:
         raise ExtractError(f"holds more than {MAX_DOC_CHARS:,} characters, the most read "
                            f"of one document")
-    buf = ctypes.create_string_buffer(96)
-    flags = ctypes.c_int()
     ox, oy = ctypes.c_double(), ctypes.c_double()
+    buffers = (ctypes.create_string_buffer(96), ctypes.c_int(), ctypes.c_float())
     rect = raw.FS_RECTF()
     runs: list[list] = []
     run: _Run | None = None
@@ -148,12 +147,12 @@ def _page_runs(textpage, raw, budget: int, view: PageView | None = None) -> list
     codes = _page_codes(tp, raw, count)
     angle = raw.FPDFText_GetCharAngle
     last_obj = None
-    style = (False, False, "")
+    style, flip = (False, False, ""), 0.0
     unseen = False
     bx0, by0, bx1, by1 = _doubled_box(view)
     turn = view.turn if view is not None else 0
     dropped = view.dropped if view is not None else {}
-    seen: set[tuple] = set()  # (code, left, baseline): a glyph drawn again on itself
+    seen: dict[tuple, int] = {}  # (code, left, baseline) -> the text object drawing it
     for i in range(count):
         code = codes[i]
         ch = chr(code) if 0 < code < 0x110000 else ""
@@ -163,9 +162,14 @@ def _page_runs(textpage, raw, budget: int, view: PageView | None = None) -> list
             continue
         if not ch or (ch in _DROP and ch not in _SOFT_HYPHENS):
             continue
+        obj = get_object(tp, i)
+        if obj != last_obj:  # a text object has one font: look it up once
+            last_obj = obj
+            unseen = view is not None and obj is not None and view.hidden(obj)
+            style, flip = _object_style(tp, raw, i, obj, font_cache, buffers)
         a = angle(tp, i)
-        if turn:  # the angle as the page is shown (turned by its /Rotate)
-            a = (a + turn * _QUARTER) % _FULL
+        if flip or turn:  # the angle as shown: the page turned by its /Rotate, the glyphs
+            a = (a + flip + turn * _QUARTER) % _FULL  # by a negative font size
         if 0.6 < a < 5.68:
             dropped["turned"] = dropped.get("turned", 0) + 1
             continue  # rotated text: margin notes, arXiv stamps, axis labels (a small
@@ -179,26 +183,14 @@ def _page_runs(textpage, raw, budget: int, view: PageView | None = None) -> list
         size = top - bottom
         if not (size > 0.5 and base == base):  # (NaN: a matrix of no size)
             continue
-        obj = get_object(tp, i)
-        if obj != last_obj:  # a text object has one font: look it up once
-            last_obj = obj
-            unseen = view is not None and obj is not None and view.hidden(obj)
-            n = raw.FPDFText_GetFontInfo(tp, i, buf, 96, flags)
-            weight = raw.FPDFText_GetFontWeight(tp, i)
-            key = (buf.raw[:max(n - 1, 0)], weight, flags.value)
-            style = font_cache.get(key)
-            if style is None:
-                name = key[0].decode("latin-1")
-                style = (*_font_flags(name, weight, flags.value), name.split("+")[-1])
-                font_cache[key] = style
         if unseen or (x1 - x0 < 0.05 * size and ch.isalnum()) or not (
                 bx0 <= x0 + x1 <= bx1 and by0 <= bottom + top <= by1):
             dropped["hidden"] = dropped.get("hidden", 0) + 1
             continue  # unseen: squeezed to no width, or drawn off the page (by its middle)
-        key = (code, round(x0, 1), round(base, 1))
-        if key in seen:
-            continue  # the same glyph again in the same place (a form drawing itself)
-        seen.add(key)
+        key = (code, x0, base)
+        if seen.setdefault(key, obj) != obj:
+            continue  # the same glyph again in the same place (a form drawing itself; the
+            # letters of a ligature share a place in one object)
         bold, italic, font = style
         if ch in _SOFT_HYPHENS:
             ch = "\u00ad"
@@ -238,6 +230,25 @@ def _page_runs(textpage, raw, budget: int, view: PageView | None = None) -> list
     if run is not None:
         runs.append(run.dump())
     return runs
+
+
+def _object_style(tp, raw, i: int, obj, cache: dict, buffers: tuple) -> tuple[tuple, float]:
+    """For the text object of character ``i``: its style (bold, italic, font name), the
+    half turn a negative font size gives its glyphs (PDFium's angle leaves it out).
+    ``buffers``: reused for the answers (font name, flags, font size)."""
+    buf, flags, size = buffers
+    n = raw.FPDFText_GetFontInfo(tp, i, buf, 96, flags)
+    weight = raw.FPDFText_GetFontWeight(tp, i)
+    key = (buf.raw[:max(n - 1, 0)], weight, flags.value)
+    style = cache.get(key)
+    if style is None:
+        name = key[0].decode("latin-1")
+        style = cache[key] = (*_font_flags(name, weight, flags.value), name.split("+")[-1])
+    flip = 0.0
+    if obj is not None and raw.FPDFTextObj_GetFontSize(ctypes.cast(obj, raw.FPDF_PAGEOBJECT),
+                                                       size) and size.value < 0:
+        flip = math.pi
+    return style, flip
 
 
 def _doubled_box(view: PageView | None) -> tuple[float, float, float, float]:

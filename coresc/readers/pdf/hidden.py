@@ -39,11 +39,10 @@ _WHITE = (255, 255, 255)
 class _Paint:
     """An object that paints an area: a filled path or an image, in paint order."""
 
-    __slots__ = ("z", "box", "colour", "opaque", "rect")
+    __slots__ = ("z", "box", "colour", "obj")
 
-    def __init__(self, z: int, box: tuple, colour: tuple | None, opaque: bool,
-                 rect: bool) -> None:
-        self.z, self.box, self.colour, self.opaque, self.rect = z, box, colour, opaque, rect
+    def __init__(self, z: int, box: tuple, colour: tuple | None, obj) -> None:
+        self.z, self.box, self.colour, self.obj = z, box, colour, obj
 
 
 class PageView:
@@ -53,7 +52,7 @@ class PageView:
         self.raw = raw
         self.texts: dict[int, tuple[int, tuple]] = {}  # address -> (z, form matrices)
         self.paints: list[_Paint] = []
-        self._covers: list[_Paint] = []  # the opaque rectangles and images among them
+        self._covers: list[_Paint] = []  # the opaque ones among them
         self._cover_z: list[int] = []
         self._ocr: bool | None = None
         self._cache: dict[int, bool] = {}
@@ -95,7 +94,7 @@ class PageView:
 
     def _add_paint(self, obj, kind: int, matrices: tuple) -> None:
         raw = self.raw
-        colour, rect = None, False
+        colour = None
         if kind == _PATH:
             fill, stroke = ctypes.c_int(), ctypes.c_int()
             if not raw.FPDFPath_GetDrawMode(obj, fill, stroke) or not fill.value:
@@ -103,12 +102,11 @@ class PageView:
             rgba = _colour(raw, obj, stroke=False)
             if rgba is None or rgba[3] < _MIN_ALPHA:
                 return
-            colour, rect = rgba[:3], _is_rect(raw, obj)
-        opaque = not raw.FPDFPageObj_HasTransparency(obj)
+            colour = rgba[:3]
         box = _page_box(self._object_box(obj), matrices)
-        paint = _Paint(self._z, box, colour, opaque, rect)
+        paint = _Paint(self._z, box, colour, obj)
         self.paints.append(paint)
-        if opaque and (rect or colour is None):
+        if not raw.FPDFPageObj_HasTransparency(obj):
             self._covers.append(paint)
             self._cover_z.append(paint.z)
 
@@ -162,7 +160,8 @@ class PageView:
     def _covered(self, z: int, box: tuple) -> bool:
         """An opaque box or image painted after the text, over all of it."""
         start = bisect.bisect_right(self._cover_z, z)
-        return any(_inside(box, c.box) for c in self._covers[start:])
+        return any(_inside(box, c.box) and (c.colour is None or _is_rect(self.raw, c.obj))
+                   for c in self._covers[start:])
 
     def _under(self, z: int, box: tuple) -> tuple | None:
         """The colour the text lies on: the last filled area painted before it under its
