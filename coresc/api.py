@@ -130,7 +130,7 @@ class Tagger:
     def _pipe_workers(self, papers: Iterable[Paper], jobs: int) -> Iterator[Paper]:
         from .batch.pool import ordered_map, start_method
         from .batch.work import Job, apply_predictions, detached, init_worker, paper_task
-        from .pipeline import worker_threads
+        from .pipeline import model_provenance, worker_threads
 
         if self.model_dir is None and not self._bundled and start_method() != "fork":
             raise UsageError("pipe(jobs>1) needs a saved model here (workers load it): "
@@ -151,7 +151,9 @@ class Tagger:
         job = Job(model_dir=self.model_dir, domain=self.domain, threads=worker_threads(jobs))
         for preds in ordered_map(paper_task, sent(), jobs, initializer=init_worker,
                                  initargs=(job,), inherited=(self.model,)):
-            yield apply_predictions(originals.popleft(), preds)
+            paper = apply_predictions(originals.popleft(), preds)
+            paper.meta.update(model_provenance(self.model))  # as annotate_paper records it
+            yield paper
         if failed:
             raise failed[0]
 

@@ -7,12 +7,15 @@ Each command module has a docstring (its help), ``add_arguments(parser)`` and
 from __future__ import annotations
 
 import argparse
+import codecs
 import importlib
+import io
 import signal
 import sys
 from typing import NoReturn
 
 from ._version import __version__
+from .document import name_text
 from .errors import CorescError
 from .extras import missing_module_error
 
@@ -28,6 +31,27 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see: {self.prog} --help)\n")
+
+
+def _name_escape(exc: UnicodeError) -> tuple[str, int]:
+    """The codec error handler of standard error: a file name's bytes that are not UTF-8
+    (lone surrogates) as ``\\xNN`` (:func:`~coresc.document.name_text`); anything else
+    the stream cannot hold as ``\\u`` escapes."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    bad = exc.object[exc.start:exc.end]
+    return "".join(name_text(c) if "\ud800" <= c <= "\udfff" else
+                   c.encode("ascii", "backslashreplace").decode("ascii") for c in bad), exc.end
+
+
+def _streams_take_any_name() -> None:
+    """Let a file name that is not UTF-8 be printed (issue 53: a traceback, before): on
+    standard error as ``ls -b`` shows it (``paper-\\xff.txt``), on standard output as its
+    own bytes, so a list of paths (``coresc select``) names the files it lists."""
+    codecs.register_error("coresc-names", _name_escape)
+    for stream, errors in ((sys.stderr, "coresc-names"), (sys.stdout, "surrogateescape")):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors=errors)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run a verb, report user errors as one line, exit non-zero on failure."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    _streams_take_any_name()
     parser = build_parser()
     if not argv:  # a bare `coresc`: what it can do, not just an error
         parser.print_help(sys.stderr)

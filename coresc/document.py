@@ -22,6 +22,31 @@ ZONES = ("title", "abstract", "body", "caption")
 #: show it as a title).
 STDIN_ID = "stdin"
 
+#: What no output can hold of a name: lone surrogates (a file name's bytes that are not
+#: UTF-8 reach Python as U+DC80-U+DCFF), and what XML cannot hold (C0 controls other than
+#: tab, newline and carriage return; U+FFFE, U+FFFF).
+_UNWRITABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def name_text(name: str) -> str:
+    """A file name as text every output can hold.
+
+    A name whose bytes are not UTF-8 reaches Python with each such byte as a lone
+    surrogate (``os.fsdecode``'s ``surrogateescape``), which no UTF-8 file, XML or JSON
+    can hold: each becomes ``\\xNN``, as ``ls -b`` shows it (``paper-\\xff``), so two
+    such names stay two; a control character becomes ``\\xNN`` too, any other lone
+    surrogate or non-character ``\\uNNNN``. Any other name is returned as it is.
+    """
+    return _UNWRITABLE.sub(_escaped, name)
+
+
+def _escaped(match: re.Match) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x20 else f"\\u{code:04x}"
+
+
 #: Normalised heading types, see :func:`heading_type`.
 SECTION_TYPES = (
     "title", "abstract", "introduction", "background", "methods", "results",

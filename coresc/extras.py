@@ -16,6 +16,7 @@ from .errors import CorescError
 EXTRAS: dict[str, tuple[str, ...]] = {
     "experiments": ("mlflow", "matplotlib", "yaml"),
     "serve": ("fastapi", "uvicorn", "python_multipart"),
+    "parquet": ("pyarrow",),
 }
 #: Import name -> distribution name, where they differ.
 PACKAGE_NAMES = {"yaml": "pyyaml", "python_multipart": "python-multipart"}

@@ -102,10 +102,13 @@ def source_bytes(source: Source) -> bytes:
 
 
 def language_warnings(papers: list[Paper], where: str) -> list[str]:
-    """One line per paper that does not look like English (the models know only English),
-    and one for each part of its input its reader left out (``meta["left_out"]``: a
-    PDF's pages past the reader's limit ...)."""
+    """One line per paper whose labels may mislead or whose input was not all read: its
+    text does not look like English (the models know only English), it was read from a
+    PDF whose reading looks doubtful (:func:`coresc.readers.pdf.quality.doubt_line`), or
+    its reader left part of it out (``meta["left_out"]``: a PDF's pages past the
+    reader's limit)."""
     from .language import language_problem
+    from .readers.pdf.quality import doubt_line
 
     found = []
     for paper in papers:
@@ -114,6 +117,10 @@ def language_warnings(papers: list[Paper], where: str) -> list[str]:
         problem = language_problem(paper)
         if problem is not None:
             found.append(f"{label}: {problem}; the labels may be meaningless")
+        doubt = doubt_line(paper.meta["pdf_quality"], label) \
+            if "pdf_quality" in paper.meta else None
+        if doubt is not None:
+            found.append(doubt)
     return found
 
 
@@ -208,7 +215,17 @@ def annotate_paper(model, paper: Paper, domain: str | None = None,
         paper.meta["corpus"] = domain
     for block in paper_blocks(paper):
         model.annotate([block], min_score=min_score)
+    paper.meta.update(model_provenance(model))
     return paper
+
+
+def model_provenance(model) -> dict[str, str]:
+    """What output records say of the model that labelled a paper: ``model``, its name
+    (its directory's: ``accurate``, ``fast``, ``my-model``), and ``model_version``, when
+    it was trained (``meta.json``'s ``trained``); what a model does not know is left out."""
+    found = {"model": getattr(model, "name_", None),
+             "model_version": (getattr(model, "meta_", None) or {}).get("trained")}
+    return {k: str(v) for k, v in found.items() if v}
 
 
 # ---------------------------------------------------------------- rendering

@@ -85,7 +85,12 @@ def _tagger():
 
 
 def _check_output(fmt: str, data: bytes) -> None:
-    if fmt in ("xml", "mode2"):
+    if fmt in ("bioc-json", "pubannotation"):  # a document, or a collection's document
+        json.loads(data.decode("utf-8"))
+        return
+    if fmt in ("w3c", "parquet"):  # JSON lines (parquet's rows on their way to a file)
+        fmt = "jsonl"
+    if fmt in ("xml", "mode2", "bioc"):
         etree.fromstring(data, etree.XMLParser(resolve_entities=False))
     elif fmt == "html":
         assert data.decode("utf-8").lstrip().lower().startswith("<!doctype html")

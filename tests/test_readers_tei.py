@@ -36,12 +36,13 @@ def test_grobid_layout(fixtures):
         ("Film preparation", "methods", 2, 3), ("Strains", "methods", 2, 3),
         ("Results and discussion", "results", 1, None),
         ("Figures and tables", "other", 1, None),
+        ("Appendix", "appendix", 1, None),  # back/div[@type="annex"], after the body
     ]
     assert texts(paper, "abstract") == ["Soap films are thin.", "We grew bacteria on them."]
-    assert [s.sid for s in paper.sentences()] == [str(i) for i in range(1, 19)]
+    assert [s.sid for s in paper.sentences()] == [str(i) for i in range(1, 20)]
 
 
-def test_body_sentences_in_order_and_nothing_from_back_or_notes(fixtures):
+def test_body_sentences_in_order_and_from_back_only_the_annex(fixtures):
     [paper] = read_file(fixtures / "tei_grobid_small.xml")
     assert texts(paper, "body") == [
         "Bacteria grow on surfaces [1,2].",
@@ -55,9 +56,10 @@ def test_body_sentences_in_order_and_nothing_from_back_or_notes(fixtures):
         "Counting was done twice.",  # a div without head continues "Strains"
         "Growth followed the film closely.",  # the inline footnote is not text
         "See Fig. 1.",
+        "An appendix sentence.",  # back/div[@type="annex"]: the paper's own text
     ]
     text = " ".join(texts(paper)).lower()
-    for never in ("footnote", "thank", "appendix", "cited paper", "byron"):
+    for never in ("footnote", "thank", "cited paper", "byron"):
         assert never not in text
     strains = paper.sections[5]
     assert [len(p.sentences) for p in strains.paragraphs] == [2, 1]
@@ -217,8 +219,11 @@ def test_real_grobid_papers(name, shared_data):
     order = {el: i for i, el in enumerate(root.iter())}
     positions = [order[s.element] for s in paper.sentences()]
     assert positions == sorted(positions)
-    for s in paper.sentences():  # nothing from back matter or footnotes
-        assert not {localname(a) for a in s.element.iterancestors()} & {"back", "note"}
+    for s in paper.sentences():  # nothing from back matter (but annexes) or footnotes
+        ancestors = list(s.element.iterancestors())
+        assert not {localname(a) for a in ancestors} & {"note"}
+        assert all(a.get("type") == "annex" for a in ancestors
+                   if localname(a) == "div" and localname(a.getparent()) == "back")
         assert s.text and "  " not in s.text
 
 

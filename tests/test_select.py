@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import need
 
 from coresc import cli
 from coresc.document import Paper, Prediction
@@ -134,6 +135,40 @@ def test_an_empty_review_folder_excludes_nothing(papers, tmp_path: Path, capsys)
                    "--exclude", str(tmp_path / "nowhere")])
     err = capsys.readouterr().err
     assert rc == 2 and "nowhere" in err and err.count("\n") == 1
+
+
+def test_a_bad_pdf_is_skipped_in_one_line_and_the_rest_chosen(papers, tmp_path: Path,
+                                                               capsys) -> None:
+    """Issue 53: one damaged PDF stopped select for the whole folder (exit 2), where
+    annotate and review go on past it. Exit 1, as annotate's: some inputs failed."""
+    need("pypdfium2", "the embedded PDF reader needs pypdfium2 (the pdf extra)")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4\n1 0 obj garbage")
+    rc = cli.main(["select", str(tmp_path), "--model", "fast", "--budget", "1"])
+    captured = capsys.readouterr()
+    assert rc == 1
+    assert captured.out.splitlines()[0] in {str(tmp_path / f"{n}.txt") for n in TEXTS}
+    errors = [line for line in captured.err.splitlines() if "error" in line]
+    assert errors == [line for line in errors if "broken.pdf:" in line] and len(errors) == 1
+    assert "Traceback" not in captured.err
+
+
+def _said(capsys) -> list[str]:
+    """select's lines on standard error (not the PDF reader's once-a-run notice)."""
+    return [line for line in capsys.readouterr().err.splitlines()
+            if line.startswith("coresc select:")]
+
+
+def test_select_fails_when_no_input_can_be_read(tmp_path: Path, capsys) -> None:
+    need("pypdfium2", "the embedded PDF reader needs pypdfium2 (the pdf extra)")
+    for name in ("broken.pdf", "broken2.pdf"):
+        (tmp_path / name).write_bytes(b"%PDF-1.4\n1 0 obj garbage")
+    rc = cli.main(["select", str(tmp_path), "--model", "fast", "--budget", "1"])
+    err = _said(capsys)
+    assert rc == 2 and len(err) == 3 and "no paper could be read (2 input(s)" in err[-1]
+    assert "broken.pdf:" in err[0] and "broken2.pdf:" in err[1]
+    rc = cli.main(["select", str(tmp_path / "broken.pdf"), "--model", "fast", "--budget", "1"])
+    err = _said(capsys)
+    assert rc == 2 and len(err) == 1 and "broken.pdf: is damaged" in err[0]
 
 
 class MarginalModel(FakeModel):

@@ -236,11 +236,15 @@ def test_openapi_says_the_media_types_values_and_bodies(server):
     post = spec["paths"]["/annotate"]["post"]
     ok = post["responses"]["200"]
     assert set(ok["content"]) == {"application/x-ndjson", "application/xml",
-                                  "text/tab-separated-values", "text/html"}
+                                  "text/tab-separated-values", "text/html",
+                                  "application/json", "application/vnd.apache.parquet"}
+    assert ok["content"]["application/vnd.apache.parquet"]["schema"]["format"] == "binary"
     assert "X-Coresc-Warning" in ok["headers"]
     params = {p["name"]: p["schema"] for p in post["parameters"]}
     assert set(params) == {"to", "format", "min_score", "domain", "filename"}
-    assert set(params["to"]["enum"]) == {"json", "jsonl", "xml", "tei", "mode2", "tsv", "html"}
+    assert set(params["to"]["enum"]) == {"json", "jsonl", "xml", "tei", "mode2", "tsv", "html",
+                                         "bioc", "bioc-json", "w3c", "pubannotation",
+                                         "parquet"}
     assert "auto" in params["format"]["enum"] and "jats" in params["format"]["enum"]
     assert (params["min_score"]["type"], params["min_score"]["minimum"],
             params["min_score"]["maximum"]) == ("number", 0, 1)
@@ -262,6 +266,52 @@ def test_openapi_says_the_media_types_values_and_bodies(server):
 def test_an_empty_to_is_refused(server):
     answer = text_call(server, "?to=")
     assert answer[0] == 400 and "to=: unknown output format" in error_of(answer)
+
+
+RAW = ("application/xml", "text/xml", "text/plain", "application/octet-stream",
+       "application/pdf")
+
+
+def test_a_raw_body_is_described_as_it_is_sent(plain_server):
+    """Issue 53 (Schemathesis ST201): an XML body described as a plain string is a value
+    a client wraps in XML, so Schemathesis sent an empty one as ``<data></data>`` and took
+    the 200 for a body shorter than ``minLength`` accepted. Every raw body but plain text
+    is bytes sent as they are (``format: binary``); an empty one is refused as the schema
+    says, and ``<data></data>`` is the 13-byte paper it is."""
+    spec = json.loads(call(plain_server, "openapi.json")[2])
+    content = spec["paths"]["/annotate"]["post"]["requestBody"]["content"]
+    for media in RAW:
+        schema = content[media]["schema"]
+        assert schema["minLength"] == 1 and schema["type"] == "string"
+        assert schema.get("format") == (None if media == "text/plain" else "binary"), media
+        empty = call(plain_server, "annotate?to=tsv&format=text", b"",
+                     {"Content-Type": media})
+        assert empty[0] == 422 and "nothing on standard input" in error_of(empty), media
+    answer = call(plain_server, "annotate?to=tsv&format=text", b"<data></data>",
+                  {"Content-Type": "application/xml"})
+    assert answer[0] == 200 and b"<data></data>" in answer[2]
+
+
+def test_schemathesis_sends_an_xml_body_as_it_is():
+    """What Schemathesis makes of the description's XML body: the bytes themselves, so an
+    empty body is empty (where it was ``<data></data>``)."""
+    serialization = pytest.importorskip("schemathesis.transport.serialization")
+    from coresc.serve.openapi import annotate_body
+
+    for media in ("application/xml", "text/xml"):
+        schema = annotate_body(grobid=False)["content"][media]["schema"]
+        for value in ("", "<p>A paper.</p>"):
+            sent = serialization.serialize_xml_with_schema(value, schema, None)["data"]
+            assert (sent.encode() if isinstance(sent, str) else sent) == value.encode()
+
+
+def test_a_file_name_no_output_can_hold_is_escaped_in_the_id(plain_server):
+    """Schemathesis (issue 53): a control character in ``filename`` made the mode2 XML
+    unwritable, a 500; the paper id holds it escaped, as a file name that is not UTF-8."""
+    answer = call(plain_server, "annotate?filename=a%0Bb.txt&format=text&to=mode2",
+                  b"A short text. It has two sentences.", {"Content-Type": "text/plain"})
+    assert answer[0] == 200, answer
+    assert b'name="a\\x0bb"' in answer[2]
 
 
 CONFIG = """\

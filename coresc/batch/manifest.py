@@ -73,6 +73,18 @@ def _model_files(d: Path) -> list[str]:
     return sorted(out)
 
 
+def manifest_line(record: dict[str, Any]) -> str:
+    """One line of the manifest: UTF-8 text as it is, but a line holding a file name that
+    is not UTF-8 (lone surrogates, which no UTF-8 file holds) escaped as JSON does
+    (``\\udcff``), which reads back as the same name, so ``--resume`` still knows it."""
+    line = json.dumps(record, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(record)
+    return line
+
+
 def input_key(path: str | Path) -> str:
     """How the manifest names an input: its absolute path."""
     return os.path.abspath(path)
@@ -105,7 +117,7 @@ class Manifest:
         if lines:
             m._resume(lines)
         else:
-            m._pending.append(json.dumps(m._header(), ensure_ascii=False))
+            m._pending.append(manifest_line(m._header()))
         if store.fs is None:  # before any work: one that cannot be written stops the run
             m._open_local()
         return m
@@ -179,7 +191,7 @@ class Manifest:
         else:
             self.done.pop(key, None)
             self.failed.add(key)
-        self._pending.append(json.dumps(rec, ensure_ascii=False))
+        self._pending.append(manifest_line(rec))
         self.flush(force=self.store.fs is None)
 
     def done_names(self, paths: Iterable[str]) -> list[str]:

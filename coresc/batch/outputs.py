@@ -154,17 +154,20 @@ class Target:
                                         self.name if self.kind == "file" else "")
 
     def part_name(self, source_name: str) -> str:
-        """The part file of an input, named by a hash of its absolute path."""
-        key = hashlib.sha1(os.path.abspath(source_name).encode("utf-8")).hexdigest()[:20]
+        """The part file of an input, named by a hash of its absolute path (a name that is
+        not UTF-8 hashed as its bytes: ``surrogatepass`` keeps its lone surrogates)."""
+        name = os.path.abspath(source_name).encode("utf-8", "surrogatepass")
+        key = hashlib.sha1(name).hexdigest()[:20]
         return f"{self.parts_dir}/{key}.part"
 
     def write(self, source: Source, papers: Sequence[Paper],
-              rendered: Sequence[tuple[Paper, bytes]]) -> list[str]:
-        """Write one input's rendered papers; return the names written."""
+              rendered: Sequence[tuple[Paper, bytes]], separator: bytes = b"") -> list[str]:
+        """Write one input's rendered papers; return the names written. ``separator``:
+        the stream format's, between two papers of one input."""
         store = Store(self.root)
         if self.kind == "parts":
             name = self.part_name(source.name)
-            _write(store, name, b"".join(data for _, data in rendered))
+            _write(store, name, separator.join(data for _, data in rendered))
             return [name]
         if self.kind == "file":
             if len(rendered) != 1:
@@ -325,10 +328,17 @@ def remove_leftovers(target: Target) -> None:
                     os.unlink(entry.path)
 
 
-def assemble(target: Target, done: Sequence[str], header: str) -> None:
-    """Join the parts of the ``done`` inputs, in this order, into the stream output."""
+def assemble(target: Target, done: Sequence[str], header: str,
+             writer: Writer | None = None) -> None:
+    """Join the parts of the ``done`` inputs, in this order, into the stream output
+    (with ``writer``'s separator and footer, or through its own sink: Parquet's row
+    groups are written here, one part read at a time)."""
+    from ..writers import WRITERS
+    from ..writers.streams import open_sink
+
     store = Store(target.root)
     with store.open_atomic(target.name) as fh:
-        fh.write(header.encode("utf-8"))
+        sink = open_sink(writer or WRITERS["jsonl"], fh, header.encode("utf-8"))
         for source_name in done:
-            fh.write(store.read(target.part_name(source_name)))
+            sink.add(store.read(target.part_name(source_name)))
+        sink.close()

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import InputError, UsageError
 from ..pipeline import Source, check_domain, open_model, stream_header, worker_threads
-from ..writers import get_writer, is_stdout, write_stdout_bytes
+from ..writers import get_writer, is_stdout, refuse_stdout, write_stdout_bytes
 from .manifest import Manifest, model_identity
 from .outputs import Store, Target, assemble, plan_target, remove_leftovers
 from .progress import Progress
@@ -132,6 +132,8 @@ def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
         raise UsageError(f"{'--scheduler' if scheduler is not None else '--resume'} needs "
                          f"-o (an output file or directory)")
     writer = get_writer(to)  # once for the run: the job carries it to every worker
+    if is_stdout(output):
+        refuse_stdout(writer, to)
     target = plan_target(to, None if is_stdout(output) else str(output), sources,
                          as_directory, fmt, writer)
     job = Job(model_dir=model_dir, fmt=fmt, to=to, domain=domain, target=target,
@@ -246,10 +248,9 @@ def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest |
     header_due = target is None
     for oc in outcomes:
         if target is None and oc.status == "done":
-            if header_due:  # not before a paper is done: a failed run writes nothing
-                write_stdout_bytes(_stream_header(job))
-                header_due = False
-            _stdout_outcome(oc, job)
+            _stdout_outcome(oc, job, first=header_due)
+            header_due = False
+
         summary.warnings += oc.warnings
         if manifest is not None:
             manifest.add(oc, oc.name)
@@ -260,19 +261,28 @@ def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest |
         else:
             summary.failures.append(oc)
         meter.update(oc.sentences if oc.status == "done" else 0)
+    if target is None and not header_due:  # a stream's close (BioC's </collection>)
+        write_stdout_bytes(job.writer.footer.encode("utf-8"))
 
 
 def _stream_header(job: Job) -> bytes:
     return stream_header(job.writer, job.min_score is not None)
 
 
-def _stdout_outcome(oc: Outcome, job: Job) -> None:
+def _stdout_outcome(oc: Outcome, job: Job, first: bool) -> None:
+    """One input's output on stdout; ``first``: the first done, after the stream's header
+    (not written before a paper is done: a failed run writes nothing)."""
+    if first:
+        write_stdout_bytes(_stream_header(job))
     if oc.data is None:
         return
     if job.writer.per_paper and len(oc.data) > 1:
         raise UsageError(f"{oc.name}: {len(oc.data)} papers cannot go to stdout as "
                          f"{job.to}: give -o DIRECTORY")
-    for data in oc.data:
+    separator = job.writer.separator.encode("utf-8")  # between two papers (BioC JSON)
+    for i, data in enumerate(oc.data):
+        if separator and (i or not first):
+            write_stdout_bytes(separator)
         write_stdout_bytes(data)
 
 
@@ -282,7 +292,7 @@ def _finish_stream(target: Target, manifest: Manifest, sources: list[Source],
     done = manifest.done_names([s.name for s in sources])
     if not done:
         return  # no header-only file when every input failed
-    assemble(target, done, _stream_header(job).decode("utf-8"))
+    assemble(target, done, _stream_header(job).decode("utf-8"), job.writer)
     if len(done) == len(sources):
         Store(target.root).remove_tree(target.parts_dir)
 

@@ -143,7 +143,8 @@ def run_source(source: Source, job: Job, model) -> Outcome:
         if job.target is None:
             out.data = [data for _, data in rendered]
         else:
-            out.outputs = job.target.write(source, papers, rendered)
+            out.outputs = job.target.write(source, papers, rendered,
+                                           job.writer.separator.encode("utf-8"))
     except CorescError as exc:
         out.status, out.error = "failed", str(exc)
     out.seconds = round(time.perf_counter() - t0, 4)

@@ -8,8 +8,11 @@ Without --model the bundled model is used (offline). XML output is the input's o
 dialect: TEI input (and PDFs) gives TEI, each <s> carrying ana/coresc:score; other XML
 gives mode2 with
 CoreSc1..CoreSc3 elements in each sentence (--to mode2 gives mode2 for all). JSONL/TSV
-records gain "pred", the ranked labels with scores. Output goes to stdout without -o;
-several papers as xml need -o DIRECTORY.
+records gain "pred", the ranked labels with scores. --to bioc, bioc-json, w3c (W3C Web
+Annotation), pubannotation and parquet write what text-mining hubs and analysis tools
+take in, each record with the article's identifiers, licence and the model
+(docs/formats.md). Output goes to stdout without -o (parquet needs -o FILE); several
+papers as xml, html or pubannotation need -o DIRECTORY.
 
 Papers are streamed: each is read, annotated and written before the next, every file
 atomically; a JSONL/TSV output is assembled in input order at the end. A manifest
@@ -48,7 +51,8 @@ from .options import (
     add_model_argument,
 )
 
-WRITE_FORMATS = ("xml", "mode2", "jsonl", "tsv", "html")
+WRITE_FORMATS = ("xml", "mode2", "jsonl", "tsv", "html", "bioc", "bioc-json", "w3c",
+                 "pubannotation", "parquet")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -72,12 +72,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..pipeline import open_model
-    from ..readers import read_corpus
     from ..selection import select_papers, unreviewed
 
     if not 0.0 <= args.diversity <= 1.0:  # also refuses nan
         raise UsageError(f"--diversity must be between 0 and 1, not {args.diversity}")
-    papers = _once(read_corpus(args.papers, args.format))
+    papers, failed = _read(args.papers, args.format)
+    papers = _once(papers)
     reviewed = _reviewed_ids(args.exclude)
     pool = unreviewed(papers, reviewed)
     if not pool:
@@ -96,10 +96,30 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         from ..writers import atomic_output
 
-        with atomic_output(args.output) as fh:
-            fh.write(text)
+        with atomic_output(args.output, "wb") as fh:  # a path that is not UTF-8: its bytes
+            fh.write(text.encode("utf-8", "surrogateescape"))
     sys.stdout.write(text)
-    return 0
+    return 1 if failed else 0  # as annotate: 1 when some inputs could not be read
+
+
+def _read(paths: list[str], fmt: str) -> tuple[list, int]:
+    """The papers that can be read, and how many inputs cannot: each of those is one
+    line on standard error and the others go on, as in annotate and review (issue 53: one
+    damaged PDF stopped the whole folder). None read at all is an error."""
+    from ..errors import InputError
+    from ..readers import read_inputs
+
+    result = read_inputs(paths, fmt)
+    if not result.files and not result.errors:
+        raise InputError(", ".join(paths), "no readable files found")
+    if not result.papers and len(result.errors) == 1:
+        raise result.errors[0]  # the one input given cannot be read: its line alone
+    for error in result.errors:
+        print(f"coresc select: error: {error} (skipped)", file=sys.stderr)
+    if not result.papers and result.errors:
+        raise UsageError(f"{', '.join(paths)}: no paper could be read "
+                         f"({len(result.errors)} input(s) failed, above)")
+    return result.papers, len(result.errors)
 
 
 #: The columns of ``--scores``, after the path.

@@ -34,14 +34,16 @@
 The package holds one idea a module: :mod:`~coresc.model.classifier` (the estimator:
 parameters, prediction, saving and loading), :mod:`~coresc.model.params` (checking its
 parameters), :mod:`~coresc.model.training` (the work of its ``fit``, as functions the
-estimator calls), :mod:`~coresc.model.ranking` (ranked and emitted labels),
+estimator calls), :mod:`~coresc.model.crf_input` (what the CRF reads of a paper),
+:mod:`~coresc.model.ranking` (ranked and emitted labels),
 :mod:`~coresc.model.crf`, :mod:`~coresc.model.secondary`, :mod:`~coresc.model.domains`,
 :mod:`~coresc.model.encoder` and :mod:`~coresc.model.finetune`,
 :mod:`~coresc.model.source` (an adapted model's source features),
 :mod:`~coresc.model.calibration`, :mod:`~coresc.model.analyses` (cached tokens and POS
 tags), :mod:`~coresc.model.persist` (saving and loading directories),
 :mod:`~coresc.model.storage` (their file formats), :mod:`~coresc.model.provenance` and
-:mod:`~coresc.model.card` (training records, model cards) and
+:mod:`~coresc.model.card` (training records, model cards),
+:mod:`~coresc.model.licences` (the training corpora recognised, their terms) and
 :mod:`~coresc.model.weakness` (the card's weaknesses, from held-out predictions).
 Imports run one way: the estimator imports the modules that do its work, and none of
 them imports it back.

@@ -13,13 +13,20 @@ predictions).
 from __future__ import annotations
 
 import contextlib
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..labels import LABEL_NAMES, is_coresc, sort_key
 from .integrity import ModelError
+from .licences import (  # noqa: F401 (public here before)
+    CORPUS_LICENCES,
+    licence_section,
+    recognised,
+    recorded_training,
+    uses_art,
+    what_and_licence,
+)
 from .mixing import MIX_T
 from .storage import (
     DEFAULT_MODEL_DIR,
@@ -32,55 +39,12 @@ from .storage import (
 
 CARD_FILE = "MODEL_CARD.md"
 
-#: The corpora whose terms coresc knows, by the key :func:`~.provenance.known_corpus`
-#: gives: a short name, what it is, its licence. Source: ../shared/data/README.md.
-CORPUS_LICENCES: dict[str, tuple[str, str, str]] = {
-    "art": ("ART corpus", "ART corpus (Liakata et al.), chemistry and biochemistry papers",
-            "CC BY-NC 3.0 (non-commercial use, with attribution)"),
-    "cra": ("CRA corpus", "Multi-CoreSC CRA corpus, cancer risk assessment papers",
-            "research use (see the corpus paper)"),
-    "csabstruct": ("CSAbstruct", "CSAbstruct, computer-science abstracts", "Apache-2.0"),
-}
-_UNKNOWN = "unknown: check the data's terms"
-
-
-def recognised(meta: Mapping[str, Any]) -> dict[str, Counter] | None:
-    """Per corpus name of the training data: how many of its papers belong to each corpus
-    coresc knows (:data:`CORPUS_LICENCES`; ``None``: to none), recognised by content hash
-    and paper id, never by the name. ``None`` when the model records no training papers.
-    """
-    from .provenance import known_corpus
-
-    papers = _training(meta).get("papers")
-    if not isinstance(papers, list):
-        return None
-    out: dict[str, Counter] = {}
-    for p in papers:
-        if isinstance(p, Mapping):
-            out.setdefault(str(p.get("corpus") or ""), Counter())[known_corpus(p)] += 1
-    return out
-
-
-def _totals(meta: Mapping[str, Any]) -> Counter | None:
-    by_name = recognised(meta)
-    return None if by_name is None else sum(by_name.values(), Counter())
-
-
-def uses_art(meta: Mapping[str, Any]) -> bool:
-    """Whether any training paper is an ART corpus paper (CC BY-NC), by content or id;
-    an adapted model's record holds its source's papers too."""
-    return bool((_totals(meta) or {}).get("art"))
 
 
 def _adapted(meta: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The ``adapted_from`` record of a model adapted with ``coresc train --from``."""
     record = meta.get("adapted_from")
     return record if isinstance(record, Mapping) else None
-
-
-def _training(meta: Mapping[str, Any]) -> Mapping[str, Any]:
-    record = meta.get("training_data")
-    return record if isinstance(record, Mapping) else {}
 
 
 # ---------------------------------------------------------------- rendering
@@ -110,7 +74,7 @@ def card_markdown(model_dir: str | Path) -> str:
              f"({meta.get('n_labelled', '?')} with a gold label).", ""]
     lines += _adapted_section(meta, config)
     lines += _training_section(meta)
-    lines += _licence_section(meta)
+    lines += licence_section(meta)
     lines += _evaluation_section(evaluation)
     lines += _scores_section(meta)
     lines += _weakness_section(evaluation)
@@ -165,7 +129,7 @@ def write_card(model_dir: str | Path) -> Path:
 
 
 def _training_section(meta: Mapping[str, Any]) -> list[str]:
-    record = _training(meta)
+    record = recorded_training(meta)
     lines = ["## Training data", ""]
     corpora = record.get("corpora") or {}
     if not corpora:
@@ -175,7 +139,7 @@ def _training_section(meta: Mapping[str, Any]) -> list[str]:
               "| --- | --- | --- | ---: | ---: | ---: |"]
     by_name = recognised(meta)
     for corpus, c in corpora.items():
-        what, licence = _what_and_licence(None if by_name is None else by_name.get(corpus))
+        what, licence = what_and_licence(None if by_name is None else by_name.get(corpus))
         lines.append(f"| {corpus or '(unnamed)'} | {what} | {licence} | {c['papers']} | "
                      f"{c['sentences']} | {c['labelled']} |")
     counts = record.get("label_counts") or {}
@@ -200,7 +164,7 @@ def _adapted_section(meta: Mapping[str, Any], config: Mapping[str, Any]) -> list
     mix_on = source.get("mix") if isinstance(source, Mapping) else None
     corpora = ", ".join(f"{name or '(unnamed)'} ({c.get('papers', '?')} papers)"
                         for name, c in (record.get("corpora") or {}).items()) or "not recorded"
-    reviewed = [p.get("id") for p in _training(meta).get("papers") or []
+    reviewed = [p.get("id") for p in recorded_training(meta).get("papers") or []
                 if isinstance(p, Mapping) and p.get("via") != "source"]
     lines = ["## Adapted model", "",
              f"Adapted from the model `{record.get('model') or '?'}` (trained "
@@ -250,54 +214,6 @@ def _mixing_lines(mix: Any, absent: Any = None, mix_on: Any = None) -> list[str]
                   f"expected (`c / (e + c)`): {scaled}.", ""]
     return lines
 
-
-def _what_and_licence(counts: Counter | None) -> tuple[str, str]:
-    """A training-data row's "what" and "licence", from what its papers were recognised as."""
-    if not counts:
-        return "", "unknown: the training papers are not recorded"
-    if len(counts) == 1:
-        key = next(iter(counts))
-        return (CORPUS_LICENCES[key][1], CORPUS_LICENCES[key][2]) if key else \
-            ("papers of no corpus coresc knows", _UNKNOWN)
-    parts = sorted(counts.items(), key=lambda kv: (kv[0] is None, kv[0] or ""))
-    what = ", ".join(f"{n} {CORPUS_LICENCES[k][0] if k else 'unknown to coresc'}"
-                     for k, n in parts)
-    licence = "; ".join(f"{CORPUS_LICENCES[k][2]} ({CORPUS_LICENCES[k][0]})" if k else
-                        f"{_UNKNOWN} (the rest)" for k, _ in parts)
-    return what, licence
-
-
-def _licence_section(meta: Mapping[str, Any]) -> list[str]:
-    lines = ["## Licence and use", "",
-             "The coresc code is MIT-licensed. A trained model is made from its training "
-             "corpora, whose terms follow it. coresc tells the corpora it knows by their "
-             "papers' content hashes and ids, never by folder names:", ""]
-    totals = _totals(meta)
-    if totals is None:
-        return lines + ["- coresc cannot tell what this model was trained on (it records no "
-                        "training papers): check the terms of its training data.", "",
-                        "This is not legal advice.", ""]
-    n = sum(totals.values())
-    if totals.get("art"):
-        lines += [
-            f"- **This model was trained on the ART corpus ({totals['art']} of its {n} "
-            "training papers), licensed CC BY-NC 3.0.** Whether "
-            "a statistical model is an adaptation of its training data is not settled law; "
-            "coresc treats the model as one. Use it, and the labels it produces, for "
-            "non-commercial purposes only, and credit the ART corpus (Liakata et al.). "
-            "For commercial use, train a model without ART (see *Rebuild*) and check "
-            "the terms of the data you train it on."]
-    elif not totals.get(None):
-        lines += ["- This model was trained without the ART corpus (no CC BY-NC data): "
-                  "coresc recognises every one of its training papers."]
-    for key in sorted(k for k in totals if k and k != "art"):
-        _, what, licence = CORPUS_LICENCES[key]
-        lines.append(f"- {what} ({totals[key]} papers): {licence}.")
-    if totals.get(None):
-        lines.append(f"- {totals[None]} of the {n} training papers are from no corpus coresc "
-                     "knows: their licence is unknown to coresc (and whether any is an ART "
-                     "paper in another form); check their terms.")
-    return lines + ["", "This is not legal advice.", ""]
 
 
 def _evaluation_section(evaluation: Mapping[str, Any] | None) -> list[str]:

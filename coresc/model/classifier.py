@@ -14,21 +14,21 @@ from ..errors import CorescError
 from ..features import (
     DEFAULT_FEATURES,
     marginal_features,
-    paper_features,
     sentence_blocks,
 )
-from .analyses import ANALYSES, pos_tagger
+from .analyses import pos_tagger
 from .calibration import Calibration, keep_above
 from .crf import DEFAULT_GRID, biased_decode, crf_tag, open_tagger
-from .domains import augment, domain_kinds, domain_tag, paper_domains
-from .encoder import EncoderSettings, OnnxEncoder, encoder_features
+from .crf_input import model_features
+from .domains import domain_kinds, domain_tag, paper_domains
+from .encoder import OnnxEncoder
 from .mixing import mixed
 from .params import check_params
 from .persist import load_model, save_model
 from .progress import log
 from .ranking import emitted, rank_labels
 from .secondary import ovr_scores, sigmoid
-from .source import SourceOutputs, SourceSettings, add_source_features
+from .source import SourceOutputs, SourceSettings
 from .storage import default_model_dir, to_json
 from .training import fit_model
 
@@ -185,26 +185,8 @@ class CoreSCClassifier:
     def _paper_features(self, paper: Paper, tagger, known_domains: Sequence[str] | None,
                         cache: bool, encoder_probs: np.ndarray | None = None,
                         analyses: list | None = None) -> list[dict[str, float]]:
-        if analyses is None:
-            analyses = ANALYSES.get(paper, tagger, store=cache)
-        x = paper_features(paper, self.features, analyses=analyses)
-        if self.encoder is not None and x:
-            probs = encoder_probs if encoder_probs is not None else self._encoder_probs(paper)
-            self._add_encoder_features(x, probs)
-        if self.source is not None and x:
-            if self._source is None:
-                raise CorescError("the adapted classifier has no source model (call adapt "
-                                  "or load)")
-            # the source reuses these analyses (prediction does not cache them) unless it
-            # needs POS tags they lack
-            shared = analyses if tagger is not None or not self._source._needs_tagger() \
-                else None
-            add_source_features(x, self._source.source_outputs(paper, cache, shared), paper,
-                                SourceSettings.from_dict(self.source))
-        tags = paper_domains(paper, self.domains)
-        if known_domains is not None:
-            tags = [t for t in tags if t in known_domains]
-        return augment(x, tags) if tags else x
+        return model_features(self, paper, tagger, known_domains, cache, encoder_probs,
+                              analyses)
 
     def _prediction_features(self, papers: Sequence[Paper]):
         """``(paper, features)`` one paper at a time, so only one paper's features live."""
@@ -216,13 +198,6 @@ class CoreSCClassifier:
         if self._encoder is None:
             raise CorescError("the classifier's encoder is not trained (call fit or load)")
         return self._encoder.predict_paper(paper)
-
-    def _add_encoder_features(self, x: list[dict[str, float]], probs: np.ndarray) -> None:
-        settings = EncoderSettings.from_dict(self.encoder)
-        labels = self._encoder.labels if self._encoder else self._encoder_labels
-        feats = encoder_features(probs, labels, settings.neighbours, settings.feature_scale)
-        for f, g in zip(x, feats, strict=True):
-            f.update(g)
 
     # ------------------------------------------------------------ training
 

@@ -139,6 +139,7 @@ def load_model(cls, directory: str | Path, threads: int = 0):
     model.domain_bias_ = {tag: {k: float(v) for k, v in bias.items()}
                           for tag, bias in (meta.get("domain_bias") or {}).items()}
     model.meta_ = meta
+    model.name_ = d.resolve().name  # what output records name the model by
     model._crf_bytes = files["crf.crfsuite"]
     model._tagger = read_crf(d, "crf.crfsuite", labels, model._crf_bytes)
     if model.stack:

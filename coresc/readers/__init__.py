@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..document import Paper, is_file_stub
+from ..document import Paper, is_file_stub, name_text
 from ..errors import InputError
 from ..tei import TEI_NS
 from ..xmlsafe import localname, parse_xml
@@ -81,9 +81,10 @@ def paper_id_from_path(path: str | Path) -> str:
 
     ``10357790_mode2_annotated.xml`` -> ``10357790``, ``S0001870812002101_CoreSC.xml`` ->
     ``S0001870812002101``, ``N18-3011.tei.xml`` and ``N18-3011.pdf`` -> ``N18-3011``:
-    corpus suffixes are dropped so ids agree across corpora.
+    corpus suffixes are dropped so ids agree across corpora. A name that is not UTF-8
+    gives an id every output can hold (:func:`~coresc.document.name_text`).
     """
-    stem = Path(path).name
+    stem = name_text(Path(path).name)
     for ext in INPUT_SUFFIXES:
         if stem.lower().endswith(ext):
             stem = stem[: -len(ext)]
@@ -212,17 +213,21 @@ def _read_pdf(data: bytes, name: str | Path, fmt: str,
 
 def read_pdf(data: bytes, name: str | Path = "data.pdf") -> Paper:
     """Read a PDF's bytes with the embedded reader (:mod:`coresc.readers.pdf`), no server;
-    the paper's ``meta["pdf_reader"]`` names the reader, ``meta["left_out"]`` lists lines
-    saying what it did not read (when it left something out). Raises
-    :class:`InputError`."""
+    the paper's ``meta["pdf_reader"]`` names the reader, ``meta["pdf_quality"]`` holds
+    how well it read (:mod:`coresc.readers.pdf.quality`, also in the TEI header),
+    ``meta["left_out"]`` lines saying what it did not read (when it left something out).
+    Raises :class:`InputError`."""
     from ..tei import TEI_NS
-    from .pdf import READER, pdf_tree
-    from .pdf.tei import LEFT_OUT
+    from .pdf import READER, pdf_reading
+    from .pdf.quality import reading_quality
+    from .pdf.tei import LEFT_OUT, note_quality
 
-    tree = pdf_tree(data, name)
+    tree, text_chars, line_chars = pdf_reading(data, name)
     notes = [n.text for n in tree.iter(f"{{{TEI_NS}}}note") if n.get("type") == LEFT_OUT]
     paper = _reader("tei")(name, tree)
     paper.meta["pdf_reader"] = READER
+    paper.meta["pdf_quality"] = reading_quality(paper, text_chars, line_chars)
+    note_quality(tree, paper.meta["pdf_quality"])
     if notes:
         paper.meta["left_out"] = notes
     return paper

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from ..document import name_text
 from ..errors import InputError, UsageError
 from ..xmlsafe import localname, parse_xml
 
@@ -100,7 +101,8 @@ class GrobidClient:
                   "segmentSentences": "1" if self.segment_sentences else "0"}
         parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'
                  .encode() for k, v in fields.items()]
-        safe = filename.replace('"', "_").replace("\r", "_").replace("\n", "_")
+        # a name that is not UTF-8 cannot be encoded as it is: GROBID sees it escaped
+        safe = name_text(filename).replace('"', "_").replace("\r", "_").replace("\n", "_")
         parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="input"; '
                      f'filename="{safe}"\r\nContent-Type: application/pdf\r\n\r\n'.encode())
         body = b"".join(parts) + pdf + f"\r\n--{boundary}--\r\n".encode()

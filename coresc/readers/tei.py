@@ -17,7 +17,10 @@ What is read, in reading order:
   and ``figDesc`` are caption sentences, read where the figure sits. GROBID puts its
   figures and tables after the last section: they form a section "Figures and tables".
 
-Not read: ``back`` (acknowledgements, references, annexes), notes (footnotes), table
+* back sections: each ``back/div[@type="annex"]`` (appendices, online methods: the
+  paper's own text after its references) is read as the body is, after it.
+
+Not read: the rest of ``back`` (acknowledgements, references), notes (footnotes), table
 cells, and the header's metadata (authors, affiliations, keywords, dates).
 
 Formulas show as ``[formula]`` in a sentence's text. A display formula that sits inside a
@@ -315,7 +318,13 @@ def read_tei(path: str | Path, tree: etree._ElementTree) -> Paper:
     reader = _Reader()
     reader.title(_child(root, "teiHeader"))
     reader.abstracts(root)
-    body = _child(_child(root, "text"), "body")
+    text = _child(root, "text")
+    body = _child(text, "body")
     if body is not None:
         reader.body(body)
+    back = _child(text, "back")
+    for annex in back if back is not None else ():
+        if isinstance(annex.tag, str) and localname(annex) == "div" and \
+                annex.get("type") == "annex":
+            reader.body(annex)
     return finish(paper, reader.state)

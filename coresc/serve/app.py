@@ -73,7 +73,8 @@ def create_app(settings: Settings, pool: WorkerPool) -> FastAPI:
               summary="Annotate one paper (upload or raw body)")
     async def annotate(request: Request) -> Response:
         """Answers as `coresc annotate` on standard output: `to` = json (default), xml
-        (TEI for TEI/PDF input, else mode2), tei, mode2, tsv or html (or ask by
+        (TEI for TEI/PDF input, else mode2), tei, mode2, tsv, html, bioc, bioc-json,
+        w3c, pubannotation or parquet (the file `-o FILE.parquet` holds) (or ask by
         Accept); `min_score` as `--min-score`; `format`, `domain` as the CLI's.
         A raw body is standard input (paper id `stdin`) unless `filename` names it.
         Each warning the CLI would print comes in an `X-Coresc-Warning` header."""

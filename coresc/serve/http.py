@@ -23,6 +23,11 @@ OUTPUTS: dict[str, tuple[str, str]] = {
     "mode2": ("mode2", "application/xml; charset=utf-8"),
     "tsv": ("tsv", "text/tab-separated-values; charset=utf-8"),
     "html": ("html", "text/html; charset=utf-8"),
+    "bioc": ("bioc", "application/xml; charset=utf-8"),
+    "bioc-json": ("bioc-json", "application/json; charset=utf-8"),
+    "w3c": ("w3c", "application/x-ndjson; charset=utf-8"),
+    "pubannotation": ("pubannotation", "application/json; charset=utf-8"),
+    "parquet": ("parquet", "application/vnd.apache.parquet"),
 }
 DEFAULT_OUTPUT = "json"
 #: Accept header media type -> the ``?to=`` name it asks for.

@@ -17,6 +17,9 @@ from .http import OUTPUTS, WARNING_HEADER
 
 _ERROR_REF = {"$ref": "#/components/schemas/Error"}
 _TEXT = {"type": "string"}
+_BINARY = {"type": "string", "format": "binary"}
+#: Answers that are files, not text (Parquet).
+BINARY_MEDIA = ("application/vnd.apache.parquet",)
 
 #: The refusals of ``POST /annotate``: status -> when.
 ANNOTATE_ERRORS = {
@@ -75,8 +78,10 @@ def annotate_parameters(domains: list[str]) -> list[dict[str, Any]]:
     params = [
         _query("to", {"type": "string", "enum": list(OUTPUTS)},
                "output format: json (JSON lines, the CLI's jsonl), xml (TEI for TEI and PDF "
-               "input, else mode2), tei (TEI input only), mode2, tsv, html; without it, "
-               "Accept chooses (default json)"),
+               "input, else mode2), tei (TEI input only), mode2, tsv, html, bioc (BioC XML), "
+               "bioc-json, w3c (Web Annotation JSON-LD, one per line), pubannotation, "
+               "parquet (the file -o FILE.parquet holds); without it, Accept chooses "
+               "(default json)"),
         _query("format", {"type": "string", "enum": ["auto", *FORMATS], "default": "auto"},
                "input format, as --format (default: detected)"),
         _query("min_score", {"type": "number", "minimum": 0, "maximum": 1},
@@ -109,7 +114,10 @@ def annotate_body(grobid: bool) -> dict[str, Any]:
         "schema": form, "encoding": {"file": {"contentType": ", ".join(readable)},
                                      "paper": {"contentType": ", ".join(readable)}}}}
     for media in readable:
-        binary = media in ("application/octet-stream", "application/pdf")
+        # an XML body is the document's bytes as sent, not a value a client is to wrap in
+        # XML: Schemathesis wrapped an empty string as <data></data> and took that for a
+        # body shorter than minLength (issue 53); only plain text is a string as it is
+        binary = media != "text/plain"
         content[media] = {"schema": {"type": "string", "minLength": 1,
                                      **({"format": "binary"} if binary else {})}}
     return {"required": True, "content": content}
@@ -128,8 +136,8 @@ def annotate_responses(token: bool, grobid: bool) -> dict[str, Any]:
               WARNING_HEADER: {"schema": _TEXT, "description":
                                "one per warning the CLI prints (a paper that does not "
                                "look like English), each a JSON string"}},
-          "content": {mt: {"schema": _TEXT, "x-coresc-to": names}
-                      for mt, names in media.items()}}
+          "content": {mt: {"schema": _BINARY if mt in BINARY_MEDIA else _TEXT,
+                           "x-coresc-to": names} for mt, names in media.items()}}
     responses: dict[str, Any] = {"200": ok}
     for status, when in ANNOTATE_ERRORS.items():
         if (status == 401 and not token) or (status == 502 and not grobid):

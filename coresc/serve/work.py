@@ -9,6 +9,7 @@ the file named on the command line (its name gives the paper id). The functions 
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 from dataclasses import dataclass
@@ -97,8 +98,16 @@ def answer_request(model, request: Request, grobid: Any = None) -> Answer:
         annotate_paper(model, paper, request.domain, request.min_score)
     withheld = request.min_score is not None
     parts = render(papers, writer, withheld)
-    body = stream_header(writer, withheld) + b"".join(data for _, data in parts)
-    return Answer(body, warnings)
+    if writer.per_paper:
+        return Answer(parts[0][1], warnings)
+    from ..writers.streams import open_sink
+
+    body = io.BytesIO()  # the stream put together as the CLI's would be
+    sink = open_sink(writer, body, stream_header(writer, withheld))
+    for _, data in parts:
+        sink.add(data)
+    sink.close()
+    return Answer(body.getvalue(), warnings)
 
 
 def failure_of(exc: CorescError) -> Failure:

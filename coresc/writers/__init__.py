@@ -5,9 +5,12 @@ registry like the readers'. A writer is either
 
 * per paper (``xml``, ``mode2``, ``html``): ``render(paper) -> bytes``, one file
   ``<id><suffix>`` per paper (a single paper may also go to a named file or to stdout), or
-* a stream (``jsonl``, ``tsv``): ``write(papers, fh)`` puts every paper into one text file;
-  ``header(with_pred) -> str`` and ``part(paper, with_pred) -> str`` give the same text a
-  paper at a time (what a streaming run appends).
+* a stream (``jsonl``, ``tsv``, ``bioc``, ``bioc-json``, ``w3c``, ``parquet``):
+  ``write(papers, fh)`` puts every paper into one file; ``header(with_pred) -> str`` and
+  ``part(paper, with_pred) -> str`` give the same a paper at a time (what a streaming run
+  appends), put together with the format's ``separator`` and ``footer`` by
+  :func:`~coresc.writers.streams.open_sink` (``parquet`` names a sink of its own, and is
+  a binary file: never standard output).
 
 ``xml`` is each paper's own dialect: TEI for a paper read from TEI, mode2 for the rest;
 ``mode2`` is mode2 whatever the input. Adding a format is one line in :data:`WRITERS`;
@@ -51,6 +54,10 @@ class Writer:
     names its ``header(with_pred: bool) -> str`` and ``part(paper, with_pred) -> str``.
     ``in_source``: the labels go back into the paper's source XML tree, and ``render``
     takes ``in_place`` (label that tree itself, not a copy); the other formats need no tree.
+    A stream's ``separator`` goes between two papers' parts and its ``footer`` after the
+    last; ``sink`` names a class that puts the parts together itself
+    (:mod:`~coresc.writers.streams`); ``binary``: ``write`` takes a binary file and the
+    output cannot go to standard output; ``extra``: the pip extra the format needs.
     """
 
     target: str
@@ -59,6 +66,11 @@ class Writer:
     header: str | None = None
     part: str | None = None
     in_source: bool = False
+    separator: str = ""
+    footer: str = ""
+    sink: str | None = None
+    binary: bool = False
+    extra: str | None = None
 
     @property
     def module(self) -> str:
@@ -82,6 +94,21 @@ WRITERS: dict[str, Writer] = {
     "tsv": Writer("coresc.writers.tsv:write_tsv", per_paper=False, suffix=".tsv",
                   header="coresc.writers.tsv:tsv_header", part="coresc.writers.tsv:tsv_part"),
     "html": Writer("coresc.writers.html:render_html", per_paper=True, suffix=".html"),
+    "bioc": Writer("coresc.writers.bioc:write_bioc_xml", per_paper=False, suffix=".bioc.xml",
+                   header="coresc.writers.bioc:bioc_xml_header",
+                   part="coresc.writers.bioc:bioc_xml_part", footer="</collection>\n"),
+    "bioc-json": Writer("coresc.writers.bioc:write_bioc_json", per_paper=False,
+                        suffix=".bioc.json", header="coresc.writers.bioc:bioc_json_header",
+                        part="coresc.writers.bioc:bioc_json_part", separator=",\n",
+                        footer="\n]}\n"),
+    "w3c": Writer("coresc.writers.w3c:write_w3c", per_paper=False, suffix=".w3c.jsonl",
+                  header="coresc.writers.w3c:w3c_header", part="coresc.writers.w3c:w3c_part"),
+    "pubannotation": Writer("coresc.writers.pubannotation:render_pubannotation",
+                            per_paper=True, suffix=".json"),
+    "parquet": Writer("coresc.writers.parquet:write_parquet", per_paper=False,
+                      suffix=".parquet", header="coresc.writers.parquet:parquet_header",
+                      part="coresc.writers.parquet:parquet_part",
+                      sink="coresc.writers.parquet:ParquetSink", binary=True, extra="parquet"),
 }
 
 
@@ -264,7 +291,18 @@ def get_writer(fmt: str) -> Writer:
     if fmt not in WRITERS or fmt not in available_formats():
         raise UsageError(f"unknown output format {fmt!r} "
                          f"(known: {', '.join(available_formats())})")
-    return WRITERS[fmt]
+    writer = WRITERS[fmt]
+    if writer.extra is not None:  # before any work: one line naming the extra
+        from ..extras import require
+
+        require(writer.extra)
+    return writer
+
+
+def refuse_stdout(writer: Writer, fmt: str) -> None:
+    """:class:`UsageError` for a binary format (parquet) sent to standard output."""
+    if writer.binary:
+        raise UsageError(f"{fmt} is a binary file: give -o FILE{writer.suffix}")
 
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._+-]")
@@ -340,6 +378,7 @@ def write_papers(papers: Iterable[Paper], fmt: str, out: str | Path | None = Non
     writer = get_writer(fmt)
     if is_stdout(out):
         out = None
+        refuse_stdout(writer, fmt)
     else:
         check_output_path(out)
     func = writer.load()
@@ -364,7 +403,7 @@ def write_papers(papers: Iterable[Paper], fmt: str, out: str | Path | None = Non
     if out.is_dir():
         raise UsageError(f"{out}: is a directory; {fmt} output goes into one file")
     refuse_overwriting_inputs(out, inputs)
-    with atomic_output(out, "w") as fh:
+    with atomic_output(out, "wb" if writer.binary else "w") as fh:
         func(papers, fh)
     return [out]
 

@@ -5,7 +5,9 @@ codes, empty when unlabelled) and, when any sentence of the paper has prediction
 ``pred`` (ranked list of ``{"label": str, "score": float}``). A sentence that a score
 threshold (``annotate --min-score``) left without a label has ``"pred": []`` and
 ``"withheld": {"label", "score", "min_score"}``: the label it would have had. ``section``
-is the heading of the sentence's section and ``section_type`` its normalised type.
+is the heading of the sentence's section and ``section_type`` its normalised type. A
+paper read from a PDF by the embedded reader adds ``pdf_quality``: how well it was read
+(:mod:`coresc.readers.pdf.quality`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ def sentence_records(paper: Paper, with_pred: bool | None = None) -> Iterator[di
                 "text": sent.text,
                 "gold": sent.gold_codes,
             }
+            if "pdf_quality" in paper.meta:
+                record["pdf_quality"] = paper.meta["pdf_quality"]
             if with_pred:
                 record["pred"] = [{"label": p.label, "score": round(p.score, SCORE_DECIMALS)}
                                   for p in sent.pred]

@@ -25,12 +25,14 @@ from ...errors import InputError
 from ...limits import paper_timeout
 from .layout import (
     Line,
+    drop_line_numbers,
     page_gutters,
     page_lines,
     repeated_margins,
     restyle,
     run_body_size,
 )
+from .quality import text_layer_counts
 from .structure import body_size, classify, make_blocks
 from .tei import build_tei
 
@@ -44,7 +46,8 @@ CHILD_MEGABYTES = 768
 #: Set once the notice has been shown, so that worker processes do not show it again.
 NOTICE_ENV = "CORESC_PDF_NOTICE_SHOWN"
 
-__all__ = ["NOTICE_ENV", "READER", "extract_pages", "layout_parts", "pdf_notice", "pdf_tree"]
+__all__ = ["NOTICE_ENV", "READER", "extract_pages", "layout_parts", "pdf_notice", "pdf_reading",
+           "pdf_tree"]
 
 
 def pdf_notice() -> None:
@@ -110,10 +113,11 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def layout_parts(pages: list[dict]):
+def layout_parts(pages: list[dict], outline: list[list] | None = None):
     """The parts of the paper (:class:`~coresc.readers.pdf.structure.Part`) from the pages'
-    runs, in reading order."""
+    runs, in reading order; ``outline``: the PDF's bookmarks, which name headings."""
     restyle(pages)
+    drop_line_numbers(pages)
     gutters = page_gutters(pages, run_body_size(pages))
     per_page = [page_lines(p, i, g) for i, (p, g) in enumerate(zip(pages, gutters,
                                                                    strict=True))]
@@ -122,7 +126,7 @@ def layout_parts(pages: list[dict]):
                          and not _line_number(ln)]
     body = body_size(lines)
     blocks = make_blocks(lines, body)
-    return classify(blocks, body)
+    return classify(blocks, body, outline)
 
 
 def _line_number(line: Line) -> bool:
@@ -135,8 +139,15 @@ def pdf_tree(data: bytes, name: str | Path, timeout: float | None = None):
     """A PDF's bytes as TEI of GROBID's shape (an lxml ``ElementTree``; see the module's
     docstring), which the TEI reader makes a paper of; what the reader left out, in its
     header's ``<note type="left-out">``. Raises :class:`InputError`."""
-    extracted = extract_pages(data, name, timeout)
-    parts = layout_parts(extracted["pages"])
+    return pdf_reading(data, name, timeout)[0]
+
+
+def pdf_reading(data: bytes, name: str | Path, timeout: float | None = None):
+    """:func:`pdf_tree`'s TEI, with the text layer's characters and the length of its
+    lines (``quality.text_layer_counts``), from which the reading's quality is judged."""
+    found = extract_pages(data, name, timeout)
+    pages = found["pages"]
+    parts = layout_parts(pages, found.get("outline"))
     if not any(p.kind == "para" for p in parts):
         raise InputError(name, "no body text found in the PDF's text layer")
-    return build_tei(parts, READER, extracted.get("left_out", ()))
+    return (build_tei(parts, READER, found.get("left_out", ())), *text_layer_counts(pages))

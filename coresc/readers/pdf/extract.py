@@ -8,8 +8,9 @@ bytes on standard input, one JSON document on standard output, its memory capped
 (``RLIMIT_AS``) and its time bounded by the parent (:mod:`coresc.readers.pdf.child`).
 
 The JSON: ``{"pages": [{"w": width, "h": height, "runs": [run, ...]}, ...], "n_pages":
-n, "left_out": ["one line", ...]}`` (``left_out``: what was not read, when something
-was) or ``{"error": "one line"}``. A run is a list ``[x0, y0, x1, y1, base, size, text, bold,
+n, "outline": [[level, title, page], ...], "left_out": ["one line", ...]}`` (the PDF's
+bookmarks; ``left_out``: what was not read, when something was) or ``{"error": "one
+line"}``. A run is a list ``[x0, y0, x1, y1, base, size, text, bold,
 italic, font, styles]``: consecutive glyphs in content order on one baseline (PDF
 coordinates, y upwards, in points); ``size`` the glyph height of the run's main font;
 ``bold`` and ``italic`` the share of its letters so set; ``styles`` the run's text
@@ -27,7 +28,7 @@ import re
 import sys
 import unicodedata
 
-from .hidden import PageView
+from .hidden import PageView, doubled_box
 
 #: Characters one page may hold, and the whole document: a page of millions of glyphs is
 #: refused rather than laid out (what a page of real text holds is under 20,000).
@@ -123,9 +124,52 @@ class _Run:
                 round(self.italic / n, 3), font, styles]
 
 
-def _page_runs(textpage, raw, budget: int, view: PageView | None = None) -> list[list]:
-    """The runs of one page, in content order, without the glyphs nobody sees (``view``:
-    the page's objects, :mod:`coresc.readers.pdf.hidden`)."""
+#: A page smaller than this (points, its longer side) is scaled up to :data:`_PAGE_SIZE`:
+#: its fonts would be under half a point (a page set in other units).
+_TINY_PAGE = 100.0
+_PAGE_SIZE = 792.0
+
+
+class _Turn:
+    """A page's ``/Rotate`` (clockwise degrees): PDF space to the frame the page is shown
+    in (y upwards), for a page of ``width`` x ``height`` before turning; a tiny page is
+    scaled up to a letter page's height."""
+
+    __slots__ = ("degrees", "radians", "width", "height", "scale")
+
+    def __init__(self, degrees: int, width: float, height: float) -> None:
+        self.degrees = degrees % 360
+        self.radians = math.radians(self.degrees)
+        self.width, self.height = width, height
+        longer = max(width, height)
+        self.scale = _PAGE_SIZE / longer if 0 < longer < _TINY_PAGE else 1.0
+
+    def size(self) -> tuple[float, float]:
+        """The page's width and height as shown."""
+        w, h = self.width * self.scale, self.height * self.scale
+        return (h, w) if self.degrees in (90, 270) else (w, h)
+
+    def point(self, x: float, y: float) -> tuple[float, float]:
+        k = self.scale
+        if self.degrees == 90:
+            return k * y, k * (self.width - x)
+        if self.degrees == 180:
+            return k * (self.width - x), k * (self.height - y)
+        if self.degrees == 270:
+            return k * (self.height - y), k * x
+        return k * x, k * y
+
+    def box(self, x0: float, y0: float, x1: float, y1: float) -> tuple[float, ...]:
+        (ax, ay), (bx, by) = self.point(x0, y0), self.point(x1, y1)
+        return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
+
+
+def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
+               view: PageView | None = None) -> list[list]:
+    """The runs of one page, in content order, in the page's upright frame (``turn``: its
+    ``/Rotate``), without the glyphs nobody sees (``view``: the page's objects,
+    :mod:`coresc.readers.pdf.hidden`)."""
+    turn = turn or _Turn(0, 0.0, 0.0)
     tp = textpage.raw
     count = raw.FPDFText_CountChars(tp)
     if count > MAX_PAGE_CHARS:
@@ -149,8 +193,7 @@ def _page_runs(textpage, raw, budget: int, view: PageView | None = None) -> list
     last_obj = None
     style, flip = (False, False, ""), 0.0
     unseen = False
-    bx0, by0, bx1, by1 = _doubled_box(view)
-    turn = view.turn if view is not None else 0
+    bx0, by0, bx1, by1 = doubled_box(view)
     dropped = view.dropped if view is not None else {}
     seen: dict[tuple, int] = {}  # (code, left, baseline) -> the text object drawing it
     for i in range(count):
@@ -167,24 +210,22 @@ def _page_runs(textpage, raw, budget: int, view: PageView | None = None) -> list
             last_obj = obj
             unseen = view is not None and obj is not None and view.hidden(obj)
             style, flip = _object_style(tp, raw, i, obj, font_cache, buffers)
-        a = angle(tp, i)
-        if flip or turn:  # the angle as shown: the page turned by its /Rotate, the glyphs
-            a = (a + flip + turn * _QUARTER) % _FULL  # by a negative font size
+        # the angle as the page is shown (clockwise), the glyphs half turned by a negative
+        # font size
+        a = (angle(tp, i) + flip + turn.radians) % (2 * math.pi)
         if 0.6 < a < 5.68:
             dropped["turned"] = dropped.get("turned", 0) + 1
             continue  # rotated text: margin notes, arXiv stamps, axis labels (a small
             # angle is a slanted font: PDFs fake italics and bold with a sheared matrix)
         raw.FPDFText_GetLooseCharBox(tp, i, rect)
         raw.FPDFText_GetCharOrigin(tp, i, ox, oy)
-        x0, bottom, x1, top, base = rect.left, rect.bottom, rect.right, rect.top, oy.value
-        if turn:
-            x0, bottom, x1, top, base = _turned(turn, view.box, x0, bottom, x1, top, ox.value,
-                                                base)
+        x0, bottom, x1, top = turn.box(rect.left, rect.bottom, rect.right, rect.top)
         size = top - bottom
+        base = turn.point(ox.value, oy.value)[1]
         if not (size > 0.5 and base == base):  # (NaN: a matrix of no size)
             continue
         if unseen or (x1 - x0 < 0.05 * size and ch.isalnum()) or not (
-                bx0 <= x0 + x1 <= bx1 and by0 <= bottom + top <= by1):
+                bx0 <= rect.left + rect.right <= bx1 and by0 <= rect.bottom + rect.top <= by1):
             dropped["hidden"] = dropped.get("hidden", 0) + 1
             continue  # unseen: squeezed to no width, or drawn off the page (by its middle)
         key = (code, x0, base)
@@ -214,7 +255,9 @@ def _page_runs(textpage, raw, budget: int, view: PageView | None = None) -> list
                 small and bottom < run.y1 and top > run.y0)
             gap = x0 - prev_x1
             back = x0 < prev_x0 - 0.5 * size  # a ligature's second letter starts where it did
-            if not same_line or gap > 0.9 * max(size, prev_size) or back:
+            wide = gap > 0.9 * max(size, prev_size) or \
+                gap > 0.5 * max(size, prev_size) and _number_so_far(run)  # a line number
+            if not same_line or wide or back:
                 runs.append(run.dump())
                 run = None
             elif gap > 0.18 * max(size, prev_size) and run.chars and run.chars[-1][0] != " ":
@@ -251,28 +294,9 @@ def _object_style(tp, raw, i: int, obj, cache: dict, buffers: tuple) -> tuple[tu
     return style, flip
 
 
-def _doubled_box(view: PageView | None) -> tuple[float, float, float, float]:
-    """The page's visible box, doubled: a glyph's middle lies inside the box when
-    ``left + right`` lies inside this one. No box at all lets every glyph in."""
-    if view is None or view.box[2] <= view.box[0]:
-        return (float("-inf"), float("-inf"), float("inf"), float("inf"))
-    return tuple(2 * v for v in view.box)
-
-
-_QUARTER, _FULL = math.pi / 2, 2 * math.pi
-
-
-def _turned(turn: int, box: tuple, left: float, bottom: float, right: float, top: float,
-            ox: float, oy: float) -> tuple[float, float, float, float, float]:
-    """A glyph's box and baseline as the page is shown, turned ``turn`` quarters
-    clockwise by its /Rotate (a landscape page of pdflscape is drawn sideways and turned
-    upright): ``(left, bottom, right, top, baseline)``."""
-    x0, y0, x1, y1 = box
-    if turn == 1:  # (x, y) -> (y - y0, x1 - x)
-        return bottom - y0, x1 - right, top - y0, x1 - left, x1 - ox
-    if turn == 2:  # (x, y) -> (x1 - x, y1 - y)
-        return x1 - right, y1 - top, x1 - left, y1 - bottom, y1 - oy
-    return y1 - top, left - x0, y1 - bottom, right - x0, ox - x0  # (x, y) -> (y1 - y, x - x0)
+def _number_so_far(run: _Run) -> bool:
+    """Whether a run holds only digits so far (a line or list number before its text)."""
+    return 0 < len(run.chars) <= 4 and all(c[0].isdigit() for c in run.chars)
 
 
 def _page_codes(tp, raw, count: int) -> list[int]:
@@ -305,26 +329,51 @@ def extract(data: bytes) -> dict:
         try:
             page = pdf[index]
             width, height = page.get_size()
+            turn = _Turn(page.get_rotation(), width, height)
+            width, height = turn.size()
             textpage = page.get_textpage()
         except pdfium.PdfiumError as exc:
             raise ExtractError(f"page {index + 1} cannot be read ({exc})") from None
         view = PageView(page.raw, raw)
-        runs = _page_runs(textpage, raw, budget, view)
+        runs = _page_runs(textpage, raw, budget, turn, view)
         for why, n in view.dropped.items():
             dropped[why] = dropped.get(why, 0) + n
         budget -= sum(len(r[6]) for r in runs)
         pages.append({"w": round(width, 2), "h": round(height, 2), "runs": runs})
         textpage.close()
         page.close()
+    outline = _outline(pdf)
     pdf.close()
     if not any(page["runs"] for page in pages):
         raise ExtractError(_no_text(dropped, n_pages))
-    out = {"pages": pages, "n_pages": n_pages}
+    out = {"pages": pages, "n_pages": n_pages, "outline": outline}
     if n_pages > MAX_PAGES:  # a reading bounded in time: said, never silent
         pages_left = (f"page {n_pages:,}" if n_pages == MAX_PAGES + 1
                       else f"pages {MAX_PAGES + 1:,} to {n_pages:,}")
         out["left_out"] = [f"{pages_left} not read (the embedded PDF reader reads the "
                            f"first {MAX_PAGES:,})"]
+    return out
+
+
+#: Bookmarks read at most, and the characters of a title kept.
+MAX_OUTLINE = 1_000
+_TITLE_CHARS = 300
+
+
+def _outline(pdf) -> list[list]:
+    """The PDF's bookmarks as ``[level, title, page index]`` (page -1 when a bookmark
+    points nowhere); none when they cannot be read."""
+    out: list[list] = []
+    try:
+        for item in pdf.get_toc(max_depth=8):
+            dest = item.get_dest()
+            page = dest.get_index() if dest is not None else None
+            out.append([item.level, item.get_title()[:_TITLE_CHARS],
+                        -1 if page is None else page])
+            if len(out) >= MAX_OUTLINE:
+                break
+    except Exception:  # noqa: BLE001 (a damaged outline is no reason to lose the text)
+        return []
     return out
 
 

@@ -52,6 +52,7 @@ class PageView:
         self.raw = raw
         self.texts: dict[int, tuple[int, tuple]] = {}  # address -> (z, form matrices)
         self.paints: list[_Paint] = []
+        self._paint_z: list[int] = []  # their z, for bisect
         self._covers: list[_Paint] = []  # the opaque ones among them
         self._cover_z: list[int] = []
         self._ocr: bool | None = None
@@ -106,6 +107,7 @@ class PageView:
         box = _page_box(self._object_box(obj), matrices)
         paint = _Paint(self._z, box, colour, obj)
         self.paints.append(paint)
+        self._paint_z.append(paint.z)
         if not raw.FPDFPageObj_HasTransparency(obj):
             self._covers.append(paint)
             self._cover_z.append(paint.z)
@@ -159,18 +161,31 @@ class PageView:
 
     def _covered(self, z: int, box: tuple) -> bool:
         """An opaque box or image painted after the text, over all of it."""
-        start = bisect.bisect_right(self._cover_z, z)
-        return any(_inside(box, c.box) and (c.colour is None or _is_rect(self.raw, c.obj))
-                   for c in self._covers[start:])
+        x0, y0, x1, y1 = box[0] + 1, box[1] + 1, box[2] - 1, box[3] - 1  # 1 pt of slack
+        for c in self._covers[bisect.bisect_right(self._cover_z, z):]:
+            cx0, cy0, cx1, cy1 = c.box
+            if (cx0 <= x0 and cy0 <= y0 and x1 <= cx1 and y1 <= cy1
+                    and (c.colour is None or _is_rect(self.raw, c.obj))):
+                return True
+        return False
 
     def _under(self, z: int, box: tuple) -> tuple | None:
         """The colour the text lies on: the last filled area painted before it under its
         middle (None: an image, whose colour is not known), else the white page."""
         mx, my = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-        for p in reversed(self.paints):
-            if p.z < z and p.box[0] <= mx <= p.box[2] and p.box[1] <= my <= p.box[3]:
-                return p.colour
+        for k in range(bisect.bisect_left(self._paint_z, z) - 1, -1, -1):
+            px0, py0, px1, py1 = self.paints[k].box
+            if px0 <= mx <= px1 and py0 <= my <= py1:
+                return self.paints[k].colour
         return _WHITE
+
+
+def doubled_box(view: PageView | None) -> tuple[float, float, float, float]:
+    """The page's visible box (PDF space), doubled: a glyph's middle lies inside the box
+    when ``left + right`` lies inside this one. No box at all lets every glyph in."""
+    if view is None or view.box[2] <= view.box[0]:
+        return (float("-inf"), float("-inf"), float("inf"), float("inf"))
+    return tuple(2 * v for v in view.box)
 
 
 _RGBA = tuple(ctypes.c_uint() for _ in range(4))  # reused: one call at a time
@@ -255,10 +270,6 @@ def _overlap(a: tuple, b: tuple) -> tuple:
 def _area(box: tuple) -> float:
     return max(box[2] - box[0], 0.0) * max(box[3] - box[1], 0.0)
 
-
-def _inside(inner: tuple, outer: tuple, slack: float = 1.0) -> bool:
-    return (outer[0] - slack <= inner[0] and outer[1] - slack <= inner[1]
-            and inner[2] <= outer[2] + slack and inner[3] <= outer[3] + slack)
 
 
 def _in_layer(raw, obj) -> bool:

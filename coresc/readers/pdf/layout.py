@@ -291,13 +291,16 @@ def _extend(line: Line, r: list) -> None:
 
 def _column_bounds(lines: list[Line]) -> None:
     """Each line's column edges: the leftmost of the three x positions most of its
-    column's lines start at, and the rightmost end."""
+    column's lines start at (each of them at least a fifth as common as the first), and
+    the rightmost end."""
     starts: dict[int, Counter] = {}
     right: dict[int, float] = {}
     for line in lines:
         starts.setdefault(line.column, Counter())[round(line.x0)] += 1
         right[line.column] = max(right.get(line.column, line.x1), line.x1)
-    left = {col: min(x for x, _ in c.most_common(3)) for col, c in starts.items()}
+    # (a lone line further left, a footnote's or a float's, is not the column's edge)
+    left = {col: min(x for x, n in c.most_common(3) if n >= 0.2 * c.most_common(1)[0][1])
+            for col, c in starts.items()}
     for line in lines:
         line.col_left, line.col_right = left[line.column], right[line.column]
 
@@ -334,3 +337,39 @@ _PAGE_NUMBER = re.compile(r"^(?:page)?#(?:of#)?$|^[ivxlc]+$|^#[-/]#$")
 
 def _is_page_number(key: str) -> bool:
     return bool(_PAGE_NUMBER.match(key)) or len(key) <= 2
+
+
+_LINE_NUMBER = re.compile(r"^\d{1,4}$")
+
+
+def drop_line_numbers(pages: list[dict]) -> int:
+    """Take out the line numbers of a manuscript set with ``lineno`` (or a journal's
+    review copy): runs of one number, aligned on one edge down many pages, counting up.
+    Only runs standing apart at a line's start or end are counted, so a table's column
+    of figures, with text in the cells beside it, is left alone. Returns how many runs
+    were dropped; changes ``pages`` in place."""
+    edges: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
+    for p, page in enumerate(pages):
+        runs = page["runs"]
+        for i, r in enumerate(runs):
+            text = unmark(r[6]).strip()
+            if _LINE_NUMBER.match(text):
+                # aligned on the right (numbers left of the text) or on the left
+                for side, x in (("r", r[2]), ("l", r[0])):
+                    edges.setdefault((side, round(x / 2)), []).append((p, i, int(text)))
+    best = max(edges.values(), key=len, default=[])
+    if len(best) < 20 or not _counts_up([n for _p, _i, n in best]):
+        return 0
+    gone: dict[int, set[int]] = {}
+    for p, i, _n in best:
+        gone.setdefault(p, set()).add(i)
+    for p, indices in gone.items():
+        pages[p]["runs"] = [r for i, r in enumerate(pages[p]["runs"]) if i not in indices]
+    return len(best)
+
+
+def _counts_up(numbers: list[int]) -> bool:
+    """Whether most neighbours in content order count up (line numbers do, page after
+    page; a table column's figures do not)."""
+    up = sum(1 for a, b in zip(numbers, numbers[1:], strict=False) if 0 < b - a <= 10)
+    return up >= 0.7 * (len(numbers) - 1)

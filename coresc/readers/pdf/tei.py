@@ -1,6 +1,7 @@
 """The parts of a paper read from its PDF, as TEI of the shape GROBID writes: the title
 in the header, the abstract (with its headed parts) in ``profileDesc``, the body as
 nested ``div`` elements with ``head`` (a heading's number in ``@n``), ``p`` paragraphs,
+sections after the references (appendices, online methods) in ``back/div[@type="annex"]``,
 and each caption as a ``figure`` (its label as ``head``, its text as ``figDesc``) where
 the reader met it. The TEI reader then reads it as it reads GROBID's, so a PDF's
 sentences, sections and features are made by the same code whichever route read it.
@@ -8,6 +9,7 @@ sentences, sections and features are made by the same code whichever route read 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 
@@ -101,10 +103,12 @@ def build_tei(parts: list[Part], reader: str,
     app = _sub(_sub(_sub(header, "encodingDesc"), "appInfo"), "application", ident=reader)
     _sub(app, "label", reader)
     profile = _sub(header, "profileDesc")
-    body = _sub(_sub(root, "text"), "body")
+    text = _sub(root, "text")
+    body = _sub(text, "body")
     abstract: etree._Element | None = None
     in_abstract: etree._Element | None = None  # where abstract text goes
     stack: list[tuple[int, etree._Element]] = []  # open body divs: (level, element)
+    in_back = False
     for part in parts:
         if part.kind == "title":
             continue
@@ -118,6 +122,8 @@ def build_tei(parts: list[Part], reader: str,
             else:
                 _add(in_abstract, part)
             continue
+        if part.zone == "back" and not in_back:  # after the references: GROBID's annex
+            body, stack, in_back = _sub(_sub(text, "back"), "div", type="annex"), [], True
         if part.kind == "heading":
             while stack and stack[-1][0] >= part.level:
                 stack.pop()
@@ -127,3 +133,15 @@ def build_tei(parts: list[Part], reader: str,
         else:
             _add(stack[-1][1] if stack else body, part)
     return etree.ElementTree(root)
+
+
+def note_quality(tree: etree._ElementTree, quality: dict) -> None:
+    """The reading's quality figures (:mod:`~coresc.readers.pdf.quality`) as a note in
+    the TEI header's ``fileDesc/notesStmt``, as JSON."""
+    file_desc = tree.getroot().find(f"{_T}teiHeader/{_T}fileDesc")
+    if file_desc is None:
+        return
+    notes = file_desc.find(_T + "notesStmt")
+    if notes is None:
+        notes = _sub(file_desc, "notesStmt")
+    _sub(notes, "note", json.dumps(quality, sort_keys=True), type="reading-quality")

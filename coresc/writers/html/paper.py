@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from ...document import STDIN_ID, Paper, Section, Sentence
+from ...document import STDIN_ID, Paper, Section, Sentence, name_text
 from .page import Addon, page
 from .styles import UNLABELLED, esc, label_styles, legend_labels, primary, style_attr
 from .summary import bar_svg, label_sources, legend, sentence_count
@@ -144,7 +144,7 @@ def render_paper(paper: Paper, addon: Addon | None = None) -> str:
                      f"({100 * agree / len(both):.1f}%); {mismatches} mismatches are outlined "
                      "and marked &#8800;.</p>")
 
-    source = Path(paper.source_path).name if paper.source_path else ""
+    source = name_text(Path(paper.source_path).name) if paper.source_path else ""
     title_id = f' id="sec-{paper.sections.index(title_sec)}"' if title_sec is not None else ""
     main = "\n".join(filter(None, (_section_html(i, sec, styles, title_sec is sec)
                                    for i, sec in enumerate(paper.sections))))

@@ -1,0 +1,167 @@
+"""Lines grouped into blocks: consecutive lines of one style that the layout keeps
+together, cut where the spacing, size, weight, column or page changes, or where an
+indented line starts a new paragraph."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..layout import Line
+from .patterns import CAPTION, SENTENCE_END
+
+
+@dataclass
+class Block:
+    """Consecutive lines of one style that the layout keeps together."""
+
+    lines: list[Line] = field(default_factory=list)
+    kind: str = "body"  # body, heading, caption, title, drop
+    level: int = 0
+    number: str = ""
+    continues: bool = False  # carries on the paragraph before it (across a column or page)
+    heading_text: str = ""
+    outlined: bool = False  # a heading that a bookmark of the PDF names
+
+    @property
+    def first(self) -> Line:
+        return self.lines[0]
+
+    @property
+    def size(self) -> float:
+        sizes = Counter()
+        for line in self.lines:
+            sizes[line.size] += len(line.text)
+        return sizes.most_common(1)[0][0]
+
+    @property
+    def bold(self) -> float:
+        n = sum(len(line.text) for line in self.lines) or 1
+        return sum(line.bold * len(line.text) for line in self.lines) / n
+
+    @property
+    def italic(self) -> float:
+        n = sum(len(line.text) for line in self.lines) or 1
+        return sum(line.italic * len(line.text) for line in self.lines) / n
+
+    def text(self) -> str:
+        return join_lines([line.text for line in self.lines])
+
+    def marked(self) -> str:
+        """The text with its superscripts marked."""
+        return join_lines([line.marked for line in self.lines], mark=True)
+
+
+#: Where a hyphen at a line's end was taken out ("experi-" + "ments"): a compound that
+#: keeps its hyphen ("parameter-efficient") is told apart over the whole paper
+#: (:func:`resolve_hyphens`).
+HYPHEN_JOIN = "\ue002"
+
+
+def join_lines(texts: list[str], mark: bool = False) -> str:
+    """Lines joined into running text, words broken at line ends joined again (with
+    ``mark``, a hyphen taken out leaves :data:`HYPHEN_JOIN`)."""
+    out = ""
+    for text in texts:
+        text = text.strip()
+        if not text:
+            continue
+        if not out:
+            out = text
+        elif out.endswith("\u00ad"):  # PDFium's mark of a hyphen at a line's end
+            out = out[:-1] + (HYPHEN_JOIN if mark and text[:1].islower() else "") + text
+        elif out.endswith("-") and len(out) > 1 and out[-2].isalpha() and text[:1].islower():
+            out = out[:-1] + (HYPHEN_JOIN if mark else "") + text
+        else:
+            out = out + " " + text
+    return out.replace("\u00ad", "")
+
+
+_COMPOUND = re.compile(r"(?<![\w-])([^\W\d_]+)-([^\W\d_]+)")
+_MARKED = re.compile(f"([^\\W\\d_]*){HYPHEN_JOIN}([^\\W\\d_]*)")
+
+
+def resolve_hyphens(texts: list[str]) -> list[str]:
+    """``texts`` with each :data:`HYPHEN_JOIN` made a hyphen where the paper writes that
+    compound with one elsewhere ("parameter-efficient" mid-line), else taken out."""
+    seen = {f"{a}-{b}".lower() for t in texts for a, b in _COMPOUND.findall(t)}
+
+    def one(m: re.Match) -> str:
+        left, right = m.group(1), m.group(2)
+        return f"{left}-{right}" if f"{left}-{right}".lower() in seen else left + right
+
+    return [_MARKED.sub(one, t) if HYPHEN_JOIN in t else t for t in texts]
+
+
+def body_size(lines: list[Line]) -> float:
+    """The size of the body text: the size most characters are set in."""
+    sizes: Counter = Counter()
+    for line in lines:
+        sizes[round(line.size * 2) / 2] += len(line.text)
+    return sizes.most_common(1)[0][0] if sizes else 10.0
+
+
+def make_blocks(lines: list[Line], body: float) -> list[Block]:
+    """Lines grouped into blocks: a block ends where the spacing, size, weight, column or
+    page changes, or where an indented line starts a new paragraph."""
+    blocks: list[Block] = []
+    prev: Line | None = None
+    spacing = line_spacing(lines, body)
+    for line in lines:
+        if prev is None or _breaks(prev, line, body, spacing):
+            blocks.append(Block())
+            if prev is not None and ((prev.page, prev.column) != (line.page, line.column)
+                                     or line.column >= 0 and prev.band != line.band):
+                blocks[-1].continues = True  # a candidate, decided later
+        blocks[-1].lines.append(line)
+        prev = line
+    return blocks
+
+
+def line_spacing(lines: list[Line], body: float) -> float:
+    """How far apart the baselines of consecutive lines of body text usually are: more
+    than the body's size in double-spaced theses and manuscripts."""
+    steps: Counter = Counter()
+    for prev, line in zip(lines, lines[1:], strict=False):
+        if (prev.page, prev.column) == (line.page, line.column) and \
+                abs(prev.size - body) <= 0.6 and abs(line.size - body) <= 0.6:
+            step = prev.base - line.base
+            if 0.8 * body < step < 3.5 * body:
+                steps[round(step * 2) / 2] += 1
+    return steps.most_common(1)[0][0] if steps else 1.2 * body
+
+
+def _breaks(prev: Line, line: Line, body: float, spacing: float = 0.0) -> bool:
+    if (prev.page, prev.column) != (line.page, line.column):
+        return True
+    if line.column >= 0 and prev.band != line.band:
+        return True
+    size = max(prev.size, line.size)
+    # a gap wider than the lines' own spacing (wide in double-spaced text)
+    extra = max(spacing - 1.25 * size, 0.0) if abs(size - body) <= 0.6 else 0.0
+    if prev.bottom - line.top > 0.45 * size + extra or line.top > prev.top + 0.5 * size:
+        return True
+    if abs(prev.size - line.size) > 0.6:
+        return True
+    if prev.bold >= 0.6 and line.bold < 0.3 or prev.bold < 0.3 and line.bold >= 0.6:
+        return True
+    indent = line.x0 - line.col_left
+    prev_indent = prev.x0 - prev.col_left
+    if 0.6 * body < indent < 5 * body and prev_indent < 0.3 * body and \
+            not (prev.bold >= 0.6 and line.bold >= 0.6):  # (a heading's hanging indent)
+        return True  # a first-line indent starts a paragraph
+    if indent >= 5 * body and SENTENCE_END.search(prev.text):
+        return True  # a centred block under a sentence: table rows under their caption
+    if CAPTION.match(line.text) and SENTENCE_END.search(prev.text):
+        return True
+    short = prev.x1 < line.col_right - 2.5 * body
+    return short and bool(SENTENCE_END.search(prev.text)) and indent < 0.3 * body \
+        and prev_indent < 0.3 * body and line.gaps == 0 and prev.gaps == 0 and \
+        line.column >= 0 and _looks_new(line)
+
+
+def _looks_new(line: Line) -> bool:
+    first = line.text[:1]
+    return first.isupper() or first.isdigit()
+

@@ -1,0 +1,221 @@
+"""What each block is: the title, a heading and its level, a caption, body text, small
+print, or what is dropped (table rows, debris)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from .blocks import Block
+from .outline import mark_outline
+from .patterns import CAPTION, CONTENTS_LINE, FRONT_LABEL, NUMBER, SMALL_PRINT, TOP
+from .walk import Part, walk_parts
+
+
+def classify(blocks: list[Block], body: float, outline: list[list] | None = None) -> list[Part]:
+    """The paper's parts from its blocks (see the module's docstring); ``outline``: the
+    PDF's bookmarks (``[level, title, page]``), which name headings."""
+    _find_title(blocks, body)
+    for block in blocks:
+        if block.kind == "title":
+            continue
+        _kind_of(block, body)
+    mark_outline(blocks, outline or [])
+    _caption_runs(blocks, body)
+    for block, after in zip(blocks, blocks[1:], strict=False):
+        last = block.lines[-1]
+        if block.kind == "heading" and not block.outlined and after.text()[:1].islower() and \
+                last.x1 >= last.col_right - 2 * last.size:
+            block.kind = "body"  # a full line that runs on into the next: no heading
+    _levels(blocks, body)
+    return walk_parts(blocks, body)
+
+
+def _caption_runs(blocks: list[Block], body: float) -> None:
+    """The blocks that carry on a caption set smaller than the body (its description
+    after its bold title) are the caption's too (kind ``caption+``)."""
+    caption: Block | None = None
+    for block in blocks:
+        if block.kind == "caption":
+            caption = block if block.size < body - 0.3 else None
+        elif caption is not None and block.kind in ("body", "small") and \
+                abs(block.size - caption.size) <= 0.3 and _right_below(caption, block):
+            block.kind = "caption+"
+            caption = block
+        else:
+            caption = None
+
+
+def _right_below(above: Block, block: Block) -> bool:
+    """Whether ``block`` starts right under ``above``, in its column."""
+    last, first = above.lines[-1], block.first
+    return (last.page, last.column) == (first.page, first.column) and \
+        -0.5 * first.size < last.bottom - first.top < 1.2 * first.size
+
+
+def _find_title(blocks: list[Block], body: float) -> None:
+    first_page = [b for b in blocks if b.first.page == 0 and len(b.text()) > 8]
+    if not first_page:
+        return
+    height = max(line.top for b in first_page for line in b.lines)
+    upper = [b for b in first_page if b.first.top > 0.35 * height
+             and not CAPTION.match(b.text()) and not FRONT_LABEL.match(b.text())]
+    if not upper:
+        return
+    biggest = max(b.size for b in upper)
+    if biggest < 1.15 * body:
+        return
+    title = next(b for b in upper if b.size == biggest)
+    title.kind = "title"
+
+
+def _kind_of(block: Block, body: float) -> None:
+    text = block.text()
+    line = block.first
+    if line.size < 0.6 * body and len(text) < 4 or _contents(block):
+        block.kind = "drop"
+    elif CAPTION.match(text) and (len(text) > 20 or block.bold > 0.5) and \
+            _set_apart(block, text, body):
+        block.kind = "caption"
+    elif _debris(text):
+        block.kind = "drop"  # a display equation, pieces of a figure
+    elif _is_heading(block, text, body):
+        block.kind = "heading"
+        m = NUMBER.match(text)
+        if m and not CAPTION.match(text):
+            block.number = m.group(1)
+            block.heading_text = text[m.end():].strip()
+        else:
+            block.heading_text = text
+        block.heading_text = block.heading_text.rstrip(":").strip()
+    elif sum(1 for ln in block.lines if ln.gaps >= 2) * 2 > len(block.lines) or \
+            _mostly_numbers(text) or _table_rows(block):
+        block.kind = "drop"  # table rows
+    elif block.size < body - 0.9:
+        block.kind = "small"  # footnotes, tables, figure text; the abstract may be small
+    elif SMALL_PRINT.match(text):
+        block.kind = "drop"
+
+
+def _contents(block: Block) -> bool:
+    """Entries of a table of contents (or of figures): most lines end in dot leaders and a
+    page number."""
+    ends = sum(1 for ln in block.lines if CONTENTS_LINE.search(ln.text))
+    return ends >= 1 and ends >= 0.5 * len(block.lines)
+
+
+def _set_apart(block: Block, text: str, body: float) -> bool:
+    """Whether a block that starts with a float's label is its caption, not a paragraph
+    that begins "Figure 3 shows ...": the label ends in a stop or colon, is set bold, or
+    the block is set smaller than the body, or its first word after the label is
+    capitalised."""
+    label = CAPTION.match(text).group(1)
+    after = text[len(label):].lstrip()
+    return label.rstrip()[-1:] in ".:|\u2014\u2013-" or block.first.bold >= 0.3 or \
+        block.size < body - 0.3 or not after[:1].islower()
+
+
+_EQUATION_NUMBER = re.compile(r"\(\s*\d{1,3}[a-z]?\s*\)$")
+
+
+def _debris(text: str) -> bool:
+    """A display equation ("R i = P n j=1 w ij x j (1)") or scattered figure labels: an
+    equation number at the end of a line of symbols, or mostly one-letter tokens."""
+    words = text.split()
+    if not words:
+        return False
+    short = sum(1 for w in words if len(w.strip(".,;:()[]")) <= 1)
+    if _EQUATION_NUMBER.search(text) and ("=" in text or short >= 0.4 * len(words)):
+        return True
+    return len(words) >= 4 and short >= 0.6 * len(words)
+
+
+_NUMERIC = re.compile(r"^[-+\u2212(]?[\d.,%]+[)%*]*$")
+
+
+def _table_rows(block: Block) -> bool:
+    """Rows of a table set with narrow gaps: lines with as many cells each, many of them
+    numbers, none ending like a sentence."""
+    if len(block.lines) < 3:
+        return False
+    cells = [ln.text.split() for ln in block.lines]
+    numeric = sum(1 for row in cells for c in row if _NUMERIC.match(c))
+    widths = Counter(len(row) for row in cells)
+    same = widths.most_common(1)[0][1] >= 0.6 * len(cells)
+    return same and numeric >= 0.35 * sum(len(row) for row in cells) and \
+        not any(ln.text.endswith(".") for ln in block.lines)
+
+
+def _mostly_numbers(text: str) -> bool:
+    letters = sum(c.isalpha() for c in text)
+    return len(text) >= 6 and letters < 0.3 * len(text.replace(" ", ""))
+
+
+def _is_heading(block: Block, text: str, body: float) -> bool:
+    if len(block.lines) > 3 or len(text) > 160 or len(text.split()) > 20 or len(text) < 3:
+        return False
+    if not (text[0].isupper() or text[0].isdigit()) and not (
+            block.bold >= 0.9 and len(text.split()) <= 8):  # "emm typing"
+        return False
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) < 3:
+        return False
+    numbered = NUMBER.match(text) is not None
+    caps = sum(c.isupper() for c in letters) > 0.85 * len(letters) and len(letters) >= 4
+    bigger = block.size >= body + 0.8
+    styled = block.bold >= 0.75 or bigger or caps or (block.italic >= 0.9 and numbered)
+    if not styled:
+        return False
+    if block.size < (0.86 * body if block.bold >= 0.75 else body - 0.6) or text.endswith(";") \
+            or "=" in text:
+        return False
+    if len(letters) < 0.6 * len(text.replace(" ", "")) or not re.search(r"[A-Za-z\u00c0-\u024f]{4}",
+                                                                          text):
+        return False
+    if text.endswith((".", ",", ";")) and not numbered and not text.endswith("..."):
+        return len(text.split()) <= 6  # "Results." alone on a line
+    return True
+
+
+def _style(block: Block, body: float) -> tuple:
+    """How a heading looks: (size, capitals, bold, upright, font); a larger tuple (the
+    font aside) stands out more."""
+    text = block.heading_text or block.text()
+    letters = [c for c in text if c.isalpha()]
+    caps = bool(letters) and sum(c.isupper() for c in letters) > 0.85 * len(letters)
+    fonts = Counter()
+    for line in block.lines:
+        for n, _b, _i, *font in line.styles:
+            fonts[font[0] if font else ""] += n
+    font = fonts.most_common(1)[0][0] if fonts else ""
+    return (round(block.size * 2) / 2, caps, block.bold >= 0.75, block.italic < 0.5, font)
+
+
+def _levels(blocks: list[Block], body: float) -> None:
+    """Each heading's level: from its number; else 1 for the style of the paper's main
+    headings ("Introduction", "Results" ...) and any larger, and 2, 3 ... for the other
+    styles in order of how much they stand out."""
+    headings = [b for b in blocks if b.kind == "heading" and not b.number]
+    tops = [_style(b, body) for b in headings if TOP.match(b.heading_text)]
+    counts = Counter(_style(b, body) for b in headings)
+    # numbered main heads ("1 Introduction"): the paper numbers its sections
+    numbered_tops = any(b.kind == "heading" and b.number and TOP.match(b.heading_text)
+                        for b in blocks)
+    top = Counter(tops).most_common(1)[0][0] if tops else \
+        (max(counts, key=lambda s: (s[:4], counts[s])) if counts else None)
+    below = sorted((s for s in counts if top is not None and s != top and s[0] <= top[0] + 0.4),
+                   key=lambda s: (s[:4], counts[s]), reverse=True)
+    for block in blocks:
+        if block.kind != "heading":
+            continue
+        style = _style(block, body)
+        if block.number and tops and not numbered_tops and block.size < top[0] - 1.0:
+            block.kind = "body"  # a numbered list item set in bold, below the main heads
+        elif block.number:
+            block.level = min(block.number.count(".") + 1, 4)
+        elif top is None or style == top or style not in below:
+            block.level = 1
+        else:
+            block.level = min(2 + below.index(style), 4)
+
+

@@ -1,0 +1,77 @@
+"""The words and shapes that tell the parts of a paper apart: headings' numbers, caption
+labels, the abstract's, keywords', back matter's and front matter's names (in the
+languages of the readers' users), and how a sentence ends."""
+
+from __future__ import annotations
+
+import re
+
+NUMBER = re.compile(r"^((?:\d{1,2}|[IVX]{1,4}|[A-H])(?:\.\d{1,2}){0,3})\.?\s+(?=\S)")
+CAPTION = re.compile(
+    r"^((?:supplementary\s+|suppl\.\s+)?(?:fig(?:ure)?s?|fig|table|tabela|tabla|quadro|cuadro|"
+    r"gr[áa]fico|scheme|chart|plate|box|figura|algorithm)\.?\s*"
+    r"(?:S?\d{1,3}[A-Za-z]?|[IVX]{1,4})(?:\s*[.:|\u2014\u2013-])?)\s*(?=\S|$)", re.I)
+ABSTRACT = re.compile(
+    r"^(?:abstract|summary|resumo|resumen|r[ée]sum[ée]|zusammenfassung|kurzfassung|"
+    r"sommario|riassunto|samenvatting|аннотация|резюме|реферат|"
+    r"摘\s*要|要\s*旨|概\s*要|要\s*約|抄\s*録)(?![^\W\d_])\s*[.:\uff1a\u2014-]?\s*", re.I)
+# The first part of a structured abstract that has no "Abstract" heading.
+ABSTRACT_PART = re.compile(r"^(?:background|objectives?|purpose|aims?|context|"
+                            r"introduction|rationale)\b", re.I)
+KEYWORDS = re.compile(r"^(?:key\s*-?\s*words?|palavras[- ]chave|palabras[- ]clave|"
+                       r"descritores|descriptores|index terms|subjects?)\b", re.I)
+# Back matter skipped to the next heading as high (the references, ENDS, end the paper).
+BACK = re.compile(
+    r"^(?:acknowledg|agradecimentos?|agradecimientos?|"
+    r"funding|financiamento|financiaci[óo]n|fomento|author'?s?'? contributions?|"
+    r"contribui[çc]|competing interests?|conflicts? of interests?|conflito|"
+    r"conflicto|declarations?|additional files?|abbreviations|list of abbreviations|availability|"
+    r"data availability|ethics approval|consent for publication|author details|"
+    r"publisher'?s note|editors'? summary|author summary|notes?$|endnotes|footnotes|"
+    r"about the authors?|how to cite|cite this|orcid|disclosure|financial disclosure|"
+    r"danksagung|dank$|f[öo]rderung|interessenkonflikt|remerciements?|financement|"
+    r"conflits? d'int[ée]r[êe]ts?|ringraziamenti|finanziamento|conflitto|dankwoord|"
+    r"dankbetuiging|financiering|belangenconflict|благодарност|финансирование|"
+    r"конфликт интересов|致\s*谢|致\s*謝|谢\s*辞|謝\s*辞|資金|基金(?:项目|資助)|利益相反)",
+    re.I)
+# A table of contents' heading: what follows it is skipped to the next heading as high.
+CONTENTS = re.compile(r"^(?:(?:table of )?contents|inhalt(?:sverzeichnis)?|table des mati[èe]res|"
+                      r"sommaire|indice|inhoud(?:sopgave)?|sum[áa]rio|содержание|оглавление|"
+                      r"目\s*录|目\s*次|目\s*錄)$", re.I)
+# A line of a table of contents: an entry, dot leaders or a wide gap, a page number.
+CONTENTS_LINE = re.compile(r"(?:\.\s*){3,}\s*[\divxlc]+$|\u2026+\s*[\divxlc]+$", re.I)
+# The reference list's heading: what follows is skipped, up to a back section (APPENDIX).
+ENDS = re.compile(r"^(?:references?|bibliography|literature cited|works cited|"
+                   r"refer[êe]ncias|referencias|bibliograf|literatur(?:verzeichnis|"
+                   r"liste)?$|quellen(?:verzeichnis)?$|r[ée]f[ée]rences(?: bibliographiques)?|"
+                   r"riferimenti(?: bibliografici)?|referenties|literatuur(?:lijst)?$|"
+                   r"список литературы|литература|библиография|использованная литература|"
+                   r"参\s*考\s*文\s*献|參\s*考\s*文\s*獻|引\s*用\s*文\s*献|文\s*献$)", re.I)
+# A section after the references that is the paper's own text: an appendix, the online
+# methods of a Nature paper, supplementary methods (read as a back section).
+APPENDIX = re.compile(r"^(?:appendi(?:x|ces)|annex(?:e|es)?|anhang|appendice|bijlage|"
+                      r"ap[êe]ndice|ap[ée]ndice|приложени|付\s*録|附\s*录|"
+                      r"(?:online\s+)?methods?$|online methods|supplementary (?:methods|"
+                      r"text|notes?)|materials? and methods)", re.I)
+# Labelled front matter that sits among the abstract and first columns.
+FRONT_LABEL = re.compile(
+    r"^(?:citation|academic editor|editor|received|accepted|published|copyright|"
+    r"funding|competing interests|abbreviations|e-?mail|correspond|\*\s*e-?mail|"
+    r"open access|doi|issn|how to cite|recebido|aceito|aprovado|publicado|"
+    r"recibido|aceptado|article info|keywords?|data availability|licen[sc]e|"
+    r"this is an open|\u00a9|\(c\)|edited by|reviewed by|submitted)\b", re.I)
+SMALL_PRINT = re.compile(r"^(?:source|fonte|fuente|note|nota|notes|abbreviations?)\s*:", re.I)
+# A caption's own DOI at its end (PLOS, eLife): not part of its text, as in their XML.
+DOI_TAIL = re.compile(r"\s*(?:doi|DOI):\s*10\.\S+\s*$")
+SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
+
+TOP = re.compile(r"^(?:introduc|background|related work|methods?|materials?|results?|"
+                  r"discussion|conclusions?|introdu[çc][ãa]o|m[ée]todos?|resultados|"
+                  r"discuss[ãa]o|discusi[óo]n|conclus|considera[çc][õo]es|experiments?|"
+                  r"evaluation|references|acknowledg|einleitung|einf[üu]hrung|methoden|ergebnisse|"
+    r"diskussion|schlussfolgerung|fazit|introduzione|metodi|risultati|discussione|"
+    r"conclusioni|inleiding|methoden|resultaten|discussie|conclusie|m[ée]thodes?|"
+    r"r[ée]sultats|введение|методы|результаты|обсуждение|заключение|выводы|"
+    r"引\s*言|前\s*言|介\s*绍|方\s*法|结\s*果|讨\s*论|结\s*论|はじめに|序論|結果|考察|結論)", re.I)
+
+

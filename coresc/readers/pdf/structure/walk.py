@@ -1,0 +1,264 @@
+"""The walk over the classified blocks that makes the paper's parts: where the abstract
+starts and ends, which headings open back matter to leave out, paragraphs carried on
+across columns and pages, captions put after the paragraph they interrupt, and run-in
+headings."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..extract import SUP_CLOSE, SUP_OPEN
+from ..layout import unmark
+from .blocks import Block, join_lines, resolve_hyphens
+from .patterns import (
+    ABSTRACT,
+    ABSTRACT_PART,
+    APPENDIX,
+    BACK,
+    CAPTION,
+    CONTENTS,
+    DOI_TAIL,
+    ENDS,
+    FRONT_LABEL,
+    KEYWORDS,
+    SENTENCE_END,
+    TOP,
+)
+
+
+@dataclass
+class Part:
+    """One part of the paper in reading order, as the TEI is built from it."""
+
+    kind: str  # title, abstract, heading, para, caption
+    text: str  # a paragraph's or caption's with its superscripts marked
+    level: int = 1
+    number: str = ""
+    label: str = ""  # a caption's label ("Figure 2.")
+    zone: str = "body"  # abstract, body, or back (a section after the references)
+
+
+def walk_parts(blocks: list[Block], body: float) -> list[Part]:
+    parts: list[Part] = []
+    state = _Walk(body)
+    state.abstract_ahead = any(b.first.page <= 1 and ABSTRACT.match(b.text()) and
+                               (b.kind == "heading" or b.first.bold > 0.5) for b in blocks)
+    for block in blocks:
+        state.take(block, parts)
+    for part, text in zip(parts, resolve_hyphens([p.text for p in parts]), strict=True):
+        part.text = text
+    return parts
+
+
+class _Walk:
+    """Walks the blocks in order, keeping where it is: before the abstract, in it, in
+    the body, or under a back-matter heading (until a heading as high as that one)."""
+
+    def __init__(self, body: float) -> None:
+        self.body = body
+        self.where = "front"
+        self.skip_level: int | None = None  # under a back heading of this level
+        self.ended = False  # in the references (up to a back section: APPENDIX)
+        self.back = False  # in a section after the references
+        self.abstracts = 0
+        self.last_para: Part | None = None
+        self.pending: list[Part] = []  # captions met inside a paragraph
+        self.level = 1
+        self.abstract_ahead = False  # an abstract heading is still to come
+        self.body_heads = 0  # main headings of the body met ("Introduction", "2 Methods")
+        self.last_caption: Part | None = None
+        self.unfinished: Part | None = None  # the last paragraph, cut mid-sentence
+
+    def take(self, block: Block, parts: list[Part]) -> None:
+        if block.kind == "drop":
+            return
+        if self.ended:
+            if block.kind != "heading" or not _back_section(block):
+                return  # the reference list
+            self.ended, self.back, self.skip_level = False, True, None
+        text = block.text()
+        if block.kind == "title":
+            parts.append(Part("title", text))
+            return
+        if block.kind == "heading":
+            self.heading(block, parts)
+            return
+        if self.skip_level is not None:
+            return
+        marked = block.marked()
+        if self.where == "front":
+            m = ABSTRACT.match(text)
+            if m and block.first.page <= 1 and (block.first.bold > 0.5 or block.first.text[:8]
+                                                .isupper()):
+                self.start_abstract(parts)
+                text = text[m.end():].strip()
+                m = ABSTRACT.match(marked)
+                marked = marked[m.end():].strip() if m else marked
+                if not text:
+                    return
+            elif not self.abstract_ahead and block.first.page == 0 and \
+                    ABSTRACT_PART.match(text) and _run_in(block):
+                self.start_abstract(parts)  # a structured abstract with no heading
+            elif not self.abstract_ahead and _body_like(block, text, self.body):
+                self.where = "body"  # a paper without an abstract: its text has begun
+            else:
+                return  # authors, affiliations, dates, notes on the first page
+        if block.kind == "caption":
+            self.caption(block, marked, parts)
+            return
+        if block.kind == "caption+":
+            if self.last_caption is not None:
+                self.last_caption.text = join_lines([self.last_caption.text, marked], mark=True)
+            return
+        if FRONT_LABEL.match(text) and block.first.page <= 1 and block.kind != "body" \
+                or KEYWORDS.match(text):
+            return
+        if block.kind == "small" and self.where != "abstract":
+            return
+        self.paragraph(block, marked, parts)
+
+    def start_abstract(self, parts: list[Part]) -> None:
+        self.abstracts += 1
+        self.abstract_ahead = False
+        if self.abstracts > 1:  # a second abstract: the paper's translation of its own
+            self.skip_level = 1
+            return
+        self.where = "abstract"
+        parts.append(Part("abstract", "Abstract", zone="abstract"))
+        self.last_para = None
+
+    def heading(self, block: Block, parts: list[Part]) -> None:
+        text = block.heading_text
+        level = block.level
+        if self.skip_level is not None and level > self.skip_level:
+            return
+        self.skip_level = None
+        self.flush(parts)
+        self.unfinished = None
+        if ABSTRACT.match(text) and len(text) < 12 and (
+                self.where in ("front", "abstract") or not self.body_heads):
+            self.start_abstract(parts)  # a second one: its translation, left out
+            return
+        if KEYWORDS.match(text):
+            self.skip_level = level
+            return
+        if ENDS.match(text):
+            self.ended = True
+            return
+        if BACK.match(text) or CONTENTS.match(text):
+            self.skip_level = level
+            return
+        if self.where == "front" and block.first.page == 0 and not TOP.match(text) \
+                and not block.number and not block.outlined:
+            return  # a heading-like line among the authors
+        if self.where == "abstract" and level > 1 and not TOP.match(text):
+            parts.append(Part("heading", text, level=2, zone="abstract"))
+        else:
+            self.where = "body"
+            self.body_heads += bool(TOP.match(text) or block.number)
+            parts.append(Part("heading", text, level=level, number=block.number,
+                              zone=self.zone))
+        self.level = level
+        self.last_para = None
+
+    def caption(self, block: Block, text: str, parts: list[Part]) -> None:
+        """A caption; ``text`` keeps its superscript marks."""
+        m = CAPTION.match(text)
+        label, rest = (m.group(1), text[m.end():]) if m else ("", text)
+        rest = DOI_TAIL.sub("", rest)
+        part = Part("caption", rest.strip(), label=label.strip(), zone=self.zone)
+        self.last_caption = part
+        if self.last_para is not None:
+            self.pending.append(part)  # after the paragraph it interrupts
+        else:
+            parts.append(part)
+
+    @property
+    def zone(self) -> str:
+        return "abstract" if self.where == "abstract" else "back" if self.back else "body"
+
+    def paragraph(self, block: Block, text: str, parts: list[Part]) -> None:
+        """A paragraph, or more of the last one; ``text`` keeps its superscript marks."""
+        run_in = _run_in(block)
+        if run_in and self.where in ("abstract", "body"):
+            head, rest = run_in
+            self.flush(parts)
+            level = 2 if self.where == "abstract" else self.level + 1
+            parts.append(Part("heading", head, level=level, zone=self.zone))
+            text = rest
+            self.last_para = None
+            if not text:
+                return
+        last = self.last_para
+        if self.unfinished is not None and text[:1].islower() and _carries_on(
+                self.unfinished.text, text, block):
+            # the rest of a sentence that a float, a footnote or a page's furniture cut
+            self.unfinished.text = join_lines([self.unfinished.text, text], mark=True)
+            self.last_para = self.unfinished
+            self.unfinished = None
+            return
+        if last is not None and block.continues and _carries_on(last.text, text, block):
+            last.text = join_lines([last.text, text], mark=True)
+            return
+        self.flush(parts)
+        self.last_para = Part("para", text, zone=self.zone)
+        parts.append(self.last_para)
+        if len(block.lines) > 2 or self.unfinished is None:  # (not a page's foot line)
+            cut = not _ends_sentence(text)
+            self.unfinished = self.last_para if cut else None
+
+    def flush(self, parts: list[Part]) -> None:
+        parts.extend(self.pending)
+        self.pending = []
+        self.last_para = None
+
+
+def _back_section(block: Block) -> bool:
+    """Whether a heading after the references opens a section of the paper's own text:
+    an appendix ("Appendix A", "A. Proofs"), online or supplementary methods."""
+    text = block.heading_text or block.text()
+    lettered = bool(block.number) and block.number[:1] in "ABCDEFGH" and block.level == 1
+    return bool(APPENDIX.match(text)) or lettered
+
+
+def _body_like(block: Block, text: str, body: float) -> bool:
+    """Running text of the body's size: several lines or long, with sentences, no e-mail."""
+    return abs(block.size - body) <= 0.6 and (len(block.lines) >= 3 or len(text) > 250) \
+        and text.count(". ") >= 1 and "@" not in text and not FRONT_LABEL.match(text)
+
+
+def _carries_on(before: str, text: str, block: Block) -> bool:
+    line = block.first
+    if line.x0 - line.col_left > 0.6 * line.size:
+        return False  # indented: a new paragraph
+    return text[:1].islower() or not _ends_sentence(before) or \
+        before.endswith(("-", "\u00ad"))
+
+
+_SUPERSCRIPT = re.compile(f"{SUP_OPEN}[^{SUP_CLOSE}]*{SUP_CLOSE}\\s*$")
+
+
+def _ends_sentence(marked: str) -> bool:
+    """Whether marked text ends a sentence, a footnote mark after its stop aside."""
+    return bool(SENTENCE_END.search(unmark(_SUPERSCRIPT.sub("", marked.rstrip()))))
+
+
+def _run_in(block: Block) -> tuple[str, str] | None:
+    """A bold phrase opening a paragraph, ending in a stop or colon or followed by a new
+    sentence: (heading, rest)."""
+    line = block.first
+    prefix = line.bold_prefix().strip()
+    if not prefix or len(prefix) >= len(line.text.strip()) - 1:
+        return None
+    if len(prefix.split()) > 10 or not prefix[:1].isupper():
+        return None
+    after = line.marked[len(line.bold_prefix()):].lstrip()
+    stops = prefix.endswith((".", ":", "\u2014")) or after.startswith((".", ":", "\u2014"))
+    # without a stop: a phrase of a few words, then a new sentence ("Patients The ...")
+    if not stops and not (2 <= len(prefix.split()) <= 8 and after[:1].isupper()
+                          and not SENTENCE_END.search(prefix)):
+        return None
+    head = unmark(prefix).rstrip(".:\u2014 ")
+    rest = block.marked()[len(line.bold_prefix()):].lstrip().lstrip(".:\u2014").strip()
+    return head, rest

@@ -1,0 +1,424 @@
+"""Gold papers rendered to PDF through real publishing templates: a layout corpus whose
+structure and labels are exact, to judge (and fit) the embedded PDF reader on layouts it
+was never built on.
+
+Each paper (read from its XML by coresc, so its gold labels come with it) is written as
+LaTeX in each layout of :data:`LAYOUTS` (TeX Live's article in one and two columns,
+IEEEtran, acmart sigconf and acmsmall, llncs, elsarticle with line numbers, revtex, and
+babel's German, French, Italian and Dutch names for the abstract and references), with
+what real papers carry around their text: an author block and affiliations, running
+heads and page numbers, footnotes, a figure and a table with captions, display
+equations, a reference list and, in some layouts, an appendix after the references.
+``pdflatex`` makes the PDF; beside it ``NAME.truth.json`` records the source, the layout
+and every element in order with its role (title, author, abstract, heading and level,
+paragraph, caption, table, equation, footnote, reference, appendix heading ...), and
+the captions' texts (which a reader should keep).
+
+    python experiments/render_layouts.py --corpus cra -o out/layouts      # 50 x 10 PDFs
+    python experiments/render_layouts.py --corpus cra --layouts article-2col,llncs \
+        --papers 5 -o out/layouts
+
+Needs TeX Live (Debian: ``apt-get install texlive-latex-extra texlive-publishers
+texlive-fonts-recommended texlive-lang-german texlive-lang-french``); kept out of CI.
+Resumable: a PDF already made is kept. ``benchmarks/pdf_layouts.py`` reads them back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from coresc.config import data_dir
+from coresc.document import Paper
+from coresc.readers import read_file
+
+#: Gold corpora by name: the folder under the data directory.
+CORPORA = {"cra": "cra-corpus", "art": "art-corpus"}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one template sets a paper."""
+
+    preamble: str  # \documentclass ... up to \begin{document}
+    front: str  # title, authors, abstract: @TITLE@ @AUTHORS@ @ABSTRACT@
+    numbered: bool = True  # \section or \section*
+    appendix: bool = False  # the last body section set after the references
+    heads: bool = True  # running heads set with fancyhdr (templates with their own: no)
+    abstract_name: str = "Abstract"
+    refs_name: str = "References"
+    author_sep: str = r" \and "  # between the authors' names in {authors}
+
+
+_HEADS = r"""\usepackage{fancyhdr}\pagestyle{fancy}\fancyhf{}
+\fancyhead[L]{\small Journal of Rendered Layouts 12 (2026)}\fancyhead[R]{\small {short}}
+\fancyfoot[C]{\small \thepage}"""
+
+_ARTICLE_FRONT = r"""\title{@TITLE@}
+\author{@AUTHORS@}
+\date{}
+\maketitle
+\begin{abstract}
+@ABSTRACT@
+\end{abstract}
+"""
+
+
+def _article(options: str, fonts: str, lang: str = "", extra: str = "") -> str:
+    babel = rf"\usepackage[{lang}]{{babel}}" if lang else ""
+    return (rf"\documentclass[{options}]{{article}}" "\n"
+            r"\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}" "\n"
+            rf"{fonts}{babel}\usepackage{{amsmath,graphicx}}\usepackage[margin=2cm]{{geometry}}"
+            f"\n{extra}\n")
+
+
+LAYOUTS: dict[str, Layout] = {
+    "article-1col": Layout(_article("11pt,a4paper", r"\usepackage{lmodern}"), _ARTICLE_FRONT),
+    "article-2col": Layout(_article("10pt,twocolumn,letterpaper", r"\usepackage{mathptmx}"),
+                           _ARTICLE_FRONT, appendix=True),
+    "ieeetran-conf": Layout(
+        r"\documentclass[conference]{IEEEtran}\usepackage[utf8]{inputenc}"
+        r"\usepackage[T1]{fontenc}\usepackage{mathptmx,amsmath,graphicx}" "\n",
+        r"""\title{@TITLE@}
+\author{\IEEEauthorblockN{@AUTHORS@}\IEEEauthorblockA{Department of Risk Sciences\\
+Example University, Cambridge, UK}}
+\maketitle
+\begin{abstract}
+@ABSTRACT@
+\end{abstract}
+""", heads=False, author_sep=", "),
+    "acm-sigconf": Layout(
+        r"\documentclass[sigconf,nonacm]{acmart}\settopmatter{printacmref=false}" "\n",
+        r"""\title{@TITLE@}
+\author{@AUTHORS@}\affiliation{\institution{Example University}\city{Cambridge}
+\country{UK}}
+\begin{abstract}
+@ABSTRACT@
+\end{abstract}
+\maketitle
+""", heads=False, author_sep="}\\author{"),
+    "acm-acmsmall": Layout(
+        r"\documentclass[acmsmall,nonacm]{acmart}\settopmatter{printacmref=false}" "\n",
+        r"""\title{@TITLE@}
+\author{@AUTHORS@}\affiliation{\institution{Example University}\city{Cambridge}
+\country{UK}}
+\begin{abstract}
+@ABSTRACT@
+\end{abstract}
+\maketitle
+""", heads=False, appendix=True, author_sep="}\\author{"),
+    "llncs": Layout(
+        r"\documentclass{llncs}\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}"
+        r"\usepackage{lmodern,amsmath,graphicx}" "\n",
+        r"""\title{@TITLE@}
+\author{@AUTHORS@}
+\institute{Example University, Cambridge, UK\\\email{first.author@example.org}}
+\maketitle
+\begin{abstract}
+@ABSTRACT@
+\end{abstract}
+""", heads=False),
+    "elsarticle-lineno": Layout(
+        r"\documentclass[preprint,12pt]{elsarticle}\usepackage[utf8]{inputenc}\usepackage{lmodern}"
+        r"\usepackage[T1]{fontenc}\usepackage{amsmath,graphicx,lineno}\linenumbers" "\n",
+        r"""\begin{frontmatter}
+\title{@TITLE@}
+\author{@AUTHORS@}
+\address{Example University, Cambridge, UK}
+\begin{abstract}
+@ABSTRACT@
+\end{abstract}
+\end{frontmatter}
+""", heads=False, author_sep="}\\author{"),
+    "revtex-aps": Layout(
+        r"\documentclass[aps,prl,twocolumn,superscriptaddress]{revtex4-2}"
+        r"\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}\usepackage{lmodern,amsmath}"
+        r"\usepackage{graphicx}" "\n",
+        r"""\title{@TITLE@}
+\author{@AUTHORS@}\affiliation{Example University, Cambridge, UK}
+\begin{abstract}
+@ABSTRACT@
+\end{abstract}
+\maketitle
+""", heads=False, author_sep="}\\author{"),
+    "article-german": Layout(_article("11pt,a4paper", r"\usepackage{mathpazo}", "ngerman"),
+                             _ARTICLE_FRONT, numbered=False, appendix=True,
+                             abstract_name="Zusammenfassung", refs_name="Literatur"),
+    "article-french-2col": Layout(
+        _article("10pt,twocolumn,a4paper", r"\usepackage{helvet}\renewcommand{\familydefault}"
+                 r"{\sfdefault}", "french"), _ARTICLE_FRONT,
+        abstract_name="Résumé", refs_name="Références"),
+    "article-italian": Layout(_article("12pt,a4paper", r"\usepackage{lmodern}", "italian"),
+                              _ARTICLE_FRONT, appendix=True, abstract_name="Sommario",
+                              refs_name="Riferimenti bibliografici"),
+    "article-dutch-2col": Layout(_article("10pt,twocolumn,a4paper", r"\usepackage{mathptmx}",
+                                          "dutch"), _ARTICLE_FRONT,
+                                 abstract_name="Samenvatting", refs_name="Referenties"),
+}
+
+_SYMBOLS = {"\u00b1": r"$\pm$", "\u00d7": r"$\times$", "\u00b0": r"\textdegree{}",
+            "\u00b5": r"$\mu$", "\u2264": r"$\leq$", "\u2265": r"$\geq$",
+            "\u2192": r"$\rightarrow$", "\u2013": "--", "\u2014": "---", "\u2018": "`",
+            "\u2019": "'", "\u201c": "``", "\u201d": "''", "\u2022": r"\textbullet{}",
+            "\u2032": "'", "\u2212": "-", "\u00a0": "~", "\u2009": r"\,", "\u2026": r"\dots{}"}
+# Unicode's names of Greek letters that TeX spells otherwise (or has no command for).
+_GREEK = {"lamda": r"$\lambda$", "final sigma": r"$\varsigma$", "omicron": "o"}
+_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+            "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+            "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}"}
+
+
+def escape(text: str) -> str:
+    """``text`` as LaTeX that pdflatex sets with T1 fonts: TeX's special characters
+    escaped, Greek letters and common symbols as their commands, other characters beyond
+    Latin-1 reduced to their base letters (or dropped)."""
+    out = []
+    for ch in text:
+        if ch in _SPECIAL:
+            out.append(_SPECIAL[ch])
+        elif ch in _SYMBOLS:
+            out.append(_SYMBOLS[ch])
+        elif ord(ch) < 0x250 and ch.isprintable():
+            out.append(ch)
+        elif unicodedata.name(ch, "").startswith("GREEK SMALL LETTER "):
+            name = unicodedata.name(ch)[19:].lower()
+            out.append(_GREEK.get(name, rf"$\{name}$" if name.isalpha() else ""))
+        elif ch.isspace():
+            out.append(" ")
+        else:
+            base = unicodedata.normalize("NFKD", ch)
+            out.append("".join(c for c in base if ord(c) < 0x250 and c.isprintable()))
+    return re.sub(r"\s+", " ", "".join(out)).strip()
+
+
+_NAMES = ["Ana Ribeiro", "Tomasz Nowak", "Mei Lin", "Jonas Berg", "Priya Natarajan",
+          "Lucas Moreau", "Sofia Rossi", "Kwame Mensah", "Elena Petrova", "David Cohen"]
+_CAPTIONS = ["Distribution of the measured values across the study groups, with the "
+             "median and the interquartile range of each group.",
+             "Overview of the procedure used in this study, from the samples collected to "
+             "the statistical analysis of the results.",
+             "Comparison of the observed and expected incidence in the exposed and the "
+             "unexposed groups over the whole follow-up period."]
+_TABLE_CAPTION = "Characteristics of the participants included in the analysis."
+
+
+class _Writer:
+    """Writes one paper's body as LaTeX in one layout, recording each element's role."""
+
+    def __init__(self, layout: Layout, rng: random.Random) -> None:
+        self.layout = layout
+        self.rng = rng
+        self.tex: list[str] = []
+        self.truth: list[dict] = []
+        self.captions: list[str] = []
+        self.paragraphs = 0
+
+    def add(self, role: str, text: str, tex: str, **extra) -> None:
+        self.truth.append({"role": role, "text": text, **extra})
+        self.tex.append(tex)
+
+    def heading(self, text: str, depth: int) -> None:
+        command = ("section", "subsection", "subsubsection")[min(max(depth, 1), 3) - 1]
+        star = "" if self.layout.numbered else "*"
+        self.add("heading", text, rf"\{command}{star}{{{escape(text)}}}", level=depth)
+
+    def paragraph(self, sentences: list[str]) -> None:
+        self.paragraphs += 1
+        body = " ".join(escape(s) for s in sentences)
+        if self.paragraphs == 2:  # a footnote mark inside the text, the note at the foot
+            body += r"\footnote{The data are available from the authors on request.}"
+            self.truth.append({"role": "footnote",
+                               "text": "The data are available from the authors on request."})
+        self.add("paragraph", " ".join(sentences), body + "\n\n")
+        if self.paragraphs == 3:
+            self.figure()
+        elif self.paragraphs == 6:
+            self.equation()
+        elif self.paragraphs == 9:
+            self.table()
+
+    def figure(self) -> None:
+        text = self.rng.choice(_CAPTIONS)
+        self.captions.append(text)
+        self.add("caption", text, r"\begin{figure}[t]\centering\fbox{\rule{0pt}{3cm}"
+                 r"\rule{0.8\linewidth}{0pt}}\caption{" + text + "}\\end{figure}\n",
+                 float="figure")
+
+    def equation(self) -> None:
+        self.add("equation", "", r"\begin{equation}R_{i} = \frac{\sum_{j=1}^{n} w_{ij}"
+                 r" x_{j}}{\sigma_{i}^{2} + \lambda}\end{equation}" "\n")
+
+    def table(self) -> None:
+        rows = " \\\\\n".join(f"Group {k} & {self.rng.randint(20, 90)} & "
+                              f"{self.rng.uniform(0, 1):.2f} & {self.rng.randint(1, 9)}.{k}"
+                              for k in range(1, 5))
+        self.captions.append(_TABLE_CAPTION)
+        self.add("caption", _TABLE_CAPTION, r"\begin{table}[t]\centering\caption{"
+                 + _TABLE_CAPTION + r"}\begin{tabular}{lrrr}\hline Group & n & Rate & Dose"
+                 r" \\ \hline" "\n" + rows + r" \\ \hline\end{tabular}\end{table}" "\n",
+                 float="table")
+        self.truth.append({"role": "table", "text": ""})
+
+
+def _sections(paper: Paper) -> list[tuple[str, int, list[list[str]], str]]:
+    """(heading, depth, paragraphs as sentence texts, type) of the paper's body."""
+    out = []
+    for sec in paper.sections:
+        if sec.type in ("title", "abstract") or sec.depth == 0 and not sec.paragraphs:
+            continue
+        paras = [[s.text for s in p.sentences] for p in sec.paragraphs if p.sentences]
+        out.append((sec.heading, sec.depth, paras, sec.type))
+    return out
+
+
+def _abstract(paper: Paper) -> tuple[str, list[dict]]:
+    parts, truth = [], []
+    for sec in paper.sections:
+        if sec.type != "abstract":
+            continue
+        for para in sec.paragraphs:
+            texts = [s.text for s in para.sentences]
+            if not texts:
+                continue
+            lead = rf"\textbf{{{escape(sec.heading)}:}} " if sec.depth >= 1 else ""
+            parts.append(lead + " ".join(escape(t) for t in texts))
+            truth.append({"role": "abstract", "text": " ".join(texts)})
+    return "\n\n".join(parts), truth
+
+
+def _references(rng: random.Random, name: str) -> tuple[str, list[dict]]:
+    items, truth = [], []
+    for k in range(1, 13):
+        a, b = rng.sample(_NAMES, 2)
+        text = (f"{a.split()[1]} {a[0]}, {b.split()[1]} {b[0]}. Effects of exposure in "
+                f"cohort {k}. J Risk Stud. {1990 + k}; {k + 10}: {100 + 7 * k}-{109 + 7 * k}.")
+        items.append(rf"\bibitem{{r{k}}} {text}")
+        truth.append({"role": "reference", "text": text})
+    tex = (rf"\renewcommand{{\refname}}{{{name}}}" "\n"
+           r"\begin{thebibliography}{99}" "\n" + "\n".join(items) +
+           "\n\\end{thebibliography}\n")
+    return tex, [{"role": "heading", "text": name, "level": 1, "back": "references"}, *truth]
+
+
+def latex_of(paper: Paper, layout: Layout, seed: int = 0) -> tuple[str, dict]:
+    """The LaTeX of ``paper`` set in ``layout``, and its truth (see the module's
+    docstring)."""
+    rng = random.Random(f"{paper.id}:{seed}")
+    title = paper.title or next((s.text for s in paper.sentences() if s.zone == "title"), "")
+    authors = rng.sample(_NAMES, 3)
+    abstract, abstract_truth = _abstract(paper)
+    writer = _Writer(layout, rng)
+    sections = _sections(paper)
+    after = [sections.pop()] if layout.appendix and len(sections) > 2 else []
+    for heading, depth, paras, _type in sections:
+        if heading:
+            writer.heading(heading, depth)
+        for sentences in paras:
+            writer.paragraph(sentences)
+    refs_tex, refs_truth = _references(rng, layout.refs_name)
+    body = "".join(t if t.endswith("\n") else t + "\n" for t in writer.tex)
+    back = ""
+    appendix_truth: list[dict] = []
+    if after:
+        tail = _Writer(layout, rng)
+        tail.paragraphs = 100  # no more floats
+        tail.heading(after[0][0] or "Supplementary methods", 1)
+        for sentences in after[0][2]:
+            tail.paragraph(sentences)
+        back = "\\appendix\n" + "".join(t + "\n" for t in tail.tex)
+        appendix_truth = tail.truth
+        appendix_truth[0]["back"] = "appendix"
+    short = escape(title.split(":")[0])[:60]
+    front = layout.front.replace("@TITLE@", escape(title)).replace(
+        "@AUTHORS@", layout.author_sep.join(authors)).replace("@ABSTRACT@", abstract)
+    heads = _HEADS.replace("{short}", short) if layout.heads else ""
+    names = (rf"\renewcommand{{\abstractname}}{{{layout.abstract_name}}}"
+             if layout.abstract_name != "Abstract" else "")
+    tex = (layout.preamble + heads + "\n\\begin{document}\n" + names + "\n" + front + body
+           + refs_tex + back + "\\end{document}\n")
+    truth = {"paper": paper.id, "source": paper.source_path, "title": title,
+             "captions": writer.captions,
+             "elements": [{"role": "title", "text": title},
+                          *({"role": "author", "text": a} for a in authors),
+                          *abstract_truth, *writer.truth, *refs_truth, *appendix_truth]}
+    return tex, truth
+
+
+def render(tex: str, pdf: Path, timeout: float = 120.0) -> str | None:
+    """``tex`` made into ``pdf`` by pdflatex (twice, for the floats' numbers); None when
+    it worked, else the last lines of TeX's log."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "paper.tex"
+        src.write_text(tex, encoding="utf-8")
+        for _ in range(2):
+            try:
+                done = subprocess.run(["pdflatex", "-interaction=batchmode", "-halt-on-error",
+                                       "paper.tex"], cwd=tmp, capture_output=True,
+                                      timeout=timeout, check=False)
+            except subprocess.TimeoutExpired:
+                return f"pdflatex took over {timeout:g} s"
+        out = Path(tmp) / "paper.pdf"
+        if done.returncode != 0 or not out.exists():
+            log = (Path(tmp) / "paper.log").read_text("latin-1", "replace")
+            errors = [ln for ln in log.splitlines() if ln.startswith("!")]
+            return (errors[:1] or log.splitlines()[-3:] or ["no log"])[0]
+        shutil.copyfile(out, pdf)
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", choices=sorted(CORPORA), default="cra")
+    ap.add_argument("--data", type=Path, default=None)
+    ap.add_argument("--layouts", default="all", help="comma-separated names, or all: "
+                    + ", ".join(LAYOUTS))
+    ap.add_argument("--papers", type=int, default=None, help="the first N papers only")
+    ap.add_argument("-o", "--out", type=Path, default=Path("out/layouts"))
+    args = ap.parse_args(argv)
+    if shutil.which("pdflatex") is None:
+        print("render_layouts: pdflatex not found: install TeX Live (see the docstring)",
+              file=sys.stderr)
+        return 2
+    names = list(LAYOUTS) if args.layouts == "all" else args.layouts.split(",")
+    unknown = [n for n in names if n not in LAYOUTS]
+    if unknown:
+        print(f"render_layouts: unknown layouts: {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    files = sorted((args.data or data_dir()).joinpath(CORPORA[args.corpus]).rglob("*.xml"))
+    files = files[:args.papers] if args.papers else files
+    done = failed = 0
+    t0 = time.monotonic()
+    for k, path in enumerate(files, 1):
+        paper = read_file(path)[0]
+        for name in names:
+            folder = args.out / args.corpus / name
+            folder.mkdir(parents=True, exist_ok=True)
+            pdf = folder / f"{paper.id}.pdf"
+            if pdf.exists():
+                continue
+            tex, truth = latex_of(paper, LAYOUTS[name])
+            problem = render(tex, pdf)
+            if problem:
+                failed += 1
+                print(f"  {paper.id} {name}: not rendered: {problem}", file=sys.stderr)
+                continue
+            truth.update(layout=name, corpus=args.corpus)
+            (folder / f"{paper.id}.truth.json").write_text(json.dumps(truth, indent=1))
+            done += 1
+        print(f"[{k}/{len(files)}] {paper.id}: {done} PDFs made, {failed} failed, "
+              f"{time.monotonic() - t0:.0f} s", flush=True)
+    return 1 if failed and not done else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,335 @@
+"""The PDF reader on layouts the first fixtures lacked (issue 50): line numbers in the
+margin, a paragraph that opens "Figure 2 shows", display equations, a sentence cut by a
+float, reference headings in other languages, an appendix after the references, and the
+reading-quality figures with their warning. Each PDF is made here with reportlab."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import need
+
+need("reportlab")
+
+import pdf_fixtures as fx  # noqa: E402
+
+from coresc.pipeline import language_warnings  # noqa: E402
+from coresc.readers import read_data  # noqa: E402
+from coresc.readers.pdf.quality import doubts  # noqa: E402
+
+SENTENCES = [f"The sample number {i} was weighed twice before it was dried." for i in range(40)]
+
+
+def _page(c, height, lines, y=None, numbers=None, x=72, size=10, font="Times-Roman"):
+    """``lines`` down a page; ``numbers``: the first line number to set in the margin."""
+    y = height - 90 if y is None else y
+    for k, line in enumerate(lines):
+        c.setFont(font, size)
+        c.drawString(x, y, line)
+        if numbers is not None:
+            c.setFont("Times-Roman", 7)
+            c.drawRightString(x - 12, y, str(numbers + k))
+        y -= 12.5
+    return y
+
+
+def paper(refs_heading: str = "References", numbers: bool = False,
+          appendix: bool = True) -> bytes:
+    """Two pages: a title, an abstract, two sections whose text is cut by a figure, a
+    paragraph that opens "Figure 2 shows", a display equation, the references under
+    ``refs_heading`` and an appendix after them; line numbers in the margin if asked."""
+    buf = io.BytesIO()
+    c, size = fx._canvas(buf)
+    _, height = size
+    first = 1 if numbers else None
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(72, height - 80, "Weighing Samples Before and After Drying")
+    y = fx._lines(c, 72, height - 110, ["Abstract"], "Helvetica-Bold", 11)
+    y = _page(c, height, fx._wrap("We weighed samples. Drying took a day. The loss of "
+                                  "weight was small.", 90), y - 4, first)
+    y = fx._lines(c, 72, y - 14, ["1 Introduction"], "Helvetica-Bold", 11)
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:8]) + " The balance we used had been "
+                                  "calibrated by the", 90), y - 4, first and 5)
+    y = fx._lines(c, 72, y - 10, fx._wrap("Figure 1. The balance and the oven used for every "
+                                          "sample.", 110), "Times-Roman", 8, 10)
+    y = _page(c, height, fx._wrap("maker in the spring of that year. " + " ".join(
+        SENTENCES[8:12]), 90), y - 10, first and 20)
+    y = fx._lines(c, 72, y - 14, ["2 Results"], "Helvetica-Bold", 11)
+    y = _page(c, height, fx._wrap("Figure 2 shows the weights before and after drying. "
+                                  + " ".join(SENTENCES[12:16]), 90), y - 4, first and 30)
+    y = fx._lines(c, 200, y - 10, ["w = m - d / n (1)"], "Times-Italic", 10)
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[16:22]), 90), y - 10, first and 40)
+    c.showPage()
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[22:30]), 90), None, first and 50)
+    y = fx._lines(c, 72, y - 14, [refs_heading], "Helvetica-Bold", 11)
+    y = _page(c, height, ["Smith J, Jones K. Drying samples in ovens at a high temperature.",
+                          "J Tests. 2001;3:1-9. Lee A. Weighing samples on a balance twice.",
+                          "Balances. 2010;5:7-8. Cho M. Drying. Ovens. 2012;1:2-3."], y - 4)
+    if appendix:
+        y = fx._lines(c, 72, y - 14, ["Appendix A. The oven"], "Helvetica-Bold", 11)
+        _page(c, height, fx._wrap("The oven was set to one hundred degrees for every run. "
+                                  "Its door was kept shut.", 90), y - 4, first and 70)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def _texts(pdf: bytes, name: str = "paper.pdf"):
+    doc = read_data(pdf, name)[0]
+    return doc, [s.text for s in doc.sentences()]
+
+
+def test_line_numbers_in_the_margin_are_not_text():
+    plain, numbered = _texts(paper())[1], _texts(paper(numbers=True))[1]
+    assert numbered == plain
+    assert "The sample number 3 was weighed twice before it was dried." in numbered
+
+
+def test_a_float_does_not_cut_the_sentence_it_interrupts():
+    texts = _texts(paper())[1]
+    assert ("The balance we used had been calibrated by the maker in the spring of that "
+            "year.") in texts
+
+
+def test_a_paragraph_opening_figure_2_shows_is_body_text():
+    doc, texts = _texts(paper())
+    assert "Figure 2 shows the weights before and after drying." in texts
+    body = [s.text for s in doc.sentences() if s.zone == "body"]
+    assert "Figure 2 shows the weights before and after drying." in body
+
+
+def test_a_display_equation_is_not_a_sentence():
+    assert not any("(1)" in t for t in _texts(paper())[1])
+
+
+@pytest.mark.parametrize("heading", ["References", "Literatur", "Références",
+                                     "Riferimenti bibliografici", "Referenties"])
+def test_references_in_other_languages_are_left_out(heading):
+    texts = _texts(paper(heading))[1]
+    assert not any("Smith J" in t or "Balances" in t for t in texts)
+    assert "The oven was set to one hundred degrees for every run." in texts
+
+
+def test_an_appendix_after_the_references_is_read_as_a_back_section(tmp_path):
+    doc, texts = _texts(paper())
+    assert "The oven was set to one hundred degrees for every run." in texts
+    assert doc.sections[-1].heading.endswith("The oven")
+    from coresc.readers.pdf import pdf_tree
+
+    tree = pdf_tree(paper(), "paper.pdf")
+    annex = tree.getroot().findall(".//{*}back/{*}div[@type='annex']")
+    assert len(annex) == 1 and "one hundred degrees" in "".join(annex[0].itertext())
+
+
+def test_reading_quality_figures_in_the_paper_and_the_tei_header():
+    doc = _texts(paper())[0]
+    quality = doc.meta["pdf_quality"]
+    assert quality["abstract"] and quality["headings"] >= 2
+    assert quality["unended"] < 0.1 and 0 < quality["body_share"] <= 1
+    assert doubts(quality) == [] and language_warnings([doc], "paper.pdf") == []
+    note = doc.tree.getroot().find(".//{*}notesStmt/{*}note[@type='reading-quality']")
+    assert json.loads(note.text) == quality
+
+
+def every_line_a_sentence() -> bytes:
+    """A page whose lines are each set as a paragraph of their own, far apart: the
+    reading cuts every sentence at its line end."""
+    buf = io.BytesIO()
+    c, size = fx._canvas(buf)
+    _, height = size
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(72, height - 80, "A Paper Whose Lines Stand Apart")
+    fx._lines(c, 72, height - 110, ["1 Introduction"], "Helvetica-Bold", 11)
+    lines = fx._wrap(" ".join(SENTENCES[:24]), 70)
+    y = height - 130
+    for line in lines:
+        fx._lines(c, 72, y, [line])
+        y -= 26
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_a_doubtful_reading_says_so_in_one_line():
+    doc = read_data(every_line_a_sentence(), "apart.pdf")[0]
+    found = doubts(doc.meta["pdf_quality"])
+    assert found and "end without punctuation" in found[0]
+    [line] = language_warnings([doc], "apart.pdf")
+    assert line.startswith("apart.pdf: the PDF may be read badly (") and "--grobid" in line
+    assert "\n" not in line
+
+
+def test_the_layout_renderer_writes_latex_with_every_element():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
+    import render_layouts as rl
+
+    assert rl.escape("5% of {x} & α ≤ 2") == r"5\% of \{x\} \& $\alpha$ $\leq$ 2"
+    doc = read_data(b"<article><front><article-meta><title-group><article-title>A title"
+                    b"</article-title></title-group></article-meta></front><body><sec>"
+                    b"<title>Methods</title><p>We dried it. We weighed it.</p></sec><sec>"
+                    b"<title>Results</title><p>It was light.</p></sec><sec><title>Discussion"
+                    b"</title><p>That was expected.</p></sec></body></article>",
+                    "small.xml")[0]
+    tex, truth = rl.latex_of(doc, rl.LAYOUTS["article-german"])
+    assert r"\section*{Methods}" in tex and r"\renewcommand{\refname}{Literatur}" in tex
+    assert tex.index(r"\end{thebibliography}") < tex.index(r"\section*{Discussion}")
+    roles = [e["role"] for e in truth["elements"]]
+    assert roles[0] == "title" and roles.count("reference") == 12
+    assert truth["elements"][-2]["back"] == "appendix"
+
+
+def thesis() -> bytes:
+    """A table of contents with dot leaders (its last entry "References"), then the
+    chapters it lists."""
+    buf = io.BytesIO()
+    c, size = fx._canvas(buf)
+    _, height = size
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(72, height - 80, "A Thesis on Drying Samples")
+    y = fx._lines(c, 72, height - 120, ["Contents"], "Helvetica-Bold", 13)
+    fx._lines(c, 72, y - 6, ["1 Introduction . . . . . . . . . . . . . . . . . . 1",
+                             "2 Methods . . . . . . . . . . . . . . . . . . . . 4",
+                             "References . . . . . . . . . . . . . . . . . . . 9"])
+    c.showPage()
+    y = fx._lines(c, 72, height - 90, ["1 Introduction"], "Helvetica-Bold", 13)
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:10]), 90), y - 6)
+    y = fx._lines(c, 72, y - 14, ["2 Methods"], "Helvetica-Bold", 13)
+    _page(c, height, fx._wrap(" ".join(SENTENCES[10:20]), 90), y - 6)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_a_table_of_contents_is_not_read_and_does_not_end_the_paper():
+    doc, texts = _texts(thesis(), "thesis.pdf")
+    assert not any(". . ." in t or "Contents" in t for t in texts)
+    assert SENTENCES[0] in texts and SENTENCES[19] in texts
+    assert [s.heading for s in doc.sections if s.depth >= 1] == ["Introduction", "Methods"]
+
+
+def plain_headings_with_bookmarks(outline: bool = True) -> bytes:
+    """Headings set in the body's own font and size, which only the PDF's bookmarks
+    tell apart."""
+    buf = io.BytesIO()
+    c, size = fx._canvas(buf)
+    _, height = size
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(72, height - 80, "A Paper Whose Headings Look Like Its Text")
+    y = height - 120
+    for k, head in enumerate(["Where the samples came from", "How they were weighed"]):
+        c.bookmarkPage(f"s{k}", top=y + 12)
+        if outline:
+            c.addOutlineEntry(head, f"s{k}", level=0)
+        y = _page(c, height, [head], y)
+        y = _page(c, height, fx._wrap(" ".join(SENTENCES[10 * k:10 * k + 10]), 90), y - 4)
+        y -= 14
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_the_pdfs_bookmarks_name_headings_its_layout_hides():
+    doc = read_data(plain_headings_with_bookmarks(), "marked.pdf")[0]
+    heads = [s.heading for s in doc.sections if s.depth >= 1]
+    assert heads == ["Where the samples came from", "How they were weighed"]
+    plain = read_data(plain_headings_with_bookmarks(outline=False), "plain.pdf")[0]
+    assert [s.heading for s in plain.sections if s.depth >= 1] != heads
+
+
+def _turned_text(c, width: float, height: float, rotate: int) -> None:
+    """A title, a heading and a paragraph drawn so that they read upright once the page
+    is shown turned by ``rotate`` degrees clockwise (its ``/Rotate``)."""
+    c.setPageRotation(rotate)
+    # reportlab turns the media box for 90 and 270: its height is then the A4 width (at
+    # (0, height) a 270 page's text would lie off the page, which is not read)
+    c.translate(*{0: (0, 0), 90: (width, 0), 180: (width, height), 270: (0, width)}[rotate])
+    c.rotate({0: 0, 90: 90, 180: 180, 270: -90}[rotate])
+    shown = height if rotate in (0, 180) else width
+    fx._lines(c, 72, shown - 80, ["A Paper on a Turned Page"], "Helvetica-Bold", 16)
+    fx._lines(c, 72, shown - 110, ["1 Introduction"], "Helvetica-Bold", 11)
+    _page(c, shown, fx._wrap(" ".join(SENTENCES[:20]), 90), shown - 130)
+
+
+def turned(rotate: int) -> bytes:
+    buf = io.BytesIO()
+    c, (width, height) = fx._canvas(buf)
+    _turned_text(c, width, height, rotate)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("rotate", [0, 90, 180, 270])
+def test_pages_shown_turned_are_read_upright(rotate):
+    doc, texts = _texts(turned(rotate), "turned.pdf")
+    assert texts[0] == "A Paper on a Turned Page" and texts[1:] == SENTENCES[:20]
+    assert [s.heading for s in doc.sections if s.depth >= 1] == ["Introduction"]
+
+
+def tiny_page() -> bytes:
+    """A page 6 x 8.4 points (a page set in other units): its fonts are a tenth of a
+    point."""
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(5.95, 8.42))
+    c.scale(0.01, 0.01)
+    fx._lines(c, 72, 762, ["A Paper on a Tiny Page"], "Helvetica-Bold", 16)
+    fx._lines(c, 72, 732, ["1 Introduction"], "Helvetica-Bold", 11)
+    _page(c, 842, fx._wrap(" ".join(SENTENCES[:20]), 90), 712)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_a_tiny_page_in_tiny_fonts_is_read():
+    texts = _texts(tiny_page(), "tiny.pdf")[1]
+    assert texts[0] == "A Paper on a Tiny Page" and texts[1:] == SENTENCES[:20]
+
+
+def hyphens() -> bytes:
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["A Paper With Broken Words"], "Helvetica-Bold", 16)
+    fx._lines(c, 72, height - 110, ["1 Introduction"], "Helvetica-Bold", 11)
+    _page(c, height, ["We tuned the model in a parameter-efficient way on every sample we had.",
+                      "The same kind of tuning was used again: parameter-",
+                      "efficient tuning of the last layer only, in all the experi-",
+                      "ments we ran that year, on each of the two machines we had."],
+          height - 130)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_a_hyphen_at_a_line_end_is_kept_where_the_paper_writes_the_compound():
+    texts = _texts(hyphens(), "hyphens.pdf")[1]
+    assert texts[-1] == ("The same kind of tuning was used again: parameter-efficient tuning "
+                         "of the last layer only, in all the experiments we ran that year, on "
+                         "each of the two machines we had.")
+
+
+def double_spaced() -> bytes:
+    """A thesis page: lines double-spaced, paragraphs opened by an indent."""
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["A Thesis Set Double-Spaced"], "Helvetica-Bold", 16)
+    y = fx._lines(c, 72, height - 110, ["1 Introduction"], "Helvetica-Bold", 12)
+    for k in range(2):
+        lines = fx._wrap(" ".join(SENTENCES[10 * k:10 * k + 10]), 76)  # no line ends a sentence
+        for i, line in enumerate(lines):
+            fx._lines(c, 72 + (18 if i == 0 else 0), y - 10, [line], "Times-Roman", 11)
+            y -= 27
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_double_spaced_lines_are_read_as_paragraphs():
+    doc = read_data(double_spaced(), "thesis.pdf")[0]
+    assert [s.text for s in doc.sentences()][1:] == SENTENCES[:20]
+    assert [len(p.sentences) for _s, p in doc.paragraphs() if _s.depth >= 1] == [10, 10]
