@@ -6,6 +6,7 @@ never sent to OCR; the child's failures are named for what they are."""
 from __future__ import annotations
 
 import signal
+import string
 
 import hidden_pdfs as hp
 import pdf_fixtures as fx
@@ -13,7 +14,7 @@ import pytest
 
 from coresc.errors import InputError
 from coresc.readers import read_data
-from coresc.readers.pdf import _child_failure, extract
+from coresc.readers.pdf import _child_failure, extract, no_body_text
 
 BODY_SENTENCE = "Expression rose threefold in the first day and stayed high."
 
@@ -144,6 +145,43 @@ def test_the_document_limit_is_named_as_such(monkeypatch):
     with pytest.raises(extract.ExtractError, match="holds more than 300 characters, the "
                                                    "most read of one document"):
         extract.extract(fx.raw_pdf(hp.visible_page(), pages=2))
+
+
+def _unmapped_type3_pdf(content: bytes) -> bytes:
+    """``content`` in a Type3 font (F1 and F2) with no Unicode map: its glyphs are named
+    ``g65`` ..., which name no letter (PDFium falls back on the codes)."""
+    codes = [32, 44, 46, *map(ord, string.ascii_letters)]
+    first, last = min(codes), max(codes)
+    glyph = b"500 0 0 0 500 700 d1 50 0 400 700 re f"
+    font = (b"<< /Type /Font /Subtype /Type3 /FontBBox [0 0 600 700] /FontMatrix [0.001 0 0 "
+            b"0.001 0 0] /CharProcs 6 0 R /Encoding << /Type /Encoding /Differences ["
+            + b" ".join(b"%d /g%d" % (k, k) for k in codes) + b"] >> /FirstChar %d "
+            b"/LastChar %d /Widths [" % (first, last)
+            + b" ".join(b"500" if k in codes else b"0" for k in range(first, last + 1))
+            + b"] /Resources << >> >>")
+    procs = b"<< " + b" ".join(b"/g%d 7 0 R" % k for k in codes) + b" >>"
+    return fx.objects_pdf([
+        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R /F2 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream", font, procs,
+        b"<< /Length %d >>\nstream\n" % len(glyph) + glyph + b"\nendstream"])
+
+
+def test_fonts_with_no_unicode_map_are_counted_and_named():
+    out = extract.extract(_unmapped_type3_pdf(hp.line(hp.TITLE, 72, 760, 16)))
+    assert out["unmapped"] == len(hp.TITLE.replace(" ", ""))  # its letters, not spaces
+    with pytest.raises(InputError, match=r"no body text found in the PDF's text layer: \d+ "
+                                         r"of its \d+ characters are in fonts with no "
+                                         r"Unicode map"):
+        read_data(_unmapped_type3_pdf(hp.line(hp.TITLE, 72, 760, 16)), "codes.pdf")
+
+
+def test_no_body_text_names_unmapped_fonts_only_when_most_text_is():
+    page = {"runs": [[0, 0, 0, 0, 0, 10, "x" * 100]]}
+    assert no_body_text({"pages": [page], "unmapped": 10}) == \
+        "no body text found in the PDF's text layer"
+    assert "100 of its 100 characters" in no_body_text({"pages": [page], "unmapped": 100})
 
 
 @pytest.mark.parametrize("code, stderr, says", [

@@ -129,6 +129,19 @@ def layout_parts(pages: list[dict], outline: list[list] | None = None):
     return classify(blocks, body, outline)
 
 
+def no_body_text(found: dict) -> str:
+    """Why a PDF's text layer gave no body text, in one line: said outright when most of
+    its characters come from fonts with no Unicode map (codes, not letters)."""
+    unmapped = found.get("unmapped", 0)
+    chars = sum(len(r[6].replace(" ", "")) for page in found["pages"] for r in page["runs"])
+    if unmapped and 2 * unmapped >= chars:
+        return (f"no body text found in the PDF's text layer: {unmapped:,} of its {chars:,} "
+                f"characters are in fonts with no Unicode map (their letters are guessed "
+                f"from glyph names or codes); run OCR on it (e.g. ocrmypdf --force-ocr), or "
+                f"read it with --grobid")
+    return "no body text found in the PDF's text layer"
+
+
 def _line_number(line: Line) -> bool:
     """A line number in the margin, or another lone number (a page or equation number)."""
     text = line.text.strip("() ")
@@ -149,5 +162,5 @@ def pdf_reading(data: bytes, name: str | Path, timeout: float | None = None):
     pages = found["pages"]
     parts = layout_parts(pages, found.get("outline"))
     if not any(p.kind == "para" for p in parts):
-        raise InputError(name, "no body text found in the PDF's text layer")
+        raise InputError(name, no_body_text(found))
     return (build_tei(parts, READER, found.get("left_out", ())), *text_layer_counts(pages))

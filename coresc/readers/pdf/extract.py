@@ -8,9 +8,10 @@ bytes on standard input, one JSON document on standard output, its memory capped
 (``RLIMIT_AS``) and its time bounded by the parent (:mod:`coresc.readers.pdf.child`).
 
 The JSON: ``{"pages": [{"w": width, "h": height, "runs": [run, ...]}, ...], "n_pages":
-n, "outline": [[level, title, page], ...], "left_out": ["one line", ...]}`` (the PDF's
-bookmarks; ``left_out``: what was not read, when something was) or ``{"error": "one
-line"}``. A run is a list ``[x0, y0, x1, y1, base, size, text, bold,
+n, "outline": [[level, title, page], ...], "left_out": ["one line", ...], "unmapped":
+n}`` (the PDF's bookmarks; ``left_out``: what was not read, when something was;
+``unmapped``: characters read from fonts with no Unicode map, when there are any) or
+``{"error": "one line"}``. A run is a list ``[x0, y0, x1, y1, base, size, text, bold,
 italic, font, styles]``: consecutive glyphs in content order on one baseline (PDF
 coordinates, y upwards, in points); ``size`` the glyph height of the run's main font;
 ``bold`` and ``italic`` the share of its letters so set; ``styles`` the run's text
@@ -192,7 +193,7 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
     angle = raw.FPDFText_GetCharAngle
     last_obj = None
     style, flip = (False, False, ""), 0.0
-    unseen = False
+    unseen = unmapped = False
     bx0, by0, bx1, by1 = doubled_box(view)
     dropped = view.dropped if view is not None else {}
     seen: dict[tuple, int] = {}  # (code, left, baseline) -> the text object drawing it
@@ -210,6 +211,7 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
             last_obj = obj
             unseen = view is not None and obj is not None and view.hidden(obj)
             style, flip = _object_style(tp, raw, i, obj, font_cache, buffers)
+            unmapped = bool(raw.FPDFText_HasUnicodeMapError(tp, i))  # its font's, as a rule
         # the angle as the page is shown (clockwise), the glyphs half turned by a negative
         # font size
         a = (angle(tp, i) + flip + turn.radians) % (2 * math.pi)
@@ -267,6 +269,8 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
             prev_size = size
         main = not run.sizes or size >= 0.8 * run.size()
         run.add(ch, (x0, bottom, x1, top), base, size, bold, italic, font, main)
+        if unmapped:  # read, but its font has no Unicode map: what it gives may not be text
+            dropped["unmapped"] = dropped.get("unmapped", 0) + 1
         prev_x0, prev_x1 = x0, x1
         if main:
             prev_base, prev_size = base, size
@@ -347,6 +351,8 @@ def extract(data: bytes) -> dict:
     if not any(page["runs"] for page in pages):
         raise ExtractError(_no_text(dropped, n_pages))
     out = {"pages": pages, "n_pages": n_pages, "outline": outline}
+    if dropped.get("unmapped"):
+        out["unmapped"] = dropped["unmapped"]
     if n_pages > MAX_PAGES:  # a reading bounded in time: said, never silent
         pages_left = (f"page {n_pages:,}" if n_pages == MAX_PAGES + 1
                       else f"pages {MAX_PAGES + 1:,} to {n_pages:,}")
