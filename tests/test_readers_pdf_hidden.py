@@ -5,6 +5,8 @@ is read."""
 
 from __future__ import annotations
 
+import os
+
 import hidden_pdfs as hp
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -48,12 +50,15 @@ def test_text_that_can_be_seen_is_read(content):
 
 
 @pytest.mark.fuzz
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("CORESC_FUZZ_EXAMPLES", "20")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(kinds=st.lists(st.sampled_from(hp.KINDS), min_size=1, max_size=4),
        where=st.sampled_from(["after", "before"]), y=st.floats(80, 540),
        size=st.floats(6, 14))
 def test_fuzz_hidden_text_anywhere_is_not_read(kinds, where, y, size):
-    """Any mix of the ways to hide text, anywhere under the paragraph, at any size."""
+    """Any mix of the ways to hide text, anywhere under the paragraph, at any size
+    (``CORESC_FUZZ_EXAMPLES`` examples, as the other fuzz tests; 20 by default: each
+    reads a PDF in a child process)."""
     hidden = b"".join(hp.hide(kind, y - 20 * k, size) for k, kind in enumerate(kinds))
     visible = hp.visible_page()
     text = _text(hp.build_pdf(hidden + visible if where == "before" else visible + hidden))
