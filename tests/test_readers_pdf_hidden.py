@@ -64,3 +64,17 @@ def test_fuzz_hidden_text_anywhere_is_not_read(kinds, where, y, size):
     text = _text(hp.build_pdf(hidden + visible if where == "before" else visible + hidden))
     assert "previous instructions" not in text and "praise" not in text
     assert "Expression rose threefold in the first day" in text
+
+
+def test_a_page_past_its_budget_of_box_comparisons_is_read(monkeypatch):
+    """Judging text against boxes is bounded per page (a hostile page of many boxes and
+    texts would take quadratic time): past the budget, text is read as it comes."""
+    from coresc.readers.pdf import extract, hidden
+
+    def texts() -> str:
+        out = extract.extract(hp.hidden_pdf("under-box"))
+        return " ".join(r[6] for page in out["pages"] for r in page["runs"])
+
+    assert "previous instructions" not in texts()
+    monkeypatch.setattr(hidden, "_MAX_CHECKS", 0)
+    assert "previous instructions" in texts()

@@ -31,6 +31,8 @@ _SAME_COLOUR = 24
 _SCAN_SHARE = 0.5
 #: Form XObjects nested deeper than this are not looked into (their text still is read).
 _MAX_DEPTH = 64
+#: Box comparisons one page may take to judge its text (about a second).
+_MAX_CHECKS = 5_000_000
 _TEXT, _PATH, _IMAGE, _FORM = 1, 2, 3, 5
 _BEZIER = 1
 _WHITE = (255, 255, 255)
@@ -39,10 +41,11 @@ _WHITE = (255, 255, 255)
 class _Paint:
     """An object that paints an area: a filled path or an image, in paint order."""
 
-    __slots__ = ("z", "box", "colour", "obj")
+    __slots__ = ("z", "box", "colour", "obj", "rect")
 
     def __init__(self, z: int, box: tuple, colour: tuple | None, obj) -> None:
         self.z, self.box, self.colour, self.obj = z, box, colour, obj
+        self.rect: bool | None = None  # an upright rectangle? (asked when needed)
 
 
 class PageView:
@@ -52,7 +55,8 @@ class PageView:
         self.raw = raw
         self.texts: dict[int, tuple[int, tuple]] = {}  # address -> (z, form matrices)
         self.paints: list[_Paint] = []
-        self._paint_z: list[int] = []  # their z, for bisect
+        self._paint_z: list[int] = []
+        self._checks = 0  # box comparisons made (see _afford)  # their z, for bisect
         self._covers: list[_Paint] = []  # the opaque ones among them
         self._cover_z: list[int] = []
         self._ocr: bool | None = None
@@ -162,18 +166,33 @@ class PageView:
     def _covered(self, z: int, box: tuple) -> bool:
         """An opaque box or image painted after the text, over all of it."""
         x0, y0, x1, y1 = box[0] + 1, box[1] + 1, box[2] - 1, box[3] - 1  # 1 pt of slack
-        for c in self._covers[bisect.bisect_right(self._cover_z, z):]:
+        later = self._covers[bisect.bisect_right(self._cover_z, z):]
+        if not self._afford(len(later)):
+            return False
+        for c in later:
             cx0, cy0, cx1, cy1 = c.box
-            if (cx0 <= x0 and cy0 <= y0 and x1 <= cx1 and y1 <= cy1
-                    and (c.colour is None or _is_rect(self.raw, c.obj))):
-                return True
+            if cx0 <= x0 and cy0 <= y0 and x1 <= cx1 and y1 <= cy1:
+                if c.colour is not None and c.rect is None:
+                    c.rect = _is_rect(self.raw, c.obj)
+                if c.colour is None or c.rect:
+                    return True
         return False
+
+    def _afford(self, checks: int) -> bool:
+        """Whether the page's budget of box comparisons allows ``checks`` more: a page of
+        hostile numbers of boxes and texts is judged until it runs out, then its text is
+        read (a bound on time; hidden text beyond it is the price)."""
+        self._checks += checks
+        return self._checks <= _MAX_CHECKS
 
     def _under(self, z: int, box: tuple) -> tuple | None:
         """The colour the text lies on: the last filled area painted before it under its
         middle (None: an image, whose colour is not known), else the white page."""
         mx, my = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-        for k in range(bisect.bisect_left(self._paint_z, z) - 1, -1, -1):
+        before = bisect.bisect_left(self._paint_z, z)
+        if not self._afford(before):
+            return None
+        for k in range(before - 1, -1, -1):
             px0, py0, px1, py1 = self.paints[k].box
             if px0 <= mx <= px1 and py0 <= my <= py1:
                 return self.paints[k].colour
