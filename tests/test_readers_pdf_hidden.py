@@ -33,6 +33,15 @@ def test_an_ocr_layer_over_a_page_image_is_read():
     assert hp.TITLE in text and "Expression rose threefold in the first day" in text
 
 
+def test_invisible_text_beside_visible_text_over_a_page_image_is_not_read():
+    """A background image under a page of visible text does not make it a scan: invisible
+    text there is hidden text, not an OCR layer, even in more pieces than the visible."""
+    content = (b"q 595 0 0 842 0 0 cm " + hp.IMAGE + b" Q\n" + hp.visible_page()
+               + b"".join(hp.hide("invisible", 500 - 14 * k) for k in range(10)))
+    text = _text(hp.build_pdf(content))
+    assert "previous instructions" not in text and hp.TITLE in text
+
+
 @pytest.mark.parametrize("content", [
     # white text on a dark box drawn before it
     b"q 0 0 0.5 rg 60 490 500 25 re f Q q 1 1 1 rg " + hp.line(hp.HIDDEN, 72, 500) + b"Q",

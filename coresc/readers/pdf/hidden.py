@@ -29,6 +29,9 @@ _MIN_ALPHA = 26
 _SAME_COLOUR = 24
 #: Share of the page an image must cover for invisible text over it to be an OCR layer.
 _SCAN_SHARE = 0.5
+#: Share of a scanned page's text objects that must be invisible for it to be an OCR
+#: layer (a page of visible text over a background image is no scan).
+_SCAN_INVISIBLE = 0.9
 #: Form XObjects nested deeper than this are not looked into (their text still is read).
 _MAX_DEPTH = 64
 #: Box comparisons one page may take to judge its text (about a second).
@@ -125,7 +128,7 @@ class PageView:
     @property
     def ocr(self) -> bool:
         """Whether the page is a scan with its OCR layer: an image covers most of it, and
-        its text objects are mostly invisible."""
+        nine in ten of its text objects are invisible."""
         if self._ocr is None:
             x0, y0, x1, y1 = self.box
             page = max((x1 - x0) * (y1 - y0), 1.0)
@@ -133,7 +136,7 @@ class PageView:
                           >= _SCAN_SHARE * page for p in self.paints)
             mode, cast = self.raw.FPDFTextObj_GetTextRenderMode, self.raw.FPDF_PAGEOBJECT
             unpainted = sum(mode(ctypes.cast(a, cast)) in _UNPAINTED for a in self.texts)
-            self._ocr = scanned and 2 * unpainted > len(self.texts)
+            self._ocr = scanned and unpainted >= _SCAN_INVISIBLE * len(self.texts)
         return self._ocr
 
     def hidden(self, address: int) -> bool:
