@@ -87,10 +87,12 @@ def ocr_pdf() -> bytes:
     return build_pdf(b"q 595 0 0 842 0 0 cm " + IMAGE + b" Q\nBT 3 Tr ET\n" + visible_page())
 
 
-def build_pdf(content: bytes, media_box: str = "0 0 595 842") -> bytes:
+def build_pdf(content: bytes, media_box: str = "0 0 595 842", xobjects: bytes = b"",
+              extra: tuple[bytes, ...] = ()) -> bytes:
     """One page with ``content``; its resources name the fonts F1 (Helvetica) and F2
     (bold), the graphics state /Clear (alpha 0), the layer /Off, switched off, and the
-    layer /On."""
+    layer /On, and ``xobjects`` (a resource entry naming the objects ``extra``, numbered
+    from 7)."""
     objs = [b"<< /Type /Catalog /Pages 2 0 R /OCProperties << /OCGs [3 0 R 6 0 R] "
             b"/D << /OFF [3 0 R] >> >> >>",
             b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
@@ -98,7 +100,7 @@ def build_pdf(content: bytes, media_box: str = "0 0 595 842") -> bytes:
             f"<< /Type /Page /Parent 2 0 R /MediaBox [{media_box}] /Contents 5 0 R "
             f"/Resources << ".encode() + FONTS
             + b" /ExtGState << /Clear << /ca 0 /CA 0 >> >> "
-            b"/Properties << /Off 3 0 R /On 6 0 R >> >> >>",
+            b"/Properties << /Off 3 0 R /On 6 0 R >> " + xobjects + b" >> >>",
             f"<< /Length {len(content)} >>\nstream\n".encode() + content + b"\nendstream",
-            b"<< /Type /OCG /Name (Shown layer) >>"]
+            b"<< /Type /OCG /Name (Shown layer) >>", *extra]
     return objects_pdf(objs, "1.5")

@@ -75,6 +75,19 @@ def test_fuzz_hidden_text_anywhere_is_not_read(kinds, where, y, size):
     assert "Expression rose threefold in the first day" in text
 
 
+@pytest.mark.parametrize("mask, read", [(0, True), (255, False)], ids=["clear", "opaque"])
+def test_an_image_over_text_hides_it_only_where_it_is_opaque(mask, read):
+    """An image drawn over text with a soft mask (a logo's clear surround) leaves the text
+    seen, and read; the same image opaque hides it."""
+    image = (b"<< /Type /XObject /Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray "
+             b"/BitsPerComponent 8 /SMask 8 0 R /Length 1 >>\nstream\n\x00\nendstream")
+    smask = (b"<< /Type /XObject /Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray "
+             b"/BitsPerComponent 8 /Length 1 >>\nstream\n" + bytes([mask]) + b"\nendstream")
+    content = hp.visible_page() + hp.line(hp.HIDDEN, 72, 500) + b"q 500 0 0 25 60 490 cm /Im1 Do Q"
+    data = hp.build_pdf(content, xobjects=b"/XObject << /Im1 7 0 R >>", extra=(image, smask))
+    assert ("previous instructions" in _text(data)) is read
+
+
 def test_a_page_past_its_budget_of_box_comparisons_is_read(monkeypatch):
     """Judging text against boxes is bounded per page (a hostile page of many boxes and
     texts would take quadratic time): past the budget, text is read as it comes."""

@@ -338,7 +338,7 @@ def extract(data: bytes) -> dict:
             textpage = page.get_textpage()
         except pdfium.PdfiumError as exc:
             raise ExtractError(f"page {index + 1} cannot be read ({exc})") from None
-        view = PageView(page.raw, raw)
+        view = PageView(page.raw, raw, pdf.raw)
         runs = _page_runs(textpage, raw, budget, turn, view)
         for why, n in view.dropped.items():
             dropped[why] = dropped.get(why, 0) + n

@@ -38,24 +38,26 @@ _MAX_DEPTH = 64
 _MAX_CHECKS = 5_000_000
 _TEXT, _PATH, _IMAGE, _FORM = 1, 2, 3, 5
 _BEZIER = 1
+_BGRA = 4  # FPDFBitmap_BGRA: a bitmap with an alpha byte
 _WHITE = (255, 255, 255)
 
 
 class _Paint:
     """An object that paints an area: a filled path or an image, in paint order."""
 
-    __slots__ = ("z", "box", "colour", "obj", "rect")
+    __slots__ = ("z", "box", "colour", "obj", "rect", "alpha")
 
     def __init__(self, z: int, box: tuple, colour: tuple | None, obj) -> None:
         self.z, self.box, self.colour, self.obj = z, box, colour, obj
         self.rect: bool | None = None  # an upright rectangle? (asked when needed)
+        self.alpha: tuple | bool | None = None  # an image's: see _image_alpha
 
 
 class PageView:
     """A page's objects in paint order, to tell which text objects can be seen."""
 
-    def __init__(self, page, raw) -> None:
-        self.raw = raw
+    def __init__(self, page, raw, document=None) -> None:
+        self.raw, self.page, self.document = raw, page, document
         self.texts: dict[int, tuple[int, tuple]] = {}  # address -> (z, form matrices)
         self.paints: list[_Paint] = []
         self._paint_z: list[int] = []
@@ -177,9 +179,24 @@ class PageView:
             if cx0 <= x0 and cy0 <= y0 and x1 <= cx1 and y1 <= cy1:
                 if c.colour is not None and c.rect is None:
                     c.rect = _is_rect(self.raw, c.obj)
-                if c.colour is None or c.rect:
+                if c.rect if c.colour is not None else self._opaque_image(c, box):
                     return True
         return False
+
+    def _opaque_image(self, image: _Paint, box: tuple) -> bool:
+        """Whether an image paints every pixel under ``box`` fully (an image with a soft
+        mask may be clear there): the image rendered as PDFium paints it, once."""
+        if image.alpha is None:
+            image.alpha = _image_alpha(self.raw, self.document, self.page, image, self.box)
+        if image.alpha is True:
+            return True
+        alpha, width, height = image.alpha
+        x0, y0, x1, y1 = image.box
+        sx, sy = width / max(x1 - x0, 1e-6), height / max(y1 - y0, 1e-6)
+        left, right = max(int((box[0] - x0) * sx), 0), min(int((box[2] - x0) * sx) + 1, width)
+        top, bottom = max(int((y1 - box[3]) * sy), 0), min(int((y1 - box[1]) * sy) + 1, height)
+        return left < right and not any(alpha[r * width + left: r * width + right]
+                                        .strip(b"\xff") for r in range(top, bottom))
 
     def _afford(self, checks: int) -> bool:
         """Whether the page's budget of box comparisons allows ``checks`` more: a page of
@@ -208,6 +225,31 @@ def doubled_box(view: PageView | None) -> tuple[float, float, float, float]:
     if view is None or view.box[2] <= view.box[0]:
         return (float("-inf"), float("-inf"), float("inf"), float("inf"))
     return tuple(2 * v for v in view.box)
+
+
+#: An image drawn larger than this many page areas is not rendered to look at its
+#: transparency (its memory); it counts as opaque.
+_MAX_IMAGE_PAGES = 4
+
+
+def _image_alpha(raw, document, page, image: _Paint, page_box: tuple):
+    """The image's alpha, one byte a pixel, as ``(bytes, width, height)``; True (opaque)
+    where it cannot be rendered or is too large to."""
+    if document is None or _area(image.box) > _MAX_IMAGE_PAGES * max(_area(page_box), 1.0):
+        return True
+    bitmap = raw.FPDFImageObj_GetRenderedBitmap(document, page, image.obj)
+    if not bitmap:
+        return True
+    try:
+        width, height = raw.FPDFBitmap_GetWidth(bitmap), raw.FPDFBitmap_GetHeight(bitmap)
+        if raw.FPDFBitmap_GetFormat(bitmap) != _BGRA or width <= 0 or height <= 0:
+            return True
+        stride = raw.FPDFBitmap_GetStride(bitmap)
+        buffer = ctypes.string_at(raw.FPDFBitmap_GetBuffer(bitmap), stride * height)
+        alpha = b"".join(buffer[r * stride + 3: r * stride + 4 * width: 4] for r in range(height))
+        return alpha, width, height
+    finally:
+        raw.FPDFBitmap_Destroy(bitmap)
 
 
 _RGBA = tuple(ctypes.c_uint() for _ in range(4))  # reused: one call at a time
