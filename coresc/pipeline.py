@@ -42,10 +42,28 @@ class Source:
     path: str | None = None
     data: bytes | None = None
     problem: str | None = None  # why a directory walk could not read it (it then fails)
+    #: A member of an archive (``name`` is then ``archive::member``): the archive's path,
+    #: the member's name in it, its size and modification time (what --resume compares).
+    archive: str | None = None
+    member: str | None = None
+    stamp: tuple[int, int] | None = None
+    #: Provenance known before reading (an archived PMC metadata JSON's), as pairs.
+    meta: tuple[tuple[str, Any], ...] = ()
 
     @classmethod
     def file(cls, path: str | Path) -> Source:
         return cls(name=str(path), path=str(path))
+
+    @property
+    def article(self) -> tuple[str, int | None] | None:
+        """``(pmcid, version)`` its PMC name gives, or None (see :mod:`coresc.readers.pmc`)."""
+        from .readers.pmc import article_version
+
+        found = article_version(self.member or self.path or self.name)
+        meta = dict(self.meta)
+        if found is not None and found[1] is None and "version" in meta:
+            return found[0], meta["version"]
+        return found
 
     @classmethod
     def text(cls, text: str, name: str = "text") -> Source:
@@ -69,6 +87,7 @@ def read_source(source: Source, fmt: str = "auto", grobid: Any = None,
     the other inputs.
     """
     from .readers import STDIN_NAME, read_data
+    from .readers.provenance import add_provenance
 
     where = source.path if source.path is not None else source.name
     try:
@@ -84,6 +103,8 @@ def read_source(source: Source, fmt: str = "auto", grobid: Any = None,
     for paper in papers:
         paper.source_path = source.path
         paper.drop_sentences(nothing_to_label)
+        add_provenance(paper, source.path, source.name)
+        paper.meta.update(source.meta)
     if any(len(p) == 0 for p in papers):
         fmt_read = papers[0].source_format or fmt
         raise InputError(where, f"no sentences found (read as {fmt_read})")
@@ -98,6 +119,10 @@ def source_bytes(source: Source) -> bytes:
         raise InputError(source.path or source.name, source.problem)
     if source.data is not None:
         return source.data
+    if source.member is not None:
+        from .readers.archives import read_member
+
+        return read_member(source.archive, source.member)
     return read_input_bytes(source.path)
 
 

@@ -17,6 +17,8 @@ the captions' texts (which a reader should keep).
     python experiments/render_layouts.py --corpus cra -o out/layouts      # 50 x 10 PDFs
     python experiments/render_layouts.py --corpus cra --layouts article-2col,llncs \
         --papers 5 -o out/layouts
+    python experiments/render_layouts.py data/example-paper.xml -o data/layouts-sample \
+        --layouts article-2col,ieeetran-conf,elsarticle-lineno     # the committed sample
 
 Needs TeX Live (Debian: ``apt-get install texlive-latex-extra texlive-publishers
 texlive-fonts-recommended texlive-lang-german texlive-lang-french``); kept out of CI.
@@ -188,7 +190,7 @@ def escape(text: str) -> str:
             out.append(_SPECIAL[ch])
         elif ch in _SYMBOLS:
             out.append(_SYMBOLS[ch])
-        elif ord(ch) < 0x250 and ch.isprintable():
+        elif ord(ch) < 0x180 and ch.isprintable():  # Latin-1 and Extended-A: T1 has them
             out.append(ch)
         elif unicodedata.name(ch, "").startswith("GREEK SMALL LETTER "):
             name = unicodedata.name(ch)[19:].lower()
@@ -197,7 +199,7 @@ def escape(text: str) -> str:
             out.append(" ")
         else:
             base = unicodedata.normalize("NFKD", ch)
-            out.append("".join(c for c in base if ord(c) < 0x250 and c.isprintable()))
+            out.append("".join(c for c in base if ord(c) < 0x180 and c.isprintable()))
     return re.sub(r"\s+", " ", "".join(out)).strip()
 
 
@@ -338,7 +340,7 @@ def latex_of(paper: Paper, layout: Layout, seed: int = 0) -> tuple[str, dict]:
         back = "\\appendix\n" + "".join(t + "\n" for t in tail.tex)
         appendix_truth = tail.truth
         appendix_truth[0]["back"] = "appendix"
-    short = escape(title.split(":")[0])[:60]
+    short = escape(title.split(":")[0][:60])
     front = layout.front.replace("@TITLE@", escape(title)).replace(
         "@AUTHORS@", layout.author_sep.join(authors)).replace("@ABSTRACT@", abstract)
     heads = _HEADS.replace("{short}", short) if layout.heads else ""
@@ -378,6 +380,8 @@ def render(tex: str, pdf: Path, timeout: float = 120.0) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("files", nargs="*", type=Path,
+                    help="papers to render instead of a corpus (any XML coresc reads)")
     ap.add_argument("--corpus", choices=sorted(CORPORA), default="cra")
     ap.add_argument("--data", type=Path, default=None)
     ap.add_argument("--layouts", default="all", help="comma-separated names, or all: "
@@ -394,14 +398,16 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"render_layouts: unknown layouts: {', '.join(unknown)}", file=sys.stderr)
         return 2
-    files = sorted((args.data or data_dir()).joinpath(CORPORA[args.corpus]).rglob("*.xml"))
+    files = args.files or sorted((args.data or data_dir()).joinpath(
+        CORPORA[args.corpus]).rglob("*.xml"))
     files = files[:args.papers] if args.papers else files
+    group = "files" if args.files else args.corpus
     done = failed = 0
     t0 = time.monotonic()
     for k, path in enumerate(files, 1):
         paper = read_file(path)[0]
         for name in names:
-            folder = args.out / args.corpus / name
+            folder = args.out / group / name
             folder.mkdir(parents=True, exist_ok=True)
             pdf = folder / f"{paper.id}.pdf"
             if pdf.exists():
@@ -412,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
                 failed += 1
                 print(f"  {paper.id} {name}: not rendered: {problem}", file=sys.stderr)
                 continue
-            truth.update(layout=name, corpus=args.corpus)
+            truth.update(layout=name, corpus=group)
             (folder / f"{paper.id}.truth.json").write_text(json.dumps(truth, indent=1))
             done += 1
         print(f"[{k}/{len(files)}] {paper.id}: {done} PDFs made, {failed} failed, "

@@ -106,3 +106,25 @@ def test_worker_killed_mid_run_still_completes_exactly_once(cluster, papers, loc
     assert all(r["status"] == "done" for r in recs)
     assert tree_bytes(out) == tree_bytes(local_xml)
     assert not list(out.glob(".*.part"))
+
+
+@pytest.mark.parametrize("keep", [0, None])  # members streamed in a second pass, or kept
+def test_archive_members_on_the_cluster_equal_the_folder(cluster, papers, local_xml,
+                                                          tmp_path, monkeypatch, keep):
+    """Issue 51: a .tar.gz's members go to the workers as the files of a folder do."""
+    import tarfile
+
+    if keep is not None:
+        monkeypatch.setattr("coresc.batch.sources.KEEP_LISTED_BYTES", keep)
+    archive = tmp_path / "papers.tar.gz"
+    with tarfile.open(archive, "w:gz") as tf:
+        for p in sorted(papers.iterdir()):
+            tf.add(p, f"pkg/{p.name}")
+    out = tmp_path / "xml"
+    with distributed.Client(cluster) as client:
+        summary = annotate_files([archive], out, scheduler=client, progress="off",
+                                 batch_size=3)
+    assert summary.done == 20 and not summary.failures
+    assert tree_bytes(out) == tree_bytes(local_xml)  # the same papers, the same bytes
+    two = annotate_files([archive], tmp_path / "jobs2", jobs=2, progress="off")
+    assert two.done == 20 and tree_bytes(tmp_path / "jobs2").keys() == tree_bytes(out).keys()

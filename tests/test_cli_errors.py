@@ -63,7 +63,10 @@ BAD = {
               ["{gold}", "-o", "{out}", "--encoder", "--encoder-epochs", "nan"]],
     "annotate": [["{missing}"], ["{text}", "--min-score", "2"],
                  ["{text}", "--min-score", "nan"], ["{text}", "--model", "{missing}"],
-                 ["{text}", "--domain", "art"], ["{text}", "-o", ""]],
+                 ["{text}", "--domain", "art"], ["{text}", "-o", ""],
+                 # issue 51: a licence that is no code; a retraction policy not known
+                 ["{text}", "--licence", "CC BY!"], ["{text}", "--licence", ","],
+                 ["{text}", "--retracted", "maybe"]],
     "evaluate": [["{missing}"], ["{text}"], ["{gold}", "--model", "{missing}"],
                  ["{gold}", "--json", " "]],
     "compare": [["fast", "{missing}", "{a1}"], ["fast", "fast", "{text}"],

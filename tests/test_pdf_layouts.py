@@ -8,10 +8,13 @@ from __future__ import annotations
 import io
 import json
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
 from helpers import need
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 need("reportlab")
 
@@ -136,19 +139,20 @@ def test_reading_quality_figures_in_the_paper_and_the_tei_header():
 
 
 def every_line_a_sentence() -> bytes:
-    """A page whose lines are each set as a paragraph of their own, far apart: the
-    reading cuts every sentence at its line end."""
+    """A page whose lines alternate between two sizes, far apart: the reading cuts every
+    sentence at its line end."""
     buf = io.BytesIO()
     c, size = fx._canvas(buf)
     _, height = size
     c.setFont("Helvetica-Bold", 16)
     c.drawString(72, height - 80, "A Paper Whose Lines Stand Apart")
     fx._lines(c, 72, height - 110, ["1 Introduction"], "Helvetica-Bold", 11)
-    lines = fx._wrap(" ".join(SENTENCES[:24]), 70)
+    # Title Case: no line starts in lower case, so nothing tells a cut line from a new one
+    lines = fx._wrap(" ".join(SENTENCES[:24]).title(), 70)
     y = height - 130
-    for line in lines:
-        fx._lines(c, 72, y, [line])
-        y -= 26
+    for k, line in enumerate(lines):
+        fx._lines(c, 72, y, [line], size=(10, 13)[k % 2])
+        y -= 20 + 9 * (k % 3)
     c.showPage()
     c.save()
     return buf.getvalue()
@@ -333,3 +337,129 @@ def test_double_spaced_lines_are_read_as_paragraphs():
     doc = read_data(double_spaced(), "thesis.pdf")[0]
     assert [s.text for s in doc.sentences()][1:] == SENTENCES[:20]
     assert [len(p.sentences) for _s, p in doc.paragraphs() if _s.depth >= 1] == [10, 10]
+
+
+def ieee_headings() -> bytes:
+    """Headings as IEEEtran sets them: "I. INTRODUCTION" in small capitals (smaller than
+    the text, not bold), "A. Subsection" in italics under "II. METHODS"."""
+    buf = io.BytesIO()
+    c, (width, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["A Paper Set as IEEE Sets It"], "Times-Roman", 22)
+    y = height - 120
+    for head, sub, k in (("I. INTRODUCTION", None, 0), ("II. METHODS", "A. Weighing", 1)):
+        c.setFont("Times-Roman", 7.5)
+        c.drawCentredString(width / 2, y, head)
+        y -= 16
+        if sub:
+            y = fx._lines(c, 72, y, [sub], "Times-Italic", 10) - 4
+        y = _page(c, height, fx._wrap(" ".join(SENTENCES[10 * k:10 * k + 10]), 90), y) - 12
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_small_capital_roman_headings_and_lettered_subsections():
+    doc = read_data(ieee_headings(), "ieee.pdf")[0]
+    outline = [(s.heading, s.depth) for s in doc.sections if s.depth >= 1]
+    assert outline == [("INTRODUCTION", 1), ("METHODS", 1), ("Weighing", 2)]
+
+
+def two_abstracts() -> bytes:
+    """A Portuguese paper: "Resumo", then the English abstract as a bold run-in
+    paragraph, then the body."""
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["Amostras Pesadas Antes da Secagem"], "Helvetica-Bold", 16)
+    y = fx._lines(c, 72, height - 110, ["Resumo"], "Helvetica-Bold", 11)
+    y = _page(c, height, ["Pesamos as amostras duas vezes. A secagem levou um dia inteiro."],
+              y - 4)
+    c.setFont("Helvetica-Bold", 10)
+    c.drawString(72, y - 6, "Abstract.")
+    c.setFont("Times-Roman", 10)
+    c.drawString(120, y - 6, "We weighed the samples twice. Drying took a whole day.")
+    y = fx._lines(c, 72, y - 30, ["1 Introdução"], "Helvetica-Bold", 11)
+    _page(c, height, fx._wrap("As amostras vieram do campo. " * 6, 90), y - 4)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_the_abstract_in_a_second_language_is_left_out_as_the_xml_readers_do():
+    doc, texts = _texts(two_abstracts(), "dois.pdf")
+    assert [s.text for s in doc.sentences() if s.zone == "abstract"] == [
+        "Pesamos as amostras duas vezes.", "A secagem levou um dia inteiro."]
+    assert not any("weighed" in t or "Drying" in t for t in texts)
+    assert "As amostras vieram do campo." in texts
+
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "layouts-sample" / "files"
+
+
+@pytest.mark.parametrize("layout", ["article-2col", "ieeetran-conf", "elsarticle-lineno"])
+def test_the_committed_layout_sample_reads_back_to_its_xml(layout):
+    """``data/layouts-sample``: the example paper rendered by render_layouts.py through
+    three TeX templates; read back, every sentence of the XML is there, headings too."""
+    from coresc.readers import read_file
+
+    truth = json.loads((SAMPLE / layout / "example-paper.truth.json").read_text())
+    xml = read_file(Path(__file__).resolve().parents[1] / "data" / "example-paper.xml")[0]
+    doc = read_data((SAMPLE / layout / "example-paper.pdf").read_bytes(), "example-paper.pdf")[0]
+
+    def key(text):
+        return "".join(c for c in unicodedata.normalize("NFKC", text).lower() if c.isalnum())
+
+    got = [key(s.text) for s in doc.sentences()]
+    # (a sentence may carry a footnote's mark: "... stress.1")
+    assert [s.text for s in xml.sentences() if not any(key(s.text) in g for g in got)] == []
+    heads = {key(s.heading) for s in doc.sections}
+    assert {key(e["text"]) for e in truth["elements"] if e["role"] == "heading"
+            and "back" not in e} <= heads
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 600), st.floats(0, 800), st.floats(0.1, 300),
+                          st.floats(0.1, 40)), min_size=0, max_size=60),
+       st.floats(1, 20))
+def test_xy_cuts_read_every_run_once(boxes, body):
+    from coresc.readers.pdf.xycut import xy_leaves
+
+    runs = [[x, y, x + w, y + h, y, h, f"r{i}", 0.0, 0.0, "F", []]
+            for i, (x, y, w, h) in enumerate(boxes)]
+    leaves = xy_leaves(runs, body)
+    assert sorted(r[6] for leaf in leaves for r in leaf) == sorted(r[6] for r in runs)
+    assert all(leaves)
+
+
+def test_the_html_view_says_how_well_a_pdf_was_read():
+    from coresc.writers.html.paper import render_paper
+
+    good = render_paper(read_data(paper(), "good.pdf")[0])
+    assert '<p class="note" id="reading">Read from a PDF: 0% of its sentences' in good
+    bad = render_paper(read_data(every_line_a_sentence(), "bad.pdf")[0])
+    assert 'id="reading" role="alert">Read from a PDF, perhaps badly:' in bad
+    assert "--grobid" in bad
+    xml = render_paper(read_data(b"<article><body><p>One. Two.</p></body></article>",
+                                 "x.xml")[0])
+    assert 'id="reading"' not in xml
+
+
+def lower_case_run_in() -> bytes:
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["A Paper on Streptococci"], "Helvetica-Bold", 16)
+    y = fx._lines(c, 72, height - 110, ["1 Methods"], "Helvetica-Bold", 11)
+    c.setFont("Times-Bold", 10)
+    c.drawString(72, y - 4, "emm typing")
+    c.setFont("Times-Roman", 10)
+    c.drawString(122, y - 4, "The isolates were typed by sequencing the end of the gene.")
+    _page(c, height, fx._wrap(" ".join(SENTENCES[:6]), 90), y - 16.5)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_a_run_in_head_may_open_in_lower_case():
+    doc = read_data(lower_case_run_in(), "emm.pdf")[0]
+    assert [s.heading for s in doc.sections if s.depth >= 1] == ["Methods", "emm typing"]
+    assert "The isolates were typed by sequencing the end of the gene." in [
+        s.text for s in doc.sentences()]

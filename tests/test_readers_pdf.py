@@ -259,27 +259,38 @@ def _two_column_page(width=600.0):
     return {"w": width, "h": 800.0, "runs": runs}
 
 
-def test_column_starts_and_reading_order_on_hand_built_runs():
-    from coresc.readers.pdf.layout import column_starts, page_gutters, page_lines
+def test_reading_order_on_hand_built_runs():
+    from coresc.readers.pdf.layout import page_lines
 
     page = _two_column_page()
-    assert column_starts([page], 10.0, 0.08) == [pytest.approx(50 / 600, abs=0.01),
-                                                 pytest.approx(310 / 600, abs=0.01)]
-    [gutters] = page_gutters([page], 10.0)
-    lines = page_lines(page, 0, gutters)
-    texts = [ln.text.split()[0] + ln.text.split()[1] if ln.column >= 0 else "title"
-             for ln in lines]
-    assert texts[0] == "title"
+    lines = page_lines(page, 0, 10.0)
+    texts = [ln.text.split()[0] + ln.text.split()[1] for ln in lines]
+    assert texts[0] == "ATitle"
     assert texts[1:41] == [f"left{i}" for i in range(40)]
     assert texts[41:] == [f"right{i}" for i in range(40)]
 
 
-def test_one_column_has_no_gutter():
-    from coresc.readers.pdf.layout import page_gutters
+def test_one_ragged_column_is_one_region():
+    from coresc.readers.pdf.xycut import xy_leaves
 
     runs = [_run(50, 700 - 14 * i, 550 - (i % 3) * 40, "a line of running text " * 3)
             for i in range(40)]
-    assert page_gutters([{"w": 600.0, "h": 800.0, "runs": runs}], 10.0) == [[]]
+    assert len(xy_leaves(runs, 10.0)) == 1
+
+
+def test_a_box_over_two_of_three_columns_is_read_before_them_and_the_third_after():
+    """As PLOS Biology sets a box: the box across the first two columns at the top, the
+    third column running the page's whole height beside it."""
+    from coresc.readers.pdf.layout import page_lines
+
+    runs = [_run(40, 760 - 14 * i, 380, f"box {i} " + "words " * 8) for i in range(10)]
+    for col, x in enumerate((40, 215)):
+        runs += [_run(x, 590 - 14 * i, x + 160, f"col{col} {i} words") for i in range(30)]
+    runs += [_run(395, 760 - 14 * i, 555, f"col2 {i} words") for i in range(42)]
+    texts = [" ".join(ln.text.split()[:2]) for ln in page_lines(
+        {"w": 600.0, "h": 800.0, "runs": runs}, 0, 10.0)]
+    assert texts == ([f"box {i}" for i in range(10)] + [f"col0 {i}" for i in range(30)]
+                     + [f"col1 {i}" for i in range(30)] + [f"col2 {i}" for i in range(42)])
 
 
 def test_running_heads_and_page_numbers_are_found():

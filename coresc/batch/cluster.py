@@ -17,8 +17,9 @@ the model's CRF tagger is not thread-safe, so threads of one worker take turns.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import distributed
@@ -97,11 +98,16 @@ class DaskRun:
         self.name = plugin.name
         self.threads = sum(self.client.nthreads().values()) or 1
 
-    def outcomes(self, sources: Sequence[Source], size: int | None = None,
-                 ) -> Iterator[Outcome]:
-        """Outcomes of ``sources`` as the cluster finishes them (any order)."""
-        size = size or batch_size(len(sources), self.threads)
-        batches = iter([list(sources[i:i + size]) for i in range(0, len(sources), size)])
+    def outcomes(self, sources: Iterable[Source], size: int | None = None,
+                 total: int | None = None) -> Iterator[Outcome]:
+        """Outcomes of ``sources`` as the cluster finishes them (any order). ``sources``
+        may be a stream (archive members read as it goes): ``total`` then says how many."""
+        if total is None:
+            sources = list(sources)
+            total = len(sources)
+        size = size or batch_size(total, self.threads)
+        stream = iter(sources)
+        batches = iter(lambda: list(itertools.islice(stream, size)), [])
         futures: dict = {}
         pending = distributed.as_completed()
 

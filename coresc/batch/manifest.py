@@ -7,10 +7,17 @@ bytes), ``status`` (``done`` or ``failed``), ``papers``, ``sentences``, ``output
 (names relative to the output folder), ``error``, ``seconds``. A later line for the
 same input replaces an earlier one, so a retried input simply gets a new line.
 
-``--resume`` skips an input whose last line says ``done`` for the same content (same
-size and modification time, or else the same SHA-256), and refuses to continue an
-output made with another model or other options. A line cut short by a kill is
-ignored: that input is simply done again.
+``--resume`` skips an input whose last line says ``done`` (or ``excluded``: left out
+by ``--licence`` / ``--retracted``) for the same content (same size and modification
+time, or else the same SHA-256; for an archive member, ``archive::member``, its size
+and time in the archive), and refuses to continue an output made with another model or
+other options. A line cut short by a kill is ignored: that input is simply done again.
+
+PMC article versions: a record also names the ``article`` (PMCID) and ``version`` read.
+When a newer version of an article is done, the older one's outputs are deleted and a
+line ``{"input": ..., "status": "superseded", "by": ...}`` records it, so a resumed run
+over a newer mirror replaces records instead of doubling them; an older version than
+one done is skipped.
 """
 
 from __future__ import annotations
@@ -34,7 +41,8 @@ from .work import Outcome, fingerprint
 MANIFEST_VERSION = 1
 
 #: Settings that must match for ``--resume`` to continue an output.
-RESUME_KEYS = ("model_sha256", "to", "format", "domain", "min_score")
+RESUME_KEYS = ("model_sha256", "to", "format", "domain", "min_score", "licence",
+               "retracted")
 
 #: A manifest written to a URL (no appending there) is rewritten at most this often.
 REMOTE_FLUSH_S = 30.0
@@ -86,8 +94,10 @@ def manifest_line(record: dict[str, Any]) -> str:
 
 
 def input_key(path: str | Path) -> str:
-    """How the manifest names an input: its absolute path."""
-    return os.path.abspath(path)
+    """How the manifest names an input: its absolute path (an archive member's: its
+    archive's, ``::``, its name in the archive)."""
+    archive, sep, member = str(path).partition("::")
+    return os.path.abspath(archive) + sep + member
 
 
 class Manifest:
@@ -99,6 +109,9 @@ class Manifest:
         self.settings = settings
         self.done: dict[str, tuple[int | None, int | None, str | None]] = {}
         self.failed: set[str] = set()
+        self.excluded: set[str] = set()  # in ``done``, but with no output
+        self.outputs: dict[str, list[str]] = {}
+        self.versions: dict[str, tuple[int, str]] = {}  # PMCID -> newest done, its input
         self._pending: list[str] = []
         self._last_flush = time.monotonic()
         self._fh = None
@@ -154,16 +167,46 @@ class Manifest:
                     f"({header.get(key)!r}, now {self.settings.get(key)!r}); resume with "
                     f"the same options or write to a new output")
         for rec in lines[1:]:
-            key = rec.get("input")
-            if not isinstance(key, str):
-                continue
-            if rec.get("status") == "done":
-                self.done[key] = (rec.get("size"), rec.get("mtime_ns"), rec.get("sha256"))
-                self.failed.discard(key)
-            else:
-                self.done.pop(key, None)
-                self.failed.add(key)
+            if isinstance(rec.get("input"), str):
+                self._note(rec)
         self._rewrite = False
+
+    def _note(self, rec: dict[str, Any]) -> None:
+        """Take one record into the state (a later one for an input replaces it)."""
+        key, status = rec["input"], rec.get("status")
+        self.excluded.discard(key)
+        self.failed.discard(key)
+        if status in ("done", "excluded"):
+            self.done[key] = (rec.get("size"), rec.get("mtime_ns"), rec.get("sha256"))
+            self.outputs[key] = list(rec.get("outputs") or [])
+            if status == "excluded":
+                self.excluded.add(key)
+            article, version = rec.get("article"), rec.get("version")
+            if status == "done" and isinstance(article, str) and isinstance(version, int) \
+                    and version >= self.versions.get(article, (0, ""))[0]:
+                self.versions[article] = (version, key)
+        else:
+            self.done.pop(key, None)
+            if status != "superseded":
+                self.failed.add(key)
+            for article in [a for a, (_, k) in self.versions.items() if k == key]:
+                del self.versions[article]  # no longer done
+
+    def newer_done(self, article: tuple[str, int | None] | None) -> bool:
+        """A newer version of this ``(pmcid, version)`` is done in this output."""
+        if article is None or article[1] is None or article[0] not in self.versions:
+            return False
+        return self.versions[article[0]][0] > article[1]
+
+    def is_done_source(self, source: Any) -> bool:
+        """:meth:`is_done` for a :class:`~coresc.pipeline.Source` (an archive member by
+        its size and time in the archive); also true when a newer version is done."""
+        if self.newer_done(source.article):
+            return True
+        if source.member is not None:
+            rec = self.done.get(input_key(source.name))
+            return rec is not None and source.stamp == (rec[0], rec[1])
+        return source.path is not None and self.is_done(source.path)
 
     def is_done(self, path: str | Path) -> bool:
         """Done in this output, and the file has not changed since (size+mtime, else hash)."""
@@ -184,19 +227,41 @@ class Manifest:
         rec = outcome.record()
         if path is not None:
             rec["input"] = input_key(path)
-        key = rec["input"]
-        if outcome.status == "done":
-            self.done[key] = (outcome.size, outcome.mtime_ns, outcome.sha256)
-            self.failed.discard(key)
-        else:
-            self.done.pop(key, None)
-            self.failed.add(key)
+        older = self._older_version(rec)
+        self._note(rec)
         self._pending.append(manifest_line(rec))
+        if older is not None:
+            self._supersede(*older)
         self.flush(force=self.store.fs is None)
 
-    def done_names(self, paths: Iterable[str]) -> list[str]:
-        """Of ``paths`` (in order), those recorded as done."""
-        return [p for p in paths if input_key(p) in self.done]
+    def _older_version(self, rec: dict[str, Any]) -> tuple[str, str] | None:
+        """``(older input, newer input)`` when ``rec`` and a done record are two versions
+        of one article (the input read later may be the older: it then gives way)."""
+        article, version = rec.get("article"), rec.get("version")
+        if rec.get("status") != "done" or not isinstance(version, int) or \
+                article not in self.versions:
+            return None
+        done_version, done_key = self.versions[article]
+        if done_key == rec["input"] or done_version == version:
+            return None
+        return (done_key, rec["input"]) if done_version < version else \
+            (rec["input"], done_key)
+
+    def _supersede(self, old: str, new: str) -> None:
+        """Delete an older version's outputs (those the newer did not write over)."""
+        keep = set(self.outputs.get(new, []))
+        for name in self.outputs.get(old, []):
+            if name not in keep:
+                self.store.remove(name)
+        line = {"input": old, "status": "superseded", "by": new}
+        self._note(line)
+        self._pending.append(manifest_line(line))
+
+    def done_names(self, paths: Iterable[str], excluded: bool = False) -> list[str]:
+        """Of ``paths`` (in order), those recorded as done (with outputs; ``excluded``:
+        and those left out by ``--licence`` / ``--retracted``, which have none)."""
+        return [p for p in paths if input_key(p) in self.done and
+                (excluded or input_key(p) not in self.excluded)]
 
     def flush(self, force: bool = True) -> None:
         if not self._pending:

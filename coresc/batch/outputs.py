@@ -100,6 +100,14 @@ class Store:
             return os.path.exists(self.path(name))
         return self.fs.exists(self.path(name))
 
+    def remove(self, name: str) -> None:
+        """Delete the file ``name`` where it is there (an older article version's output)."""
+        if self.fs is None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path(name))
+        elif self.fs.exists(self.path(name)):
+            self.fs.rm(self.path(name))
+
     def remove_tree(self, name: str) -> None:
         if self.fs is None:
             shutil.rmtree(self.path(name), ignore_errors=True)
@@ -291,20 +299,21 @@ def _planned_names(sources: Sequence[Source], suffix: str, fmt: str) -> list[str
 
     seen: dict[str, str] = {}
     for s in sources:
-        if s.path is None or s.problem is not None:
+        where = s.member or s.path  # an archive member's id comes from its name too
+        if where is None or s.problem is not None:
             continue
-        if _many_papers(s.path):
+        if _many_papers(where):
             try:
                 names = [paper_file(p.id, suffix) for p in read_source(s, fmt)]
             except InputError:
                 continue
         else:
-            names = [planned_name(s.path, suffix)]
+            names = [planned_name(where, suffix)]
         for name in names:
             if name in seen:
                 raise UsageError(f"{name}: two papers would be written here "
-                                 f"({seen[name]} and {s.path})")
-            seen[name] = s.path
+                                 f"({seen[name]} and {s.name})")
+            seen[name] = s.name
     return list(seen)
 
 

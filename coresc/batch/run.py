@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, UsageError
+from ..errors import UsageError
 from ..pipeline import Source, check_domain, open_model, stream_header, worker_threads
 from ..writers import get_writer, is_stdout, refuse_stdout, write_stdout_bytes
 from .manifest import Manifest, model_identity
 from .outputs import Store, Target, assemble, plan_target, remove_leftovers
 from .progress import Progress
+from .sources import with_data
 from .work import Job, Outcome, init_worker, run_source, source_task
 
 
@@ -38,6 +39,8 @@ class Summary:
     kept: str = "stdout"  # where finished papers are until the run completes
     other_types: list[str] = field(default_factory=list)  # files in directories not read
     warnings: list[str] = field(default_factory=list)  # e.g. text that is not English
+    excluded: list[Outcome] = field(default_factory=list)  # --licence, --retracted skip
+    older_versions: list[str] = field(default_factory=list)  # a newer one is an input
 
     @property
     def finished(self) -> int:
@@ -58,7 +61,8 @@ def annotate_files(inputs: Sequence[str | Path], output: str | Path | None = Non
                    domain: str | None = None, jobs: int = 1, scheduler: Any = None,
                    resume: bool = False, progress: str = "auto",
                    as_directory: bool | None = None, batch_size: int | None = None,
-                   grobid: Any = None, min_score: float | None = None) -> Summary:
+                   grobid: Any = None, min_score: float | None = None,
+                   licences: Sequence[str] | None = None, retracted: str = "flag") -> Summary:
     """Annotate files and directories into ``output``, streaming one input at a time.
 
     ``inputs``: files, or directories read recursively (``.xml .nxml .txt .jsonl``).
@@ -72,7 +76,15 @@ def annotate_files(inputs: Sequence[str | Path], output: str | Path | None = Non
     server PDFs are read through (a URL or ``GrobidClient``; None: ``$CORESC_GROBID_URL``).
     ``-`` among the inputs is standard input, read once before the work starts.
     ``min_score``: leave sentences whose primary label scores below it unlabelled (see
-    :meth:`~coresc.model.CoreSCClassifier.annotate`).
+    :meth:`~coresc.model.CoreSCClassifier.annotate`). ``licences``: keep only papers
+    under these licences (codes such as ``cc-by``, ``cc0``; see
+    :func:`~coresc.readers.pmc.licence_code`); ``retracted``: ``"flag"`` (annotate a
+    retracted article, marked in its meta) or ``"skip"``.
+
+    An input may also be an archive (``.tar.gz``, ``.tgz``, ``.tar``, ``.zip``, MECA
+    included), read member by member, or PMC's inventory CSV (``.csv``, ``.csv.gz``),
+    the article versions it lists (see :mod:`coresc.batch.sources`); of two versions of
+    a PMC article, the newer is annotated.
 
     Everything that can be checked is checked before any paper is read (model, domain,
     output). Inputs that fail are recorded in the manifest and returned in
@@ -83,7 +95,7 @@ def annotate_files(inputs: Sequence[str | Path], output: str | Path | None = Non
     # Dask missing is found before the plan makes the output folder
     dask_run = _cluster() if scheduler is not None else None
     plan = _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
-                 as_directory, grobid, min_score)
+                 as_directory, grobid, min_score, _selection(licences, retracted))
     cluster = dask_run(scheduler, plan.job) if dask_run is not None else None
     try:
         return _execute(plan, cluster, jobs, resume, progress, batch_size)
@@ -98,23 +110,41 @@ class _Plan:
     model: Any  # the loaded model (the parent's, inherited by forked workers)
     job: Job
     other_types: list[str] = field(default_factory=list)
+    older_versions: list[str] = field(default_factory=list)
+
+
+def _selection(licences: Sequence[str] | None, retracted: str) -> dict[str, Any]:
+    """``--licence`` as codes, ``--retracted`` checked: the Job's fields."""
+    from ..readers.pmc import licence_code
+
+    if retracted not in ("skip", "flag"):
+        raise UsageError(f"--retracted must be skip or flag, not {retracted!r}")
+    if licences is None:
+        return {"licences": None, "retracted": retracted}
+    codes = [licence_code(v) for v in licences]
+    if not codes or None in codes:
+        raise UsageError(f"--licence {','.join(licences)}: give licence codes such as "
+                         f"cc-by,cc0 (comma-separated)")
+    return {"licences": tuple(sorted(set(codes))), "retracted": retracted}
 
 
 def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
-          as_directory, grobid=None, min_score=None) -> _Plan:
+          as_directory, grobid=None, min_score=None, selection=None) -> _Plan:
     """Everything checked before any paper is read: inputs found, model, domain, output."""
     if min_score is not None and not 0.0 <= min_score <= 1.0:
         raise UsageError(f"--min-score must be a probability between 0 and 1, not {min_score}")
-    from ..readers import INPUT_SUFFIXES, STDIN, find_inputs
+    from ..readers import INPUT_SUFFIXES, find_inputs
     from ..readers.grobid import grobid_client
+    from .sources import expand, newest_versions
 
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {jobs}")
     client = grobid_client(grobid)  # a bad URL fails here, before the model loads
-    found = find_inputs(inputs)
-    sources = [_stdin_source() if str(p) == STDIN else Source.file(p) for p in found.files]
+    found = find_inputs(inputs, archives=True)
+    sources = expand(found.files)
     # what a directory walk could not read fails as an input of its own, with its reason
     sources += [Source(name=e.path, path=e.path, problem=e.problem) for e in found.problems]
+    sources, older = newest_versions(sources)
     if not sources:
         raise UsageError(f"{', '.join(map(str, inputs))}: no readable files found "
                          f"(looked for {' '.join(INPUT_SUFFIXES)})")
@@ -138,18 +168,9 @@ def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
                          as_directory, fmt, writer)
     job = Job(model_dir=model_dir, fmt=fmt, to=to, domain=domain, target=target,
               grobid=client, min_score=min_score, writer=writer,
-              threads=worker_threads(jobs))
-    return _Plan(sources, loaded, job, [str(f) for f in found.skipped])
-
-
-def _stdin_source() -> Source:
-    """Standard input as an in-memory input (worker processes cannot read the parent's)."""
-    from ..readers import read_stdin_bytes
-
-    try:
-        return Source(name="-", data=read_stdin_bytes())
-    except InputError as exc:  # over the size limit: fails as this input
-        return Source(name="-", data=b"", problem=exc.problem)
+              threads=worker_threads(jobs), **(selection or {}))
+    return _Plan(sources, loaded, job, [str(f) for f in found.skipped],
+                 [s.name for s in older])
 
 
 def _execute(plan: _Plan, cluster, jobs: int, resume: bool, progress: str,
@@ -157,7 +178,8 @@ def _execute(plan: _Plan, cluster, jobs: int, resume: bool, progress: str,
     """Skip what the manifest has as done, annotate the rest, record, finish the output."""
     t0 = time.monotonic()  # start-up (imports, loading the model) is not the run's time
     job, target, sources = plan.job, plan.job.target, plan.sources
-    summary = Summary(total=len(sources), other_types=plan.other_types)
+    summary = Summary(total=len(sources), other_types=plan.other_types,
+                      older_versions=plan.older_versions)
     if target is not None:
         summary.output, summary.kept = target.display(), target.kept()
     manifest = _open_manifest(target, job, resume)
@@ -168,9 +190,9 @@ def _execute(plan: _Plan, cluster, jobs: int, resume: bool, progress: str,
         summary.skipped = len(sources) - len(todo)
     meter = Progress(len(todo), progress)
     if cluster is not None:
-        outcomes = cluster.outcomes(todo, batch_size)
+        outcomes = cluster.outcomes(with_data(todo), batch_size, total=len(todo))
     else:
-        outcomes = local_outcomes(todo, job, plan.model, jobs)
+        outcomes = local_outcomes(with_data(todo), job, plan.model, jobs)
     try:
         _consume(outcomes, summary, manifest, meter, target, job)
         meter.close()
@@ -215,7 +237,9 @@ def _open_manifest(target: Target | None, job: Job, resume: bool) -> Manifest | 
     if target is None or target.manifest is None:
         return None
     settings = {**model_identity(job.model_dir), "to": job.to, "format": job.fmt,
-                "domain": job.domain, "min_score": job.min_score}
+                "domain": job.domain, "min_score": job.min_score,
+                "licence": list(job.licences) if job.licences is not None else None,
+                "retracted": job.retracted}
     store = Store(target.root)
     manifest = Manifest.open(store, target.manifest, settings, resume)
     if target.kind == "parts" and not resume:
@@ -230,13 +254,14 @@ def _still_to_do(sources: list[Source], target: Target, manifest: Manifest,
     which are gone once a run completed: then only a no-op resume skips them."""
     if not resume:
         return sources
-    done = [manifest.is_done(s.path) for s in sources]
+    done = [manifest.is_done_source(s) for s in sources]
     todo = [s for s, d in zip(sources, done, strict=True) if not d]
     if target.kind != "parts" or (not todo and _output_exists(target)):
         return todo
     store = Store(target.root)
+    with_parts = set(manifest.done_names([s.name for s in sources]))
     return [s for s, d in zip(sources, done, strict=True)
-            if not d or not store.exists(target.part_name(s.name))]
+            if not d or (s.name in with_parts and not store.exists(target.part_name(s.name)))]
 
 
 def _output_exists(target: Target) -> bool:
@@ -258,6 +283,8 @@ def _consume(outcomes: Iterator[Outcome], summary: Summary, manifest: Manifest |
             summary.done += 1
             summary.papers += oc.papers
             summary.sentences += oc.sentences
+        elif oc.status == "excluded":
+            summary.excluded.append(oc)
         else:
             summary.failures.append(oc)
         meter.update(oc.sentences if oc.status == "done" else 0)
@@ -293,7 +320,7 @@ def _finish_stream(target: Target, manifest: Manifest, sources: list[Source],
     if not done:
         return  # no header-only file when every input failed
     assemble(target, done, _stream_header(job).decode("utf-8"), job.writer)
-    if len(done) == len(sources):
+    if len(manifest.done_names([s.name for s in sources], excluded=True)) == len(sources):
         Store(target.root).remove_tree(target.parts_dir)
 
 

@@ -53,6 +53,9 @@ class Job:
     threads: int = 1
     #: The writer of ``to``, looked up once for the run (when not given, here).
     writer: Writer | None = field(default=None, repr=False, compare=False)
+    #: ``--licence``: the licence codes kept (None: all); ``--retracted``: skip or flag.
+    licences: tuple[str, ...] | None = None
+    retracted: str = "flag"
 
     def __post_init__(self) -> None:
         if self.writer is None:
@@ -64,7 +67,7 @@ class Outcome:
     """What became of one input (one manifest record)."""
 
     name: str
-    status: str = "done"  # "done" or "failed"
+    status: str = "done"  # "done", "failed", or "excluded" (--licence, --retracted)
     papers: int = 0
     sentences: int = 0
     outputs: list[str] = field(default_factory=list)
@@ -75,11 +78,16 @@ class Outcome:
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)  # "<input>: <problem>", not failures
     data: list[bytes] | None = None  # rendered output when it goes back to the caller
+    #: The PMC article and version read (``--resume`` and newer versions go by them),
+    #: and what was read of it: ``xml``, ``pdf`` or ``text``.
+    article: str | None = None
+    version: int | None = None
+    source_format: str | None = None
 
     def record(self) -> dict[str, Any]:
         """The manifest line (without the rendered data)."""
         keys = ("size", "mtime_ns", "sha256", "status", "papers", "sentences", "outputs",
-                "error", "seconds", "warnings")
+                "error", "seconds", "warnings", "article", "version", "source_format")
         return {"input": self.name, **{k: getattr(self, k) for k in keys}}
 
 
@@ -131,9 +139,17 @@ def run_source(source: Source, job: Job, model) -> Outcome:
     try:
         data = _read_recorded(source, out)
         papers = read_source(source, job.fmt, job.grobid, data)
+        _note_article(out, papers)
+        papers, why = select_papers(papers, job)
+        if not papers:
+            out.status, out.error = "excluded", f"{source.name}: {why}"
+            return _timed(out, t0)
         out.papers = len(papers)
         out.sentences = sum(len(p) for p in papers)
         out.warnings = language_warnings(papers, source.path or source.name)
+        if any(p.meta.get("retracted") is True for p in papers):  # --retracted flag
+            out.warnings.append(f"{source.name}: retracted article, annotated and flagged "
+                                f"(--retracted skip leaves such articles out)")
         if not job.writer.in_source:
             release_sources(papers)
         with time_limit(source.path or source.name):
@@ -147,8 +163,36 @@ def run_source(source: Source, job: Job, model) -> Outcome:
                                            job.writer.separator.encode("utf-8"))
     except CorescError as exc:
         out.status, out.error = "failed", str(exc)
+    return _timed(out, t0)
+
+
+def _timed(out: Outcome, t0: float) -> Outcome:
     out.seconds = round(time.perf_counter() - t0, 4)
     return out
+
+
+def _note_article(out: Outcome, papers: list[Paper]) -> None:
+    """The article, version and source format of a one-paper input, for the manifest."""
+    if len(papers) == 1:
+        meta = papers[0].meta
+        out.article, out.version = meta.get("pmcid"), meta.get("version")
+        out.source_format = meta.get("source_format")
+
+
+def select_papers(papers: list[Paper], job: Job) -> tuple[list[Paper], str | None]:
+    """The papers ``--licence`` and ``--retracted skip`` keep, and why the last one left
+    out was (None when all are kept). A retracted paper kept is flagged in its meta."""
+    kept, why = [], None
+    for paper in papers:
+        licence = paper.meta.get("license")
+        if job.licences is not None and licence not in job.licences:
+            why = (f"licence {licence or 'unknown'} is not among --licence "
+                   f"{','.join(job.licences)} (left out)")
+        elif paper.meta.get("retracted") is True and job.retracted == "skip":
+            why = "retracted (left out: --retracted skip)"
+        else:
+            kept.append(paper)
+    return kept, why
 
 
 #: Output formats written from the document model alone, without the source XML.
@@ -169,6 +213,8 @@ def _read_recorded(source: Source, out: Outcome) -> bytes:
     if source.path is not None and source.problem is None:
         with contextlib.suppress(OSError):
             out.mtime_ns = os.stat(source.path).st_mtime_ns  # else the reader says why
+    elif source.stamp is not None:  # an archive member: its time in the archive
+        out.mtime_ns = source.stamp[1]
     data = source_bytes(source)
     out.size, out.sha256 = len(data), hashlib.sha256(data).hexdigest()
     return data

@@ -1,8 +1,14 @@
 """Label every sentence of the given papers with CoreSC roles (primary + ranked secondary).
 
-INPUT may be files, directories (read recursively: .xml .nxml .txt .jsonl .pdf; files
-of other types are listed as skipped) or - for standard input, in any readable format
-(JATS, Elsevier, GROBID TEI, SciXML/ART, mode2, plain text, JSONL). PDFs are read
+INPUT may be files, directories (read recursively: .xml .nxml .txt .jsonl .pdf and
+archives; files of other types are listed as skipped) or - for standard input, in any
+readable format (JATS, Elsevier, GROBID TEI, SciXML/ART, mode2, plain text, JSONL).
+PubMed Central as distributed is read as it comes: one PMC<id>.<version>/ folder per
+article version (its XML, else its PDF, with the metadata JSON as provenance), .tar.gz
+/ .tgz / .zip archives member by member without unpacking (MECA zips: the JATS their
+manifest names), and PMC's inventory CSV (.csv, .csv.gz) as the list of inputs; of
+two versions of an article the newer is annotated, and --resume replaces an older
+version's records by the newer's. PDFs are read
 by the embedded reader, or by a GROBID server (--grobid URL or $CORESC_GROBID_URL).
 Without --model the bundled model is used (offline). XML output is the input's own
 dialect: TEI input (and PDFs) gives TEI, each <s> carrying ana/coresc:score; other XML
@@ -33,6 +39,8 @@ examples:
   coresc annotate - --to tsv < paper.nxml
   coresc annotate papers/ -o annotated/ --scheduler tcp://10.0.0.5:8786   # Dask cluster
   coresc annotate papers/ -o sure.jsonl --to jsonl --min-score 0.7   # fewer, surer labels
+  coresc annotate pmc-mirror/ -o out/ --licence cc-by,cc0 --retracted skip --jobs 2
+  coresc annotate oa_comm_xml.PMC000xxxxxx.baseline.tar.gz -o out.jsonl --to jsonl
 """
 
 from __future__ import annotations
@@ -84,6 +92,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", type=int, metavar="N",
                         help="with --scheduler: files per Dask task (default: chosen from "
                              "the number of files and workers)")
+    parser.add_argument("--licence", "--license", dest="licence", metavar="CODES",
+                        type=lambda v: [c for c in v.split(",") if c.strip()],
+                        help="keep only articles under these licences, comma-separated "
+                             "(e.g. cc-by,cc0: the commercial-use set); an article whose "
+                             "licence is not known is left out")
+    parser.add_argument("--retracted", choices=("flag", "skip"), default="flag",
+                        help="a retracted article (PMC's metadata says so): annotate it "
+                             "with retracted=true in its records (flag, the default) or "
+                             "leave it out (skip)")
     # a plain float: its own check refuses NaN too, saying the range as serve's min_score
     parser.add_argument("--min-score", type=float, default=None, metavar="X",
                         help="leave sentences whose primary label scores below X (a "
@@ -102,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
                 args.inputs, args.output, to=args.to, model=args.model, fmt=args.format,
                 domain=args.domain, jobs=args.jobs, scheduler=args.scheduler,
                 resume=args.resume, progress="off" if args.quiet else "auto",
-                batch_size=args.batch_size, grobid=grobid_of(args), min_score=args.min_score)
+                batch_size=args.batch_size, grobid=grobid_of(args), min_score=args.min_score,
+                licences=args.licence, retracted=args.retracted)
     except Interrupted as exc:
         print(f"coresc annotate: {interrupted_message(exc.summary, args)}", file=sys.stderr)
         return 128 + signal.SIGINT
@@ -131,6 +149,21 @@ def interrupted_message(summary, args: argparse.Namespace) -> str:
             f"{shlex.join(['coresc', *argv])}")
 
 
+def _left_out(summary, args: argparse.Namespace) -> None:
+    """One line each for the articles --licence / --retracted left out and the older
+    versions a newer one replaced (not errors)."""
+    if args.quiet:
+        return
+    if summary.excluded:
+        print(f"coresc annotate: left out {len(summary.excluded)} article(s) by --licence "
+              f"or --retracted (listed in {summary.manifest or 'no manifest'}), e.g. "
+              f"{summary.excluded[0].error}", file=sys.stderr)
+    if summary.older_versions:
+        print(f"coresc annotate: left out {len(summary.older_versions)} older article "
+              f"version(s), a newer one being among the inputs, e.g. "
+              f"{summary.older_versions[0]}", file=sys.stderr)
+
+
 def report(summary, args: argparse.Namespace) -> int:
     """The summary line, then the failed files; the exit code (0, 1, or 2: none done)."""
     if not args.quiet and (summary.done or summary.skipped):
@@ -146,6 +179,7 @@ def report(summary, args: argparse.Namespace) -> int:
         from .options import skipped_line
 
         print(f"coresc annotate: {skipped_line(summary.other_types)}", file=sys.stderr)
+    _left_out(summary, args)
     if not summary.failures:
         return 0
     n = len(summary.failures)

@@ -14,9 +14,12 @@ from pathlib import Path
 from ..document import STDIN_ID
 from ..errors import InputError
 from ..limits import max_input_bytes, too_large
+from .pmc import article_file, is_article_folder, is_metadata_file
 
 #: File endings a directory walk picks up.
 INPUT_SUFFIXES = (".xml", ".nxml", ".txt", ".jsonl", ".pdf")
+#: Archive endings a walk picks up when asked (see :func:`find_inputs`).
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
 #: The input name that means standard input.
 STDIN = "-"
 #: The name standard input goes by in messages and paper ids.
@@ -100,25 +103,39 @@ class InputFiles:
     problems: list[InputError] = field(default_factory=list)
 
 
-def find_inputs(paths: Iterable[str | Path]) -> InputFiles:
-    """Expand ``paths`` (files, directories, ``-``) into the files to read and those skipped."""
+def find_inputs(paths: Iterable[str | Path], archives: bool = False) -> InputFiles:
+    """Expand ``paths`` (files, directories, ``-``) into the files to read and those skipped.
+
+    A PMC article-version folder (``PMC123.2/``) gives one file: its XML, else its PDF,
+    else its text (:mod:`coresc.readers.pmc`); PMC's metadata JSON files are part of
+    that layout, neither inputs nor skipped. ``archives``: a walk also picks up
+    ``.tar.gz``, ``.tgz``, ``.tar`` and ``.zip`` files (read member by member by the
+    caller, :mod:`coresc.readers.archives`).
+    """
     found = InputFiles()
+    suffixes = INPUT_SUFFIXES + (ARCHIVE_SUFFIXES if archives else ())
     for p in map(Path, paths):
         if str(p) != STDIN and p.is_dir():
             st = p.stat()
-            _walk(p, found, frozenset({(st.st_dev, st.st_ino)}))
+            _walk(p, found, frozenset({(st.st_dev, st.st_ino)}), suffixes)
         else:
             found.files.append(p)
     return found
 
 
-def _walk(folder: Path, found: InputFiles, above: frozenset) -> None:
+def _walk(folder: Path, found: InputFiles, above: frozenset,
+          suffixes: tuple[str, ...] = INPUT_SUFFIXES) -> None:
     """Depth first, names sorted (the order of ``sorted(folder.rglob("*"))``)."""
     try:
         with os.scandir(folder) as it:
             entries = sorted(it, key=lambda e: e.name)
     except OSError as exc:
         found.problems.append(InputError(folder, f"cannot list this folder: {exc.strerror}"))
+        return
+    if is_article_folder(folder):  # PMC's layout: one file of the folder is the article
+        chosen = article_file(folder, {e.name for e in entries})
+        if chosen is not None:
+            found.files.append(folder / chosen)
         return
     for entry in entries:
         if entry.name.startswith("."):
@@ -135,9 +152,11 @@ def _walk(folder: Path, found: InputFiles, above: frozenset) -> None:
                 found.problems.append(InputError(path, "symbolic link loops back to a "
                                                        "folder above it (not followed)"))
             else:
-                _walk(path, found, above | {key})
+                _walk(path, found, above | {key}, suffixes)
         elif stat.S_ISREG(st.st_mode):
-            is_input = path.suffix.lower() in INPUT_SUFFIXES
+            if is_metadata_file(path):
+                continue
+            is_input = path.name.lower().endswith(suffixes)
             (found.files if is_input else found.skipped).append(path)
         else:
             kind = next((k for test, k in _SPECIAL if test(st.st_mode)), "a special file")

@@ -34,6 +34,7 @@ from ..xmlsafe import localname
 from . import paper_id_from_path
 from ._build import NestedReader, finish
 from .jats_meta import article_meta
+from .pmc import jats_licence
 
 #: Children of a paragraph that end its text run and are not part of any sentence.
 BLOCK_TAGS = frozenset({
@@ -141,6 +142,7 @@ def read_jats(path: str | Path, tree: etree._ElementTree) -> Paper:
     paper = Paper(id=paper_id_from_path(path), source_format="jats",
                   source_path=str(path), tree=tree)
     paper.meta.update(article_meta(root))  # identifiers, journal, year: provenance
+    paper.meta.update(jats_licence(root))  # its licence (--licence)
     reader = _Reader()
     reader.front(root, paper)
     body = _child(root, "body")

@@ -4,7 +4,8 @@
 a :class:`~coresc.document.Paper` of: PDFium
 (pypdfium2, a core dependency) gives the glyphs with their positions and fonts in a child
 process (``extract.py``: a crash, a hang or a bomb in the C library stays there, bounded
-in time and memory); ``layout.py`` finds the columns and the reading order;
+in time and memory); ``layout.py`` and ``xycut.py`` find the columns and the reading
+order;
 ``structure.py`` the title, abstract, headings, paragraphs and captions, leaving out
 running heads, authors, small print, tables and back matter; ``tei.py`` writes them as
 TEI of GROBID's shape, which the TEI reader reads as it reads GROBID's. GROBID
@@ -26,7 +27,6 @@ from ...limits import paper_timeout
 from .layout import (
     Line,
     drop_line_numbers,
-    page_gutters,
     page_lines,
     repeated_margins,
     restyle,
@@ -118,9 +118,8 @@ def layout_parts(pages: list[dict], outline: list[list] | None = None):
     runs, in reading order; ``outline``: the PDF's bookmarks, which name headings."""
     restyle(pages)
     drop_line_numbers(pages)
-    gutters = page_gutters(pages, run_body_size(pages))
-    per_page = [page_lines(p, i, g) for i, (p, g) in enumerate(zip(pages, gutters,
-                                                                   strict=True))]
+    size = run_body_size(pages)
+    per_page = [page_lines(p, i, size) for i, p in enumerate(pages)]
     margins = repeated_margins(per_page, [p["h"] for p in pages])
     lines: list[Line] = [ln for page in per_page for ln in page if id(ln) not in margins
                          and not _line_number(ln)]

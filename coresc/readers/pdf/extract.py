@@ -300,7 +300,8 @@ def _object_style(tp, raw, i: int, obj, cache: dict, buffers: tuple) -> tuple[tu
 
 def _number_so_far(run: _Run) -> bool:
     """Whether a run holds only digits so far (a line or list number before its text)."""
-    return 0 < len(run.chars) <= 4 and all(c[0].isdigit() for c in run.chars)
+    chars = [c[0] for c in run.chars if c[0] != " "]
+    return 0 < len(chars) <= 4 and all(c.isdigit() for c in chars)
 
 
 def _page_codes(tp, raw, count: int) -> list[int]:

@@ -1,24 +1,20 @@
 """From a page's runs of glyphs to lines in reading order.
 
-Columns are found from the gaps that run down a page: the x positions that no run
-covers, first over the whole document (most pages share one layout), then on each page
-(a first page with a margin column). A run that crosses a gutter spans the columns: a
-title, a full-width abstract, a wide figure. Spanning runs cut a page into bands, and a
-band is read column by column, top to bottom, before the spanning run below it.
-Runs of one column on one baseline are then joined into a line.
+The page is cut into regions by recursive XY-cuts (:mod:`~coresc.readers.pdf.xycut`):
+down its gutters, across the gaps under a title, around a figure or a box; each leaf
+region is a column of text read top to bottom, and runs of one leaf on one baseline are
+joined into a line. Besides: fonts that say nothing of their weight restyled, the line
+numbers of a manuscript taken out, running heads and page numbers found.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 from .extract import SUP_CLOSE, SUP_OPEN
-
-#: Share of the page width one bin of the coverage profile spans.
-_BINS = 400
+from .xycut import xy_leaves
 
 
 @dataclass(slots=True)
@@ -57,56 +53,6 @@ class Line:
         if not self.styles or not self.styles[0][1]:
             return ""
         return self.marked[: self.styles[0][0]]
-
-
-def column_starts(pages: list[dict], body: float, share: float,
-                  smaller: float = 1.0) -> list[float]:
-    """Where columns start, as shares of the page width: x positions at which many runs of
-    body text (or of text down to ``smaller`` times the body's size below it) start (at
-    least ``share`` of those runs' characters), far enough apart to hold a column between
-    them, and crossed by few runs."""
-    weight = [0.0] * _BINS
-    runs = []
-    for page in pages:
-        width = page["w"] or 1.0
-        for r in page["runs"]:
-            if body - smaller * body <= r[5] <= body + 1.0 and r[6].strip() or \
-                    abs(r[5] - body) <= 1.0 and r[6].strip():
-                x0, x1 = r[0] / width, r[2] / width
-                runs.append((x0, x1))
-                weight[min(_BINS - 1, max(0, int(x0 * _BINS)))] += len(r[6])
-    total = sum(weight)
-    if not total:
-        return []
-    smooth = [sum(weight[max(0, i - 1):i + 2]) for i in range(_BINS)]
-    peaks = [i for i in range(_BINS) if smooth[i] >= share * total
-             and smooth[i] >= max(smooth[max(0, i - 4):i + 5])]
-    starts: list[float] = []
-    for i in peaks:
-        x = i / _BINS
-        if starts and x - starts[-1] < 0.15:
-            continue  # an indent, or the same column
-        starts.append(x)
-    kept = starts[:1]
-    for x in starts[1:]:
-        crossing = sum(1 for a, b in runs if a < x - 0.02 and b > x + 0.005)
-        starting = sum(1 for a, _ in runs if abs(a - x) < 0.01)
-        if crossing <= 0.3 * starting:
-            kept.append(x)
-    return kept
-
-
-def page_gutters(pages: list[dict], body: float) -> list[list[tuple[float, float]]]:
-    """The gutters of each page (shares of its width): the document's, and its own."""
-    common = column_starts(pages, body, 0.08)[1:]
-    out = []
-    for page in pages:
-        # a page's own columns: a margin column of smaller print (notes, licence, dates)
-        own = column_starts([page], body, 0.06, smaller=0.4)[1:] \
-            if len(page["runs"]) >= 12 else []
-        starts = sorted(common + [x for x in own if all(abs(x - c) > 0.03 for c in common)])
-        out.append([(x - 0.008, x - 0.002) for x in starts])
-    return out
 
 
 _NAMED_BOLD = re.compile(r"bold|black|heavy|semibd|demi|[,-]b$|[,-]bd|medium", re.I)
@@ -154,34 +100,17 @@ def run_body_size(pages: list[dict]) -> float:
     return sizes.most_common(1)[0][0] if sizes else 10.0
 
 
-def _column_of(x0: float, x1: float, gutters: list[tuple[float, float]], width: float) -> int:
-    """The column a run lies in, or -1 when it crosses a gutter."""
-    for a, b in gutters:
-        if x0 < a * width and x1 > b * width:
-            return -1
-    mid = (x0 + x1) / 2
-    return sum(1 for a, b in gutters if mid > (a + b) / 2 * width)
-
-
-def page_lines(page: dict, index: int, gutters: list[tuple[float, float]]) -> list[Line]:
-    """A page's lines in reading order (see the module's docstring)."""
-    width = page["w"]
+def page_lines(page: dict, index: int, body: float) -> list[Line]:
+    """A page's lines in reading order: its runs in the leaf regions of the XY-cuts
+    (:mod:`~coresc.readers.pdf.xycut`), each leaf a column of text read top to bottom;
+    ``body``: the document's body size (in the runs' units)."""
     runs = _join_pieces([r for r in page["runs"] if r[6].strip()])
-    placed = [(r, _column_of(r[0], r[2], gutters, width)) for r in runs]
-    if gutters:
-        placed = _lone_runs_span(placed)
-    spanning = sorted((r[1] + r[3]) / 2 for r, col in placed if col < 0)
+    return _build_lines([((k, -r[4], r[0]), r, k, 0) for k, leaf in
+                         enumerate(xy_leaves(runs, body)) for r in leaf], index)
 
-    def band_of(r: list) -> int:
-        """How many spanning runs lie above ``r`` (their middles higher than its own)."""
-        return len(spanning) - bisect.bisect_right(spanning, (r[1] + r[3]) / 2 + 0.1)
 
-    keyed = []
-    for r, col in placed:
-        band = band_of(r)
-        # a spanning run closes the band above it; column runs are read column by column
-        key = (band, 1, 0, -r[4], r[0]) if col < 0 else (band, 0, col, -r[4], r[0])
-        keyed.append((key, r, col, band))
+def _build_lines(keyed: list[tuple], index: int) -> list[Line]:
+    """Lines from runs keyed by their place in reading order (key, run, column, band)."""
     keyed.sort(key=lambda k: k[0])
     lines: list[Line] = []
     for _key, r, col, band in keyed:
@@ -226,32 +155,6 @@ def _joined(a: list, b: list, space: bool) -> list:
             a[4] if na >= nb else b[4], size, text_a + b[6],
             (a[7] * na + b[7] * nb) / (na + nb), (a[8] * na + b[8] * nb) / (na + nb),
             a[9] if na >= nb else b[9], styles]
-
-
-def _lone_runs_span(placed: list[tuple[list, int]]) -> list[tuple[list, int]]:
-    """A run in a column with no run of another column beside it, but a spanning run just
-    above or below, spans too: the short last line of a full-width paragraph or title."""
-    # runs by bands of height, so that each run looks only at its neighbours (a page of
-    # many thousand runs stays linear)
-    step = max((r[5] for r, _ in placed), default=10.0) * 4 or 10.0
-    bins: dict[int, list[tuple[list, int]]] = {}
-    for r, col in placed:
-        for b in range(int(r[1] // step), int(r[3] // step) + 1):
-            bins.setdefault(b, []).append((r, col))
-    out = []
-    for r, col in placed:
-        if col >= 0:
-            y0, y1, size = r[1], r[3], r[5]
-            near_runs = [o for b in range(int(y0 // step) - 1, int(y1 // step) + 2)
-                         for o in bins.get(b, ())]
-            beside = any(c >= 0 and c != col and o[1] < y1 + 3 * size and o[3] > y0 - 3 * size
-                         for o, c in near_runs)
-            near = any(c < 0 and (0 <= o[1] - y1 < 1.5 * size or 0 <= y0 - o[3] < 1.5 * size)
-                       for o, c in near_runs)
-            if not beside and near:
-                col = -1
-        out.append((r, col))
-    return out
 
 
 def unmark(text: str) -> str:

@@ -9,8 +9,9 @@ layout taken apart, the body left out), so that a bad reading is never silent.
 * ``headings``, ``abstract``: the section headings and whether an abstract was found;
 * ``body_share``: the share of the text layer's characters kept as body text.
 
-A reading is *doubtful* when many sentences end without punctuation or the body holds
-little of the text layer (sentences per line alone is no sign: some papers write short
+``doubts``: what looks wrong, in words (empty when nothing does). A reading is
+*doubtful* when many sentences end without punctuation or the body holds little of the
+text layer (sentences per line alone is no sign: some papers write short
 sentences); :func:`doubts` says why in words.
 """
 
@@ -45,7 +46,7 @@ def reading_quality(paper: Paper, text_chars: int, line_chars: float) -> dict:
     body_chars = sum(len(t) for t in body)
     lines = max(body_chars / max(line_chars, 1.0), 1.0)
     kept = sum(len(s.text.replace(" ", "")) for s in paper.sentences() if s.zone != "title")
-    return {
+    quality = {
         "unended": round(sum(1 for t in body if not _ENDED.search(t)) / len(body), 3)
         if body else 1.0,
         "sentences_per_line": round(len(body) / lines, 3),
@@ -54,6 +55,8 @@ def reading_quality(paper: Paper, text_chars: int, line_chars: float) -> dict:
         "abstract": any(s.zone == "abstract" for s in paper.sentences()),
         "body_share": round(min(kept / text_chars, 1.0), 3) if text_chars else 0.0,
     }
+    quality["doubts"] = doubts(quality)
+    return quality
 
 
 def doubts(quality: dict) -> list[str]:
@@ -75,7 +78,7 @@ def doubts(quality: dict) -> list[str]:
 
 def doubt_line(quality: dict, where: str) -> str | None:
     """One line for standard error when a reading looks doubtful, else None."""
-    found = doubts(quality)
+    found = quality.get("doubts", [])
     if not found:
         return None
     return (f"{where}: the PDF may be read badly ({'; '.join(found)}); check the output, "

@@ -158,7 +158,7 @@ def render_paper(paper: Paper, addon: Addon | None = None) -> str:
 <div class="ui">Labels (click to show only the chosen labels; hover a sentence for scores):</div>
 {legend(labels, counts, styles, buttons=True)}
 <div class="tools">{''.join(tools)}</div>
-{agreement}
+{agreement}{_reading_note(paper)}
 <table class="bars" id="paper-bar"><tr><td class="name">whole paper</td>\
 <td class="n">{len(sentences)}</td><td class="bar">\
 {bar_svg(counts, styles, order, 'label proportions in the whole paper')}</td></tr></table>
@@ -170,3 +170,20 @@ def render_paper(paper: Paper, addon: Addon | None = None) -> str:
 {main}
 </main>"""
     return page(title_text, body, addon=addon)
+
+
+def _reading_note(paper: Paper) -> str:
+    """For a paper read from a PDF: how well it was read, and a warning when doubtful."""
+    quality = paper.meta.get("pdf_quality")
+    if not quality:
+        return ""
+    found = quality.get("doubts", [])
+    figures = (f"{100 * quality['unended']:.0f}% of its sentences end without punctuation, "
+               f"{quality['headings']} headings, abstract "
+               f"{'found' if quality['abstract'] else 'not found'}, "
+               f"{100 * quality['body_share']:.0f}% of its text layer kept")
+    if found:
+        return (f'<p class="note warn" id="reading" role="alert">Read from a PDF, perhaps '
+                f"badly: {esc('; '.join(found))} ({esc(figures)}). Check the text below, or "
+                "read the PDF with --grobid.</p>")
+    return f'<p class="note" id="reading">Read from a PDF: {esc(figures)}.</p>'

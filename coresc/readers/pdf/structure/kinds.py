@@ -166,8 +166,9 @@ def _is_heading(block: Block, text: str, body: float) -> bool:
     styled = block.bold >= 0.75 or bigger or caps or (block.italic >= 0.9 and numbered)
     if not styled:
         return False
-    if block.size < (0.86 * body if block.bold >= 0.75 else body - 0.6) or text.endswith(";") \
-            or "=" in text:
+    small_caps = caps and numbered and block.size >= 0.7 * body  # "I. INTRODUCTION" (IEEE)
+    if block.size < (0.86 * body if block.bold >= 0.75 else body - 0.6) and not small_caps \
+            or text.endswith(";") or "=" in text:
         return False
     if len(letters) < 0.6 * len(text.replace(" ", "")) or not re.search(r"[A-Za-z\u00c0-\u024f]{4}",
                                                                           text):
@@ -192,7 +193,8 @@ def _style(block: Block, body: float) -> tuple:
 
 
 def _levels(blocks: list[Block], body: float) -> None:
-    """Each heading's level: from its number; else 1 for the style of the paper's main
+    """Each heading's level: from its number (a letter under a Roman numeral a level
+    down, as IEEE numbers them); else 1 for the style of the paper's main
     headings ("Introduction", "Results" ...) and any larger, and 2, 3 ... for the other
     styles in order of how much they stand out."""
     headings = [b for b in blocks if b.kind == "heading" and not b.number]
@@ -201,6 +203,7 @@ def _levels(blocks: list[Block], body: float) -> None:
     # numbered main heads ("1 Introduction"): the paper numbers its sections
     numbered_tops = any(b.kind == "heading" and b.number and TOP.match(b.heading_text)
                         for b in blocks)
+    roman = any(b.kind == "heading" and re.fullmatch(r"[IVX]+", b.number) for b in blocks)
     top = Counter(tops).most_common(1)[0][0] if tops else \
         (max(counts, key=lambda s: (s[:4], counts[s])) if counts else None)
     below = sorted((s for s in counts if top is not None and s != top and s[0] <= top[0] + 0.4),
@@ -212,7 +215,8 @@ def _levels(blocks: list[Block], body: float) -> None:
         if block.number and tops and not numbered_tops and block.size < top[0] - 1.0:
             block.kind = "body"  # a numbered list item set in bold, below the main heads
         elif block.number:
-            block.level = min(block.number.count(".") + 1, 4)
+            lettered = roman and block.number[:1] in "ABCDEFGH"  # IEEE: II, then A, B
+            block.level = min(block.number.count(".") + 1 + lettered, 4)
         elif top is None or style == top or style not in below:
             block.level = 1
         else:

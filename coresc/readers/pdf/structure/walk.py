@@ -87,10 +87,12 @@ class _Walk:
         if self.skip_level is not None:
             return
         marked = block.marked()
+        if self.abstracts and not self.body_heads and _opens_abstract(block, text):
+            self.skip_level = 1  # the abstract again in another language (JATS's
+            return  # trans-abstract, which the XML readers leave out too)
         if self.where == "front":
             m = ABSTRACT.match(text)
-            if m and block.first.page <= 1 and (block.first.bold > 0.5 or block.first.text[:8]
-                                                .isupper()):
+            if m and block.first.page <= 1 and _opens_abstract(block, text):
                 self.start_abstract(parts)
                 text = text[m.end():].strip()
                 m = ABSTRACT.match(marked)
@@ -214,6 +216,15 @@ class _Walk:
         self.last_para = None
 
 
+def _opens_abstract(block: Block, text: str) -> bool:
+    """Whether a block opens with "Abstract" set apart: bold, in capitals, or a bold
+    run-in word ("Abstract. We ...")."""
+    line = block.first
+    return bool(ABSTRACT.match(text)) and (
+        line.bold > 0.5 or line.text[:8].isupper()
+        or bool(ABSTRACT.match(unmark(line.bold_prefix()).strip())))
+
+
 def _back_section(block: Block) -> bool:
     """Whether a heading after the references opens a section of the paper's own text:
     an appendix ("Appendix A", "A. Proofs"), online or supplementary methods."""
@@ -251,7 +262,8 @@ def _run_in(block: Block) -> tuple[str, str] | None:
     prefix = line.bold_prefix().strip()
     if not prefix or len(prefix) >= len(line.text.strip()) - 1:
         return None
-    if len(prefix.split()) > 10 or not prefix[:1].isupper():
+    # (a head may open in lower case: a gene's name, "emm-types and emm-patterns")
+    if len(prefix.split()) > 10 or not (prefix[:1].isupper() or len(prefix.split()) >= 2):
         return None
     after = line.marked[len(line.bold_prefix()):].lstrip()
     stops = prefix.endswith((".", ":", "\u2014")) or after.startswith((".", ":", "\u2014"))
@@ -260,5 +272,7 @@ def _run_in(block: Block) -> tuple[str, str] | None:
                           and not SENTENCE_END.search(prefix)):
         return None
     head = unmark(prefix).rstrip(".:\u2014 ")
+    if ABSTRACT.fullmatch(head):
+        return None  # "Abstract\u2014" opening the abstract (IEEE): no part of its own
     rest = block.marked()[len(line.bold_prefix()):].lstrip().lstrip(".:\u2014").strip()
     return head, rest

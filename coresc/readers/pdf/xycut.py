@@ -1,0 +1,172 @@
+"""Reading order by recursive XY-cuts: a page's runs split where white space runs through
+them, into regions read in order.
+
+A region is cut first down its columns: at every vertical strip of white space that runs
+through the region's whole height and is wide enough for a gutter, when there is text of
+several lines on both sides. Where no such strip runs through (a title or a figure spans
+the columns), it is cut across at the wide horizontal gaps (under a title, around a figure
+or a box), and each part is cut again. So a box set over two of three columns is read
+before them, and the third column after, instead of the box's lines cutting every column
+into bands. Regions are read top to bottom, and left to right; a region that no cut
+splits is one column of text (a leaf).
+
+Each level sorts the runs once and cuts at all its gaps at once, and the depth is bounded:
+about n log n for a page of n runs.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+#: Deeper than this a region is not cut again (its runs are read top to bottom).
+MAX_DEPTH = 16
+
+
+def xy_leaves(runs: list[list], body: float) -> list[list[list]]:
+    """The page's runs (``extract``'s lists: x0, y0, x1, y1 first) grouped into leaf
+    regions, in reading order."""
+    out: list[list[list]] = []
+    _cut(runs, body, 0, out)
+    return out
+
+
+def _cut(runs: list[list], body: float, depth: int, out: list[list[list]]) -> None:
+    if len(runs) <= 1 or depth >= MAX_DEPTH:
+        if runs:
+            out.append(runs)
+        return
+    parts = _columns(runs, body) or _across(runs, body) or _opening(runs, body)
+    if parts is None:
+        out.append(runs)
+        return
+    for part in parts:
+        _cut(part, body, depth + 1, out)
+
+
+def _gaps(spans: list[tuple[float, float, int]], least: float) -> list[float]:
+    """Where white space at least ``least`` wide lies between the intervals (sorted by
+    start): the middle of each gap."""
+    cuts = []
+    reach = spans[0][1]
+    for a, b, _i in spans[1:]:
+        if a - reach >= least:
+            cuts.append((a + reach) / 2)
+        reach = max(reach, b)
+    return cuts
+
+
+def _split(runs: list[list], cuts: list[float], key, keep_empty: bool = False
+           ) -> list[list[list]]:
+    """``runs`` parted at ``cuts`` (ascending) by ``key``, in the cuts' order (the empty
+    parts left out, unless ``keep_empty``)."""
+    parts: list[list[list]] = [[] for _ in range(len(cuts) + 1)]
+    for r in runs:
+        parts[bisect.bisect_left(cuts, key(r))].append(r)
+    return parts if keep_empty else [p for p in parts if p]
+
+
+def _columns(runs: list[list], body: float) -> list[list[list]] | None:
+    """The region cut at its gutters, left to right; None where none runs through.
+
+    A few runs may cross a gutter (a page number, a running head, a short title over the
+    columns): the gutter still counts, and each crossing run is read before the columns
+    when it lies above them, after them when below, else with the column it mostly lies
+    in."""
+    cuts = _gutters(runs, 0.6 * body, max(1, len(runs) // 50))
+    if not cuts:
+        return None
+    crossing = [r for r in runs if _crosses(r, cuts)]
+    inside = [r for r in runs if not _crosses(r, cuts)]
+    if not inside:
+        return None
+    parts = _split(inside, cuts, lambda r: (r[0] + r[2]) / 2, keep_empty=True)
+    # a column holds text of several lines (not a number and its heading, or a margin
+    # note beside one line); margin line numbers are a column of their own
+    if sum(1 for p in parts if _lines(p, body) >= 2) < 2:
+        return None
+    if not crossing:
+        return [p for p in parts if p]
+    top, bottom = max(r[3] for r in inside), min(r[1] for r in inside)
+    above = [r for r in crossing if r[1] >= top]
+    below = [r for r in crossing if r[3] <= bottom and r[1] < top]
+    middle = [r for r in crossing if r[3] > bottom and r[1] < top]
+    for r in middle:
+        parts[_part_of(r, cuts)].append(r)
+    return [p for p in (above, *parts, below) if p]
+
+
+def _crosses(run: list, cuts: list[float]) -> bool:
+    i = bisect.bisect_right(cuts, run[0])
+    return i < len(cuts) and cuts[i] < run[2]
+
+
+def _part_of(run: list, cuts: list[float]) -> int:
+    return bisect.bisect_left(cuts, (run[0] + run[2]) / 2)
+
+
+def _gutters(runs: list[list], least: float, crossers: int) -> list[float]:
+    """The middles of the vertical strips at least ``least`` wide that at most
+    ``crossers`` runs cross, between the region's left and right edges."""
+    events = sorted([(r[0], 1) for r in runs] + [(r[2], -1) for r in runs])
+    left, right = events[0][0], events[-1][0]
+    cuts, depth, start = [], 0, None
+    for x, step in events:
+        depth += step
+        if depth <= crossers and start is None:
+            start = x
+        elif depth > crossers and start is not None:
+            if x - start >= least and start > left and x < right:
+                cuts.append((start + x) / 2)
+            start = None
+    return cuts
+
+
+def _across(runs: list[list], body: float) -> list[list[list]] | None:
+    """The region cut at its wide horizontal gaps (a body line's height or more), top to
+    bottom; None where none. Two parts whose columns run on across the gap (the same
+    gutter above and below: a heading's gap in one column beside a paragraph's in the
+    other) stay one, so that each column is read whole."""
+    spans = sorted((-r[3], -r[1], i) for i, r in enumerate(runs))
+    cuts = _gaps(spans, body)
+    if not cuts:
+        return None
+    parts = _split(runs, cuts, lambda r: -(r[1] + r[3]) / 2)
+    merged = [parts[0]]
+    below = _gutters(parts[0], 0.6 * body, 0) if len(parts[0]) > 1 else []
+    for part in parts[1:]:
+        gutters = _gutters(part, 0.6 * body, 0) if len(part) > 1 else []
+        if any(abs(a - b) < body for a in below for b in gutters):
+            merged[-1] = merged[-1] + part
+        else:
+            merged.append(part)
+        below = gutters
+    return merged if len(merged) > 1 else None
+
+
+def _opening(runs: list[list], body: float, tries: int = 8) -> list[list[list]] | None:
+    """The region cut across at a narrower gap that opens columns on one side of it (a
+    figure or a table set close above two columns of text): of its widest gaps, the
+    first where one side has a gutter."""
+    spans = sorted((-r[3], -r[1], i) for i, r in enumerate(runs))
+    found: list[tuple[float, float]] = []
+    reach = spans[0][1]
+    for a, b, _i in spans[1:]:
+        if a - reach >= 0.25 * body:
+            found.append((a - reach, (a + reach) / 2))
+        reach = max(reach, b)
+    for _width, cut in sorted(found, reverse=True)[:tries]:
+        parts = _split(runs, [cut], lambda r: -(r[1] + r[3]) / 2)
+        if len(parts) == 2 and any(_columns(p, body) for p in parts):
+            return parts
+    return None
+
+
+def _lines(runs: list[list], body: float) -> int:
+    """How many lines a region's runs lie on (distinct baselines)."""
+    bases = sorted(r[4] for r in runs)
+    count, last = 0, None
+    for b in bases:
+        if last is None or b - last > 0.5 * body:
+            count += 1
+            last = b
+    return count
