@@ -186,12 +186,17 @@ class NotEnglish(UserWarning):
     """A paper's text does not look like English; the models know only English."""
 
 
+class LeftOut(UserWarning):
+    """The reader left part of an input out (a PDF's pages past its limit ...)."""
+
+
 def _warn_language(papers: list[Paper], x: PaperLike) -> None:
     from .pipeline import language_warnings
 
     where = x.id if hasattr(x, "id") else str(x)[:60]
+    left_out = {f"{where}: {note}" for p in papers for note in p.meta.get("left_out", ())}
     for line in language_warnings(papers, where):
-        warnings.warn(line, NotEnglish, stacklevel=4)
+        warnings.warn(line, LeftOut if line in left_out else NotEnglish, stacklevel=4)
 
 
 def load(model: str | os.PathLike | CoreSCClassifier | None = None, *,

@@ -127,15 +127,18 @@ def source_bytes(source: Source) -> bytes:
 
 
 def language_warnings(papers: list[Paper], where: str) -> list[str]:
-    """One line per paper whose labels may mislead: its text does not look like English
-    (the models know only English), or it was read from a PDF whose reading looks
-    doubtful (:func:`coresc.readers.pdf.quality.doubt_line`)."""
+    """One line per paper whose labels may mislead or whose input was not all read: its
+    text does not look like English (the models know only English), it was read from a
+    PDF whose reading looks doubtful (:func:`coresc.readers.pdf.quality.doubt_line`), or
+    its reader left part of it out (``meta["left_out"]``: a PDF's pages past the
+    reader's limit)."""
     from .language import language_problem
     from .readers.pdf.quality import doubt_line
 
     found = []
     for paper in papers:
         label = where if len(papers) == 1 else f"{where} (paper {paper.id})"
+        found += [f"{label}: {note}" for note in paper.meta.get("left_out", ())]
         problem = language_problem(paper)
         if problem is not None:
             found.append(f"{label}: {problem}; the labels may be meaningless")

@@ -151,8 +151,14 @@ def raw_pdf(content: bytes, filters: str = "", pages: int = 1) -> bytes:
         objs.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 3 0 R "
                     b"/Resources << /Font << /F1 << /Type /Font /Subtype /Type1 "
                     b"/BaseFont /Helvetica >> >> >> >>")
+    return objects_pdf(objs)
+
+
+def objects_pdf(objs: list[bytes], version: str = "1.4") -> bytes:
+    """A PDF of the objects ``objs`` (numbered from 1, the first the catalog), with its
+    cross-reference table."""
     out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
+    out.write(f"%PDF-{version}\n".encode())
     offsets = []
     for i, obj in enumerate(objs, 1):
         offsets.append(out.tell())

@@ -249,7 +249,9 @@ def _turned_text(c, width: float, height: float, rotate: int) -> None:
     """A title, a heading and a paragraph drawn so that they read upright once the page
     is shown turned by ``rotate`` degrees clockwise (its ``/Rotate``)."""
     c.setPageRotation(rotate)
-    c.translate(*{0: (0, 0), 90: (width, 0), 180: (width, height), 270: (0, height)}[rotate])
+    # reportlab turns the media box for 90 and 270: its height is then the A4 width (at
+    # (0, height) a 270 page's text would lie off the page, which is not read)
+    c.translate(*{0: (0, 0), 90: (width, 0), 180: (width, height), 270: (0, width)}[rotate])
     c.rotate({0: 0, 90: 90, 180: 180, 270: -90}[rotate])
     shown = height if rotate in (0, 180) else width
     fx._lines(c, 72, shown - 80, ["A Paper on a Turned Page"], "Helvetica-Bold", 16)

@@ -154,7 +154,7 @@ def read_data(data: bytes, name: str | Path = "data", fmt: str = "auto",
     """
     if fmt != "auto" and fmt not in READERS:
         raise InputError(name, f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
-    if is_pdf(data):
+    if is_pdf(data, name):
         papers = _read_pdf(data, name, fmt, grobid)
     elif str(name).lower().endswith(".pdf"):
         raise InputError(name, "named .pdf but is not a PDF (no %PDF- header)")
@@ -214,17 +214,22 @@ def _read_pdf(data: bytes, name: str | Path, fmt: str,
 def read_pdf(data: bytes, name: str | Path = "data.pdf") -> Paper:
     """Read a PDF's bytes with the embedded reader (:mod:`coresc.readers.pdf`), no server;
     the paper's ``meta["pdf_reader"]`` names the reader, ``meta["pdf_quality"]`` holds
-    how well it read (:mod:`coresc.readers.pdf.quality`, also in the TEI header). Raises
-    :class:`InputError`."""
+    how well it read (:mod:`coresc.readers.pdf.quality`, also in the TEI header),
+    ``meta["left_out"]`` lines saying what it did not read (when it left something out).
+    Raises :class:`InputError`."""
+    from ..tei import TEI_NS
     from .pdf import READER, pdf_reading
     from .pdf.quality import reading_quality
-    from .pdf.tei import note_quality
+    from .pdf.tei import LEFT_OUT, note_quality
 
     tree, text_chars, line_chars = pdf_reading(data, name)
+    notes = [n.text for n in tree.iter(f"{{{TEI_NS}}}note") if n.get("type") == LEFT_OUT]
     paper = _reader("tei")(name, tree)
     paper.meta["pdf_reader"] = READER
     paper.meta["pdf_quality"] = reading_quality(paper, text_chars, line_chars)
     note_quality(tree, paper.meta["pdf_quality"])
+    if notes:
+        paper.meta["left_out"] = notes
     return paper
 
 

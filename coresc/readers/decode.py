@@ -12,9 +12,14 @@ from ..errors import InputError
 from ..xmlsafe import sanitize_text
 
 
-def is_pdf(data: bytes) -> bool:
-    """Whether ``data`` is a PDF: it starts with the ``%PDF-`` header (after whitespace)."""
-    return data[:1024].lstrip().startswith(b"%PDF-")
+def is_pdf(data: bytes, name: str | Path = "") -> bool:
+    """Whether ``data`` is a PDF: it starts with the ``%PDF-`` header (after whitespace or
+    a byte-order mark) or, named ``.pdf``, holds it in its first 1,024 bytes, where PDF
+    readers look for it (junk a mail program or a server put before it)."""
+    head = data[:1024]
+    if head.lstrip().removeprefix(codecs.BOM_UTF8).lstrip().startswith(b"%PDF-"):
+        return True
+    return str(name).lower().endswith(".pdf") and b"%PDF-" in head
 
 
 # UTF-32 first: its little-endian mark FF FE 00 00 starts like UTF-16's FF FE.

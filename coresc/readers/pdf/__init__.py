@@ -107,14 +107,30 @@ def _time_limit(timeout: float | None) -> tuple[float, str]:
 
 
 def _child_failure(code: int, stderr: bytes) -> str:
-    last = (stderr.decode("utf-8", "replace").strip().splitlines() or [""])[-1]
+    """The one line for a child that ended without its JSON: by signal, out of memory, or
+    on an error of coresc's own reader (a bug, never the user's to fix)."""
+    text = stderr.decode("utf-8", "replace").strip()
+    last = (text.splitlines() or [""])[-1]
     if "No module named 'pypdfium2'" in last or "No module named pypdfium2" in last:
         return "reading PDFs needs pypdfium2: pip install pypdfium2 (or give --grobid URL)"
+    if code == -signal.SIGKILL:
+        return ("the PDF reader was killed (SIGKILL) from outside coresc (the system's "
+                "out-of-memory killer, or a user): try again, or with more memory free")
     if code < 0 or "MemoryError" in last or "bad_alloc" in last:
-        return (f"the PDF reader stopped on it ({f'signal {-code}' if code < 0 else 'memory'}):"
-                f" the PDF is damaged, or needs more than {CHILD_MEGABYTES} MB to read "
+        return (f"the PDF reader stopped on it ({_signal_name(-code) if code < 0 else 'memory'})"
+                f": the PDF is damaged, or needs more than {CHILD_MEGABYTES} MB to read "
                 f"(a decompression bomb?)")
+    if "Traceback" in text:
+        return (f"coresc's PDF reader failed on it ({last[:120]}): a bug in coresc, please "
+                f"report it with the PDF; --grobid URL reads it with GROBID")
     return f"the PDF reader failed ({last[:120] or f'exit {code}'})"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def layout_parts(pages: list[dict], outline: list[list] | None = None):
@@ -132,6 +148,19 @@ def layout_parts(pages: list[dict], outline: list[list] | None = None):
     return classify(blocks, body, outline)
 
 
+def no_body_text(found: dict) -> str:
+    """Why a PDF's text layer gave no body text, in one line: said outright when most of
+    its characters come from fonts with no Unicode map (codes, not letters)."""
+    unmapped = found.get("unmapped", 0)
+    chars = found["counts"][0]
+    if unmapped and 2 * unmapped >= chars:
+        return (f"no body text found in the PDF's text layer: {unmapped:,} of its {chars:,} "
+                f"characters are in fonts with no Unicode map (their letters are guessed "
+                f"from glyph names or codes); run OCR on it (e.g. ocrmypdf --force-ocr), or "
+                f"read it with --grobid")
+    return "no body text found in the PDF's text layer"
+
+
 def _line_number(line: Line) -> bool:
     """A line number in the margin, or another lone number (a page or equation number)."""
     text = line.text.strip("() ")
@@ -140,7 +169,8 @@ def _line_number(line: Line) -> bool:
 
 def pdf_tree(data: bytes, name: str | Path, timeout: float | None = None):
     """A PDF's bytes as TEI of GROBID's shape (an lxml ``ElementTree``; see the module's
-    docstring), which the TEI reader makes a paper of. Raises :class:`InputError`."""
+    docstring), which the TEI reader makes a paper of; what the reader left out, in its
+    header's ``<note type="left-out">``. Raises :class:`InputError`."""
     return pdf_reading(data, name, timeout)[0]
 
 
@@ -151,6 +181,6 @@ def pdf_reading(data: bytes, name: str | Path, timeout: float | None = None):
     found = run_child(data, name, "parts", timeout)
     parts = [Part(**p) for p in found["parts"]]
     if not any(p.kind == "para" for p in parts):
-        raise InputError(name, "no body text found in the PDF's text layer")
+        raise InputError(name, no_body_text(found))
     text_chars, line_chars = found["counts"]
-    return build_tei(parts, READER), text_chars, line_chars
+    return build_tei(parts, READER, found.get("left_out", ())), text_chars, line_chars

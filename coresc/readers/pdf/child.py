@@ -13,7 +13,8 @@ to see whether it died before that took effect).
 
 Reads the PDF's bytes on standard input and writes one JSON document on standard
 output: ``{"pages": ...}`` (``extract.py``'s) for ``pages``, ``{"parts": [part, ...],
-"n_pages": n, "counts": [characters, line length]}`` (a part as
+"n_pages": n, "counts": [characters, line length]}`` and extract's ``left_out`` and
+``unmapped`` (a part as
 :class:`~coresc.readers.pdf.structure.Part`'s fields; the counts as
 :func:`~coresc.readers.pdf.quality.text_layer_counts` gives them) for ``parts``, or
 ``{"error": "one line"}``.
@@ -99,7 +100,8 @@ def read(data: bytes, what: str) -> dict:
     pages = out["pages"]
     parts = layout_parts(pages, out.get("outline"))
     return {"parts": [asdict(p) for p in parts], "n_pages": out["n_pages"],
-            "counts": list(text_layer_counts(pages))}
+            "counts": list(text_layer_counts(pages)),
+            **{k: out[k] for k in ("left_out", "unmapped") if k in out}}
 
 
 def main() -> int:

@@ -6,9 +6,11 @@ box and font. A crash, a hang or a decompression bomb inside a C library cannot 
 stopped from Python in the same process, so this module runs in a child, its memory
 and time bounded (:mod:`coresc.readers.pdf.child`).
 
-The JSON: ``{"pages": [{"w": width, "h": height, "runs": [run, ...]}, ...],
-"outline": [[level, title, page], ...]}`` (the PDF's bookmarks) or ``{"error": "one
-line"}``. A run is a list ``[x0, y0, x1, y1, base, size, text, bold,
+The JSON: ``{"pages": [{"w": width, "h": height, "runs": [run, ...]}, ...], "n_pages":
+n, "outline": [[level, title, page], ...], "left_out": ["one line", ...], "unmapped":
+n}`` (the PDF's bookmarks; ``left_out``: what was not read, when something was;
+``unmapped``: characters read from fonts with no Unicode map, when there are any) or
+``{"error": "one line"}``. A run is a list ``[x0, y0, x1, y1, base, size, text, bold,
 italic, font, styles]``: consecutive glyphs in content order on one baseline (PDF
 coordinates, y upwards, in points); ``size`` the glyph height of the run's main font;
 ``bold`` and ``italic`` the share of its letters so set; ``styles`` the run's text
@@ -23,6 +25,8 @@ import ctypes
 import math
 import re
 import unicodedata
+
+from .hidden import PageView, doubled_box
 
 #: Characters one page may hold, and the whole document: a page of millions of glyphs is
 #: refused rather than laid out (what a page of real text holds is under 20,000).
@@ -158,18 +162,22 @@ class _Turn:
         return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
 
 
-def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None) -> list[list]:
+def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
+               view: PageView | None = None) -> list[list]:
     """The runs of one page, in content order, in the page's upright frame (``turn``: its
-    ``/Rotate``)."""
+    ``/Rotate``), without the glyphs nobody sees (``view``: the page's objects,
+    :mod:`coresc.readers.pdf.hidden`)."""
     turn = turn or _Turn(0, 0.0, 0.0)
     tp = textpage.raw
     count = raw.FPDFText_CountChars(tp)
-    if count > MAX_PAGE_CHARS or count > budget:
+    if count > MAX_PAGE_CHARS:
         raise ExtractError(f"a page holds {count:,} characters, more than the "
-                           f"{min(MAX_PAGE_CHARS, budget):,} read")
-    buf = ctypes.create_string_buffer(96)
-    flags = ctypes.c_int()
+                           f"{MAX_PAGE_CHARS:,} read on one page")
+    if count > budget:
+        raise ExtractError(f"holds more than {MAX_DOC_CHARS:,} characters, the most read "
+                           f"of one document")
     ox, oy = ctypes.c_double(), ctypes.c_double()
+    buffers = (ctypes.create_string_buffer(96), ctypes.c_int(), ctypes.c_float())
     rect = raw.FS_RECTF()
     runs: list[list] = []
     run: _Run | None = None
@@ -181,7 +189,11 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None) -> list[li
     codes = _page_codes(tp, raw, count)
     angle = raw.FPDFText_GetCharAngle
     last_obj = None
-    style = (False, False, "")
+    style, flip = (False, False, ""), 0.0
+    unseen = unmapped = False
+    bx0, by0, bx1, by1 = doubled_box(view)
+    dropped = view.dropped if view is not None else {}
+    seen: dict[tuple, int] = {}  # (code, left, baseline) -> the text object drawing it
     for i in range(count):
         code = codes[i]
         ch = chr(code) if 0 < code < 0x110000 else ""
@@ -191,30 +203,35 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None) -> list[li
             continue
         if not ch or (ch in _DROP and ch not in _SOFT_HYPHENS):
             continue
-        a = (angle(tp, i) + turn.radians) % (2 * math.pi)  # as the page is shown (clockwise)
+        obj = get_object(tp, i)
+        if obj != last_obj:  # a text object has one font: look it up once
+            last_obj = obj
+            unseen = view is not None and obj is not None and view.hidden(obj)
+            style, flip = _object_style(tp, raw, i, obj, font_cache, buffers)
+            unmapped = bool(raw.FPDFText_HasUnicodeMapError(tp, i))  # its font's, as a rule
+        # the angle as the page is shown (clockwise), the glyphs half turned by a negative
+        # font size
+        a = (angle(tp, i) + flip + turn.radians) % (2 * math.pi)
         if 0.6 < a < 5.68:
+            dropped["turned"] = dropped.get("turned", 0) + 1
             continue  # rotated text: margin notes, arXiv stamps, axis labels (a small
             # angle is a slanted font: PDFs fake italics and bold with a sheared matrix)
         raw.FPDFText_GetLooseCharBox(tp, i, rect)
         raw.FPDFText_GetCharOrigin(tp, i, ox, oy)
-        left, bottom, right, top = turn.box(rect.left, rect.bottom, rect.right, rect.top)
+        x0, bottom, x1, top = turn.box(rect.left, rect.bottom, rect.right, rect.top)
         size = top - bottom
-        if size <= 0.5:
-            continue
-        obj = get_object(tp, i)
-        if obj != last_obj:  # a text object has one font: look it up once
-            last_obj = obj
-            n = raw.FPDFText_GetFontInfo(tp, i, buf, 96, flags)
-            weight = raw.FPDFText_GetFontWeight(tp, i)
-            key = (buf.raw[:max(n - 1, 0)], weight, flags.value)
-            style = font_cache.get(key)
-            if style is None:
-                name = key[0].decode("latin-1")
-                style = (*_font_flags(name, weight, flags.value), name.split("+")[-1])
-                font_cache[key] = style
-        bold, italic, font = style
-        x0, x1 = left, right
         base = turn.point(ox.value, oy.value)[1]
+        if not (size > 0.5 and base == base):  # (NaN: a matrix of no size)
+            continue
+        if unseen or (x1 - x0 < 0.05 * size and ch.isalnum()) or not (
+                bx0 <= rect.left + rect.right <= bx1 and by0 <= rect.bottom + rect.top <= by1):
+            dropped["hidden"] = dropped.get("hidden", 0) + 1
+            continue  # unseen: squeezed to no width, or drawn off the page (by its middle)
+        key = (code, x0, base)
+        if seen.setdefault(key, obj) != obj:
+            continue  # the same glyph again in the same place (a form drawing itself; the
+            # letters of a ligature share a place in one object)
+        bold, italic, font = style
         if ch in _SOFT_HYPHENS:
             ch = "\u00ad"
         if ch in _ACCENTS and size < 2 * prev_size + 1:
@@ -249,12 +266,33 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None) -> list[li
             prev_size = size
         main = not run.sizes or size >= 0.8 * run.size()
         run.add(ch, (x0, bottom, x1, top), base, size, bold, italic, font, main)
+        if unmapped:  # read, but its font has no Unicode map: what it gives may not be text
+            dropped["unmapped"] = dropped.get("unmapped", 0) + 1
         prev_x0, prev_x1 = x0, x1
         if main:
             prev_base, prev_size = base, size
     if run is not None:
         runs.append(run.dump())
     return runs
+
+
+def _object_style(tp, raw, i: int, obj, cache: dict, buffers: tuple) -> tuple[tuple, float]:
+    """For the text object of character ``i``: its style (bold, italic, font name), the
+    half turn a negative font size gives its glyphs (PDFium's angle leaves it out).
+    ``buffers``: reused for the answers (font name, flags, font size)."""
+    buf, flags, size = buffers
+    n = raw.FPDFText_GetFontInfo(tp, i, buf, 96, flags)
+    weight = raw.FPDFText_GetFontWeight(tp, i)
+    key = (buf.raw[:max(n - 1, 0)], weight, flags.value)
+    style = cache.get(key)
+    if style is None:
+        name = key[0].decode("latin-1")
+        style = cache[key] = (*_font_flags(name, weight, flags.value), name.split("+")[-1])
+    flip = 0.0
+    if obj is not None and raw.FPDFTextObj_GetFontSize(ctypes.cast(obj, raw.FPDF_PAGEOBJECT),
+                                                       size) and size.value < 0:
+        flip = math.pi
+    return style, flip
 
 
 def _number_so_far(run: _Run) -> bool:
@@ -288,6 +326,7 @@ def extract(data: bytes) -> dict:
         raise ExtractError("has no pages")
     pages = []
     budget = MAX_DOC_CHARS
+    dropped: dict[str, int] = {}
     for index in range(min(n_pages, MAX_PAGES)):
         try:
             page = pdf[index]
@@ -297,7 +336,10 @@ def extract(data: bytes) -> dict:
             textpage = page.get_textpage()
         except pdfium.PdfiumError as exc:
             raise ExtractError(f"page {index + 1} cannot be read ({exc})") from None
-        runs = _page_runs(textpage, raw, budget, turn)
+        view = PageView(page.raw, raw, pdf.raw)
+        runs = _page_runs(textpage, raw, budget, turn, view)
+        for why, n in view.dropped.items():
+            dropped[why] = dropped.get(why, 0) + n
         budget -= sum(len(r[6]) for r in runs)
         pages.append({"w": round(width, 2), "h": round(height, 2), "runs": runs})
         textpage.close()
@@ -305,9 +347,16 @@ def extract(data: bytes) -> dict:
     outline = _outline(pdf)
     pdf.close()
     if not any(page["runs"] for page in pages):
-        raise ExtractError("has no text layer (a scanned PDF?): run OCR on it first "
-                           "(e.g. ocrmypdf), or read it with --grobid")
-    return {"pages": pages, "n_pages": n_pages, "outline": outline}
+        raise ExtractError(_no_text(dropped, n_pages))
+    out = {"pages": pages, "n_pages": n_pages, "outline": outline}
+    if dropped.get("unmapped"):
+        out["unmapped"] = dropped["unmapped"]
+    if n_pages > MAX_PAGES:  # a reading bounded in time: said, never silent
+        pages_left = (f"page {n_pages:,}" if n_pages == MAX_PAGES + 1
+                      else f"pages {MAX_PAGES + 1:,} to {n_pages:,}")
+        out["left_out"] = [f"{pages_left} not read (the embedded PDF reader reads the "
+                           f"first {MAX_PAGES:,})"]
+    return out
 
 
 #: Bookmarks read at most, and the characters of a title kept.
@@ -330,6 +379,22 @@ def _outline(pdf) -> list[list]:
     except Exception:  # noqa: BLE001 (a damaged outline is no reason to lose the text)
         return []
     return out
+
+
+def _no_text(dropped: dict[str, int], n_pages: int) -> str:
+    """Why no text was read: no text layer at all (a scan), or one whose every character
+    was left out, and why (a PDF with text is never sent to OCR)."""
+    why = [f"{dropped[k]:,} {what}" for k, what in (
+        ("turned", "characters turned on their side"),
+        ("hidden", "characters nobody sees (hidden text)")) if dropped.get(k)]
+    if why:
+        return (f"has a text layer, but none of it is read: {', '.join(why)}, which the "
+                f"embedded reader leaves out; read it with --grobid")
+    if n_pages > MAX_PAGES:
+        return (f"has no text on its first {MAX_PAGES:,} pages (of {n_pages:,}), the most "
+                f"the embedded reader reads; read it with --grobid")
+    return ("has no text layer (a scanned PDF?): run OCR on it first (e.g. ocrmypdf), or "
+            "read it with --grobid")
 
 
 def _open_problem(message: str) -> str:

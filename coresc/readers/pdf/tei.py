@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 
 from lxml import etree
 
@@ -101,8 +102,14 @@ def _add(where: etree._Element, part: Part) -> None:
             _marked_text(_sub(figure, "figDesc"), part.text)
 
 
-def build_tei(parts: list[Part], reader: str) -> etree._ElementTree:
-    """A TEI document holding ``parts`` (``reader`` names the PDF reader in the header)."""
+#: The type of the header's notes that say what the PDF reader left out.
+LEFT_OUT = "left-out"
+
+
+def build_tei(parts: list[Part], reader: str,
+              left_out: Iterable[str] = ()) -> etree._ElementTree:
+    """A TEI document holding ``parts`` (``reader`` names the PDF reader in the header;
+    ``left_out``: lines saying what it did not read, as header notes)."""
     root = etree.Element(_T + "TEI", nsmap={None: TEI_NS})
     header = _sub(root, "teiHeader")
     file_desc = _sub(header, "fileDesc")
@@ -110,6 +117,11 @@ def build_tei(parts: list[Part], reader: str) -> etree._ElementTree:
     title = next((p.text for p in parts if p.kind == "title"), "")
     if title:
         _sub(stmt, "title", title, level="a", type="main")
+    notes = list(left_out)
+    if notes:
+        held = _sub(file_desc, "notesStmt")
+        for note in notes:
+            _sub(held, "note", note, type=LEFT_OUT)
     app = _sub(_sub(_sub(header, "encodingDesc"), "appInfo"), "application", ident=reader)
     _sub(app, "label", reader)
     profile = _sub(header, "profileDesc")
