@@ -84,6 +84,21 @@ def _article(options: str, fonts: str, lang: str = "", extra: str = "") -> str:
             f"\n{extra}\n")
 
 
+_ACM_FRONT = r"""\title{@TITLE@}
+\author{@AUTHORS@}\affiliation{\institution{Example University}\city{Cambridge}
+\country{UK}}
+\begin{abstract}
+@ABSTRACT@
+\end{abstract}
+\maketitle
+"""
+
+
+def _acm(style: str) -> str:
+    return (rf"\documentclass[{style},nonacm]{{acmart}}\settopmatter{{printacmref=false}}"
+            "\n")
+
+
 LAYOUTS: dict[str, Layout] = {
     "article-1col": Layout(_article("11pt,a4paper", r"\usepackage{lmodern}"), _ARTICLE_FRONT),
     "article-2col": Layout(_article("10pt,twocolumn,letterpaper", r"\usepackage{mathptmx}"),
@@ -99,26 +114,9 @@ Example University, Cambridge, UK}}
 @ABSTRACT@
 \end{abstract}
 """, heads=False, author_sep=", "),
-    "acm-sigconf": Layout(
-        r"\documentclass[sigconf,nonacm]{acmart}\settopmatter{printacmref=false}" "\n",
-        r"""\title{@TITLE@}
-\author{@AUTHORS@}\affiliation{\institution{Example University}\city{Cambridge}
-\country{UK}}
-\begin{abstract}
-@ABSTRACT@
-\end{abstract}
-\maketitle
-""", heads=False, author_sep="}\\author{"),
-    "acm-acmsmall": Layout(
-        r"\documentclass[acmsmall,nonacm]{acmart}\settopmatter{printacmref=false}" "\n",
-        r"""\title{@TITLE@}
-\author{@AUTHORS@}\affiliation{\institution{Example University}\city{Cambridge}
-\country{UK}}
-\begin{abstract}
-@ABSTRACT@
-\end{abstract}
-\maketitle
-""", heads=False, appendix=True, author_sep="}\\author{"),
+    "acm-sigconf": Layout(_acm("sigconf"), _ACM_FRONT, heads=False, author_sep="}\\author{"),
+    "acm-acmsmall": Layout(_acm("acmsmall"), _ACM_FRONT, heads=False, appendix=True,
+                           author_sep="}\\author{"),
     "llncs": Layout(
         r"\documentclass{llncs}\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}"
         r"\usepackage{lmodern,amsmath,graphicx}" "\n",
