@@ -47,8 +47,8 @@ def with_captions(paper, captions: list[str]):
     ref = type(paper)(paper.id, paper.title, paper.source_format, paper.source_path,
                       list(paper.sections), meta=dict(paper.meta))
     sents = [Sentence(f"cap{i}", text) for i, text in enumerate(captions)]
-    ref.sections.append(Section("Captions", "caption", 1,
-                                paragraphs=[Paragraph(sentences=sents)]))
+    # (no heading: the headings measure counts only the paper's own)
+    ref.sections.append(Section("", "caption", 1, paragraphs=[Paragraph(sentences=sents)]))
     return ref
 
 
