@@ -27,6 +27,7 @@ import re
 import unicodedata
 
 from .hidden import PageView, doubled_box
+from .type3 import tex_glyph, unnamed_font
 
 #: Characters one page may hold, and the whole document: a page of millions of glyphs is
 #: refused rather than laid out (what a page of real text holds is under 20,000).
@@ -163,10 +164,10 @@ class _Turn:
 
 
 def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
-               view: PageView | None = None) -> list[list]:
+               view: PageView | None = None, fonts: dict | None = None) -> list[list]:
     """The runs of one page, in content order, in the page's upright frame (``turn``: its
     ``/Rotate``), without the glyphs nobody sees (``view``: the page's objects,
-    :mod:`coresc.readers.pdf.hidden`)."""
+    :mod:`coresc.readers.pdf.hidden`); ``fonts``: the names given to unnamed fonts."""
     turn = turn or _Turn(0, 0.0, 0.0)
     tp = textpage.raw
     count = raw.FPDFText_CountChars(tp)
@@ -207,8 +208,11 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
         if obj != last_obj:  # a text object has one font: look it up once
             last_obj = obj
             unseen = view is not None and obj is not None and view.hidden(obj)
-            style, flip = _object_style(tp, raw, i, obj, font_cache, buffers)
+            style, flip = _object_style(tp, raw, i, obj, font_cache, buffers,
+                                        {} if fonts is None else fonts)
             unmapped = bool(raw.FPDFText_HasUnicodeMapError(tp, i))  # its font's, as a rule
+        if unmapped and code < 0x20:  # TeX's ligatures, quotes, dashes (a Type3 font)
+            ch = tex_glyph(codes, i)
         # the angle as the page is shown (clockwise), the glyphs half turned by a negative
         # font size
         a = (angle(tp, i) + flip + turn.radians) % (2 * math.pi)
@@ -276,17 +280,19 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
     return runs
 
 
-def _object_style(tp, raw, i: int, obj, cache: dict, buffers: tuple) -> tuple[tuple, float]:
-    """For the text object of character ``i``: its style (bold, italic, font name), the
-    half turn a negative font size gives its glyphs (PDFium's angle leaves it out).
-    ``buffers``: reused for the answers (font name, flags, font size)."""
+def _object_style(tp, raw, i: int, obj, cache: dict, buffers: tuple,
+                  names: dict) -> tuple[tuple, float]:
+    """For the text object of character ``i``: its style (bold, italic, font name; a font
+    with no name named by ``names``), the half turn a negative font size gives its glyphs
+    (PDFium's angle leaves it out). ``buffers``: reused for the answers (font name,
+    flags, font size)."""
     buf, flags, size = buffers
     n = raw.FPDFText_GetFontInfo(tp, i, buf, 96, flags)
     weight = raw.FPDFText_GetFontWeight(tp, i)
-    key = (buf.raw[:max(n - 1, 0)], weight, flags.value)
+    name = buf.raw[:max(n - 1, 0)].decode("latin-1") or unnamed_font(raw, obj, names)
+    key = (name, weight, flags.value)
     style = cache.get(key)
     if style is None:
-        name = key[0].decode("latin-1")
         style = cache[key] = (*_font_flags(name, weight, flags.value), name.split("+")[-1])
     flip = 0.0
     if obj is not None and raw.FPDFTextObj_GetFontSize(ctypes.cast(obj, raw.FPDF_PAGEOBJECT),
@@ -327,6 +333,7 @@ def extract(data: bytes) -> dict:
     pages = []
     budget = MAX_DOC_CHARS
     dropped: dict[str, int] = {}
+    fonts: dict[int, str] = {}
     for index in range(min(n_pages, MAX_PAGES)):
         try:
             page = pdf[index]
@@ -337,7 +344,7 @@ def extract(data: bytes) -> dict:
         except pdfium.PdfiumError as exc:
             raise ExtractError(f"page {index + 1} cannot be read ({exc})") from None
         view = PageView(page.raw, raw, pdf.raw)
-        runs = _page_runs(textpage, raw, budget, turn, view)
+        runs = _page_runs(textpage, raw, budget, turn, view, fonts)
         for why, n in view.dropped.items():
             dropped[why] = dropped.get(why, 0) + n
         budget -= sum(len(r[6]) for r in runs)
