@@ -176,15 +176,17 @@ def objects_pdf(objs: list[bytes], version: str = "1.4") -> bytes:
 def type3_pdf(content: bytes, extra_codes: tuple[int, ...] = ()) -> bytes:
     """``content`` on one page in two Type3 fonts (F1 and F2, F2's glyphs wider, as a bold
     one's) with no name and no Unicode map, as pdflatex's bitmap fonts are: the glyphs are
-    named ``/g65`` ..., which name no letter (PDFium gives the codes). Codes: space,
+    named ``/g65`` ..., which name no letter (PDFium gives the codes); each font's box is
+    that of the glyphs it holds, F2's (a heading's) without descenders. Codes: space,
     comma, full stop, digits, letters and ``extra_codes``."""
     codes = sorted({32, 44, 46, *range(48, 58), *map(ord, string.ascii_letters),
                     *extra_codes})
     first, last = min(codes), max(codes)
     glyph = b"500 0 0 0 500 700 d1 50 0 400 700 re f"
 
-    def font(width: bytes) -> bytes:
-        return (b"<< /Type /Font /Subtype /Type3 /FontBBox [0 0 600 700] /FontMatrix "
+    def font(width: bytes, bottom: bytes) -> bytes:
+        return (b"<< /Type /Font /Subtype /Type3 /FontBBox [0 " + bottom + b" 600 700] "
+                b"/FontMatrix "
                 b"[0.001 0 0 0.001 0 0] /CharProcs 7 0 R /Encoding << /Type /Encoding "
                 b"/Differences [" + b" ".join(b"%d /g%d" % (k, k) for k in codes)
                 + b"] >> /FirstChar %d /LastChar %d /Widths [" % (first, last)
@@ -197,5 +199,5 @@ def type3_pdf(content: bytes, extra_codes: tuple[int, ...] = ()) -> bytes:
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
         b"/Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> >>",
         b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
-        font(b"500"), font(b"560"), procs,
+        font(b"500", b"-200"), font(b"560", b"0"), procs,
         b"<< /Length %d >>\nstream\n" % len(glyph) + glyph + b"\nendstream"])

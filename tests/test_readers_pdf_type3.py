@@ -61,6 +61,14 @@ def test_ligatures_of_a_type3_font_are_read_as_letters():
     assert not any(ord(c) < 0x20 for c in text)
 
 
+def test_a_type3_fonts_size_is_its_size_not_its_glyphs_box():
+    """A heading at the body's size, in a font whose box (of the glyphs it holds) has no
+    descenders, is measured at the body's size."""
+    runs = extract.extract(_paper())["pages"][0]["runs"]
+    sizes = {r[9]: r[5] for r in runs if r[9]}
+    assert sizes == {"unnamed-1": 10.0, "unnamed-2": 10.0}
+
+
 def test_unnamed_fonts_are_told_apart_so_headings_are_found():
     out = extract.extract(_paper())
     fonts = {s[3] for p in out["pages"] for r in p["runs"] for s in r[10]}
@@ -70,5 +78,11 @@ def test_unnamed_fonts_are_told_apart_so_headings_are_found():
     assert [s.heading for s in paper.sections][1:] == \
         ["Effects of the first finding", "Methods", "Conclusion"]
     sentences = [s.text for s in paper.sentences()]
-    assert "The efficient office staff affirmed the flow of the offers, which suffices " \
-           "for the fine figures." in sentences
+    # no sentence cut at a line break (the glyphs' box made lines look far apart)
+    assert sentences[1:5] == [
+        "We report the finding that official fluffy effects differ across the samples.",
+        "The efficient office staff affirmed the flow of the offers, which suffices for "
+        "the fine figures.",
+        "Further work will examine the different fields and find a flexible offline "
+        "workflow for them.", "We report the finding that official fluffy effects "
+                              "differ across the samples."]

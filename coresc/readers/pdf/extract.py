@@ -27,7 +27,7 @@ import re
 import unicodedata
 
 from .hidden import PageView, doubled_box
-from .type3 import tex_glyph, unnamed_font
+from .type3 import em_size, tex_glyph, unnamed_font
 
 #: Characters one page may hold, and the whole document: a page of millions of glyphs is
 #: refused rather than laid out (what a page of real text holds is under 20,000).
@@ -192,6 +192,7 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
     last_obj = None
     style, flip = (False, False, ""), 0.0
     unseen = unmapped = False
+    em = 0.0
     bx0, by0, bx1, by1 = doubled_box(view)
     dropped = view.dropped if view is not None else {}
     seen: dict[tuple, int] = {}  # (code, left, baseline) -> the text object drawing it
@@ -211,6 +212,7 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
             style, flip = _object_style(tp, raw, i, obj, font_cache, buffers,
                                         {} if fonts is None else fonts)
             unmapped = bool(raw.FPDFText_HasUnicodeMapError(tp, i))  # its font's, as a rule
+            em = em_size(raw, tp, i, style[2])
         if unmapped and code < 0x20:  # TeX's ligatures, quotes, dashes (a Type3 font)
             ch = tex_glyph(codes, i)
         # the angle as the page is shown (clockwise), the glyphs half turned by a negative
@@ -225,6 +227,8 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
         x0, bottom, x1, top = turn.box(rect.left, rect.bottom, rect.right, rect.top)
         size = top - bottom
         base = turn.point(ox.value, oy.value)[1]
+        if em and 0.5 * em <= size <= 1.5 * em:  # a Type3 font's box: its glyphs' box
+            size, bottom, top = em, base - 0.25 * em, base + 0.75 * em
         if not (size > 0.5 and base == base):  # (NaN: a matrix of no size)
             continue
         if unseen or (x1 - x0 < 0.05 * size and ch.isalnum()) or not (

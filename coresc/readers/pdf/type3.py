@@ -13,6 +13,10 @@ bold headings cannot be told from the body.
 from __future__ import annotations
 
 import ctypes
+import math
+
+#: What fonts with no name are called (one name per font of the document).
+UNNAMED = "unnamed-"
 
 #: What TeX's Cork (T1) encoding, the one that gives Type3 fonts today, holds at the
 #: control codes 0x10-0x1f, and its older OT1's ligatures at 0x0b-0x0f (T1 has accents and
@@ -47,5 +51,20 @@ def unnamed_font(raw, obj, names: dict[int, str]) -> str:
     font = raw.FPDFTextObj_GetFont(ctypes.cast(obj, raw.FPDF_PAGEOBJECT)) if obj else None
     key = ctypes.cast(font, ctypes.c_void_p).value or 0 if font else 0
     if key not in names:
-        names[key] = f"unnamed-{len(names) + 1}"
+        names[key] = f"{UNNAMED}{len(names) + 1}"
     return names[key]
+
+
+def em_size(raw, tp, i: int, name: str) -> float:
+    """The size in points of character ``i``'s font (its ``Tf`` size times its matrix's
+    scale) when the font is one with no name (0 for others). A Type3 font's box in
+    PDFium is the box of the glyphs it embeds, so a heading's font that holds no letter
+    with a descender measured 8.5 points at 12."""
+    if not name.startswith(UNNAMED):
+        return 0.0
+    matrix = raw.FS_MATRIX()
+    if not raw.FPDFText_GetMatrix(tp, i, matrix):
+        return 0.0
+    scale = abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5
+    em = raw.FPDFText_GetFontSize(tp, i) * scale
+    return em if math.isfinite(em) else 0.0
