@@ -26,7 +26,7 @@ import math
 import re
 import unicodedata
 
-from .hidden import PageView, doubled_box
+from .hidden import PDFIUM_FORM_LEVELS, PageView, doubled_box
 from .type3 import em_size, tex_glyph, unnamed_font
 
 #: Characters one page may hold, and the whole document: a page of millions of glyphs is
@@ -362,12 +362,21 @@ def extract(data: bytes) -> dict:
     out = {"pages": pages, "n_pages": n_pages, "outline": outline}
     if dropped.get("unmapped"):
         out["unmapped"] = dropped["unmapped"]
+    left_out = []
     if n_pages > MAX_PAGES:  # a reading bounded in time: said, never silent
         pages_left = (f"page {n_pages:,}" if n_pages == MAX_PAGES + 1
                       else f"pages {MAX_PAGES + 1:,} to {n_pages:,}")
-        out["left_out"] = [f"{pages_left} not read (the embedded PDF reader reads the "
-                           f"first {MAX_PAGES:,})"]
+        left_out.append(f"{pages_left} not read (the embedded PDF reader reads the first "
+                        f"{MAX_PAGES:,})")
+    if dropped.get("deep"):
+        left_out.append(f"{_DEEP}: not read")
+    if left_out:
+        out["left_out"] = left_out
     return out
+
+
+_DEEP = (f"content in forms nested more than {PDFIUM_FORM_LEVELS} deep (the embedded PDF "
+         f"reader, PDFium, reads {PDFIUM_FORM_LEVELS} levels)")
 
 
 #: Bookmarks read at most, and the characters of a title kept.
@@ -401,6 +410,9 @@ def _no_text(dropped: dict[str, int], n_pages: int) -> str:
     if why:
         return (f"has a text layer, but none of it is read: {', '.join(why)}, which the "
                 f"embedded reader leaves out; read it with --grobid")
+    if dropped.get("deep"):
+        return (f"has no text the embedded reader can reach: its {_DEEP}; not a scan (do "
+                f"not OCR it): read it with --grobid")
     if n_pages > MAX_PAGES:
         return (f"has no text on its first {MAX_PAGES:,} pages (of {n_pages:,}), the most "
                 f"the embedded reader reads; read it with --grobid")
