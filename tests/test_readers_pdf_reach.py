@@ -1,7 +1,11 @@
 """Text the embedded PDF reader could not reach or left out as it lay (issue 53, items 5
-and 6): forms nested deeper than PDFium reads are said, never called a scan."""
+and 6): forms nested deeper than PDFium reads are said, never called a scan; a page set
+at a slant is read upright; Latin letters stacked one under another are read as words
+where they are the page's text, and said where they stand in a margin."""
 
 from __future__ import annotations
+
+import math
 
 import hidden_pdfs as hp
 import pytest
@@ -50,3 +54,57 @@ def test_text_in_forms_too_deep_beside_text_read_is_said():
     assert out["left_out"] == [f"content in forms nested more than {PDFIUM_FORM_LEVELS} "
                                f"deep (the embedded PDF reader, PDFium, reads "
                                f"{PDFIUM_FORM_LEVELS} levels): not read"]
+
+
+def _slanted(degrees: float, content: bytes) -> bytes:
+    """``content`` turned ``degrees`` counter-clockwise about the page's middle, at 0.7 of
+    its size (so that it stays on the page)."""
+    t, k, cx, cy = math.radians(degrees), 0.7, 297.5, 421.0
+    a, b, c, d = k * math.cos(t), k * math.sin(t), -k * math.sin(t), k * math.cos(t)
+    e, f = cx - (a * cx + c * cy), cy - (b * cx + d * cy)
+    return hp.build_pdf(f"q {a:.4f} {b:.4f} {c:.4f} {d:.4f} {e:.2f} {f:.2f} cm\n".encode()
+                        + content + b"Q\n")
+
+
+@pytest.mark.parametrize("degrees", [20, 45, -45, 135, 90])
+def test_a_page_set_at_a_slant_is_read_upright(degrees):
+    """Past 34 degrees it was left out as turned text ("none of it is read"); at 20 its
+    lines were read as if upright, mixed into garbage."""
+    sentences = _sentences(_slanted(degrees, hp.visible_page()))
+    assert sentences[0] == hp.TITLE
+    assert " ".join(sentences[1:]) == hp.BODY
+
+
+def test_a_slanted_stamp_on_an_upright_page_is_still_left_out():
+    stamp = b"q 0.7071 0.7071 -0.7071 0.7071 300 300 cm " + hp.line(hp.HIDDEN, 0, 0) + b"Q\n"
+    sentences = _sentences(hp.build_pdf(hp.visible_page() + stamp))
+    assert sentences[0] == hp.TITLE and not any("Ignore" in s for s in sentences)
+
+
+def _stacked(text: str, x: float, y: float, size: float = 10) -> bytes:
+    """``text`` set vertically: each letter under the one before, a space a letter's
+    step left empty."""
+    out = f"BT /F1 {size:g} Tf {x:g} {y:g} Td ".encode()
+    for ch in text:
+        out += (f"({ch}) Tj " if ch != " " else "").encode() + f"0 {-1.1 * size:g} Td ".encode()
+    return out + b"ET\n"
+
+
+def test_a_page_written_vertically_is_read_as_words():
+    """Each column of letters, left to right, is a line; the reading made no sentence of
+    it ("no body text found")."""
+    columns = _stacked(hp.TITLE[:20], 40, 800, 14) + b"".join(
+        _stacked(words, 80 + 14 * k, 800) for k, words in enumerate(hp._wrap(hp.BODY, 30)))
+    paper = read_data(hp.build_pdf(columns), "vertical.pdf")[0]
+    assert paper.title == hp.TITLE[:20]
+    assert " ".join(s.text for s in paper.sentences()) == f"{hp.TITLE[:20]} {hp.BODY}"
+
+
+def test_letters_stacked_in_a_margin_are_said():
+    data = hp.build_pdf(hp.visible_page() + _stacked("Vertical words stand here", 40, 700))
+    out = extract.extract(data)
+    assert out["left_out"] == ['22 letters set vertically, one under another (1 column(s), '
+                               'the first "Vertical words stand here"), not read']
+    assert all(len(r[6].strip()) > 1 for r in out["pages"][0]["runs"])  # no lone letter
+    assert _sentences(data)[:2] == [hp.TITLE, "Biofilms protect bacteria from metals in the "
+                                              "soil."]

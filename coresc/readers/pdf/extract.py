@@ -27,7 +27,9 @@ import re
 import unicodedata
 
 from .hidden import PDFIUM_FORM_LEVELS, PageView, doubled_box
+from .slant import upright_page
 from .type3 import em_size, tex_glyph, unnamed_font
+from .vertical import stacks_note, vertical_runs
 
 #: Characters one page may hold, and the whole document: a page of millions of glyphs is
 #: refused rather than laid out (what a page of real text holds is under 20,000).
@@ -338,6 +340,7 @@ def extract(data: bytes) -> dict:
     budget = MAX_DOC_CHARS
     dropped: dict[str, int] = {}
     fonts: dict[int, str] = {}
+    columns: list[str] = []
     for index in range(min(n_pages, MAX_PAGES)):
         try:
             page = pdf[index]
@@ -345,10 +348,15 @@ def extract(data: bytes) -> dict:
             turn = _Turn(page.get_rotation(), width, height)
             width, height = turn.size()
             textpage = page.get_textpage()
+            upright = upright_page(page, textpage, raw, turn.radians)
+            if upright is not None:  # the page's text is set at a slant: read upright
+                textpage, turn = upright, _Turn(0, *page.get_size())
+                width, height = turn.size()
         except pdfium.PdfiumError as exc:
             raise ExtractError(f"page {index + 1} cannot be read ({exc})") from None
         view = PageView(page.raw, raw, pdf.raw)
-        runs = _page_runs(textpage, raw, budget, turn, view, fonts)
+        runs, stacks = vertical_runs(_page_runs(textpage, raw, budget, turn, view, fonts))
+        columns.extend(stacks)  # text set vertically in a margin: left out, said
         for why, n in view.dropped.items():
             dropped[why] = dropped.get(why, 0) + n
         budget -= sum(len(r[6]) for r in runs)
@@ -368,6 +376,8 @@ def extract(data: bytes) -> dict:
                       else f"pages {MAX_PAGES + 1:,} to {n_pages:,}")
         left_out.append(f"{pages_left} not read (the embedded PDF reader reads the first "
                         f"{MAX_PAGES:,})")
+    if columns:
+        left_out.append(stacks_note(columns))
     if dropped.get("deep"):
         left_out.append(f"{_DEEP}: not read")
     if left_out:
