@@ -112,13 +112,13 @@ def test_a_landscape_page_turned_upright_is_read(turn, matrix):
 
 
 @pytest.mark.parametrize("content, why", [
-    # half the text at 45 degrees, half at 135: no angle is the page's (one would be read
+    # half the text at 45 degrees, half at -45: no angle is the page's (one would be read
     # upright, tests/test_readers_pdf_reach.py)
-    (b"q 0.7071 0.7071 -0.7071 0.7071 300 100 cm " + hp.visible_page(300) + b"Q q -0.7071 "
-     b"0.7071 -0.7071 -0.7071 300 700 cm " + hp.visible_page(300) + b"Q",
+    (b"q 0.7071 0.7071 -0.7071 0.7071 300 100 cm " + hp.visible_page(300) + b"Q q 0.7071 "
+     b"-0.7071 0.7071 0.7071 50 600 cm " + hp.visible_page(300) + b"Q",
      "characters turned on their side"),
     (b"BT 3 Tr ET " + hp.visible_page(), "characters nobody sees (hidden text)"),
-], ids=["slanted-45-and-135", "invisible"])
+], ids=["slanted-45-and-minus-45", "invisible"])
 def test_a_text_layer_left_out_is_not_called_a_scan(content, why):
     with pytest.raises(InputError) as err:
         read_data(_page_pdf(content), "text.pdf")

@@ -81,6 +81,16 @@ def test_a_slanted_stamp_on_an_upright_page_is_still_left_out():
     assert sentences[0] == hp.TITLE and not any("Ignore" in s for s in sentences)
 
 
+
+def test_hidden_slanted_text_does_not_turn_the_page():
+    """Invisible text at 45 degrees, more of it than the visible upright text: the page
+    is not turned for it (which would leave out the text that is seen)."""
+    hidden = b"".join(hp.line(f"{hp.HIDDEN} {hp.HIDDEN}", 0, 400 - 12 * k)
+                      for k in range(12)).replace(b"BT ", b"BT 3 Tr ")
+    data = hp.build_pdf(hp.visible_page() + b"q 0.7071 0.7071 -0.7071 0.7071 300 100 cm "
+                        + hidden + b"Q\n")
+    assert _sentences(data)[0] == hp.TITLE
+
 def _stacked(text: str, x: float, y: float, size: float = 10) -> bytes:
     """``text`` set vertically: each letter under the one before, a space a letter's
     step left empty."""

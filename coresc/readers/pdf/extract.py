@@ -348,13 +348,14 @@ def extract(data: bytes) -> dict:
             turn = _Turn(page.get_rotation(), width, height)
             width, height = turn.size()
             textpage = page.get_textpage()
-            upright = upright_page(page, textpage, raw, turn.radians)
-            if upright is not None:  # the page's text is set at a slant: read upright
-                textpage, turn = upright, _Turn(0, *page.get_size())
-                width, height = turn.size()
         except pdfium.PdfiumError as exc:
             raise ExtractError(f"page {index + 1} cannot be read ({exc})") from None
         view = PageView(page.raw, raw, pdf.raw)
+        upright = upright_page(page, textpage, raw, turn.radians, view)
+        if upright is not None:  # the page's text is set at a slant: read upright
+            textpage, turn = upright, _Turn(0, *page.get_size())
+            width, height = turn.size()
+            view = PageView(page.raw, raw, pdf.raw)
         runs, stacks = vertical_runs(_page_runs(textpage, raw, budget, turn, view, fonts))
         columns.extend(stacks)  # text set vertically in a margin: left out, said
         for why, n in view.dropped.items():

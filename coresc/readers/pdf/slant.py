@@ -11,8 +11,11 @@ sees it upright, and what stands at another angle on it is left out as before.
 
 from __future__ import annotations
 
+import ctypes
 import math
 from collections import Counter
+
+from .hidden import PageView, doubled_box
 
 #: Share of a page's glyphs (of those sampled) that must share an angle for it to be the
 #: page's; glyphs sampled at most.
@@ -22,15 +25,21 @@ _SAMPLES = 2_000
 _UPRIGHT = math.radians(2)
 
 
-def main_slant(tp, raw, count: int, turn: float) -> float:
+def main_slant(tp, raw, count: int, turn: float, view: PageView) -> float:
     """The angle (clockwise radians, as PDFium gives it) that most of the page's glyphs
-    share, when that is not upright as the page is shown (``turn``: its ``/Rotate`` in
-    radians); 0 otherwise."""
+    that can be seen share (``view``: the page's objects, which tell), when that is not
+    upright as the page is shown (``turn``: its ``/Rotate`` in radians); 0 otherwise."""
     step = max(count // _SAMPLES, 1)
     angles: Counter = Counter()
+    bx0, by0, bx1, by1 = doubled_box(view)
+    rect = raw.FS_RECTF()
     for i in range(0, count, step):
-        if raw.FPDFText_GetUnicode(tp, i) in (0, 10, 13, 32):
-            continue
+        obj = ctypes.cast(raw.FPDFText_GetTextObject(tp, i), ctypes.c_void_p).value
+        raw.FPDFText_GetLooseCharBox(tp, i, rect)
+        if raw.FPDFText_GetUnicode(tp, i) in (0, 10, 13, 32) or not obj or view.hidden(obj) \
+                or not (bx0 <= rect.left + rect.right <= bx1
+                        and by0 <= rect.bottom + rect.top <= by1):
+            continue  # (hidden text cannot turn the page: the visible text would be lost)
         angles[round(math.degrees(raw.FPDFText_GetCharAngle(tp, i))) % 360] += 1
     if not angles:
         return 0.0
@@ -64,12 +73,12 @@ def turn_upright(page, raw, angle: float) -> None:
     raw.FPDFPage_SetRotation(page, 0)
 
 
-def upright_page(page, textpage, raw, turn: float):
+def upright_page(page, textpage, raw, turn: float, view: PageView):
     """A new text page (pypdfium2's) of ``page`` turned upright when its main text is set
     at a slant (see :func:`main_slant`; ``textpage``, closed then, is the old one); None
     when it is not."""
     tp = textpage.raw
-    angle = main_slant(tp, raw, raw.FPDFText_CountChars(tp), turn)
+    angle = main_slant(tp, raw, raw.FPDFText_CountChars(tp), turn, view)
     if not angle:
         return None
     textpage.close()
