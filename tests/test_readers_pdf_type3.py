@@ -10,7 +10,7 @@ import pdf_fixtures as fx
 
 from coresc.readers import read_data
 from coresc.readers.pdf import extract
-from coresc.readers.pdf.type3 import tex_glyph
+from coresc.readers.pdf.type3 import guessed_note, tex_glyph
 
 #: TeX's Cork (T1) codes, longest first, as PDF string escapes.
 _T1 = (("ffi", "\\036"), ("ffl", "\\037"), ("ff", "\\033"), ("fi", "\\034"),
@@ -86,3 +86,15 @@ def test_unnamed_fonts_are_told_apart_so_headings_are_found():
         "Further work will examine the different fields and find a flexible offline "
         "workflow for them.", "We report the finding that official fluffy effects "
                               "differ across the samples."]
+
+
+def test_text_read_from_glyph_codes_is_said():
+    out = extract.extract(_paper())
+    assert len(out["left_out"]) == 1
+    assert out["left_out"][0].endswith("characters read are in fonts with no Unicode map "
+                                       "(bitmap Type3 fonts, as pdflatex embeds without "
+                                       "Type1 fonts): their letters are read from the "
+                                       "glyph codes and may be wrong")
+    # a few such glyphs among many (a symbol font's bullets) are not worth a line
+    pages = [{"runs": [[0, 0, 0, 0, 0, 10, "x" * 100]]}]
+    assert guessed_note(9, pages) is None and guessed_note(10, pages)

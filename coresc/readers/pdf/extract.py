@@ -28,7 +28,7 @@ import unicodedata
 
 from .hidden import PDFIUM_FORM_LEVELS, PageView, doubled_box
 from .slant import upright_page
-from .type3 import em_size, tex_glyph, unnamed_font
+from .type3 import em_size, guessed_note, tex_glyph, unnamed_font
 from .vertical import stacks_note, vertical_runs
 
 #: Characters one page may hold, and the whole document: a page of millions of glyphs is
@@ -371,7 +371,8 @@ def extract(data: bytes) -> dict:
     out = {"pages": pages, "n_pages": n_pages, "outline": outline}
     if dropped.get("unmapped"):
         out["unmapped"] = dropped["unmapped"]
-    left_out = []
+    guessed = guessed_note(dropped.get("unmapped", 0), pages)
+    left_out = [guessed] if guessed else []
     if n_pages > MAX_PAGES:  # a reading bounded in time: said, never silent
         pages_left = (f"page {n_pages:,}" if n_pages == MAX_PAGES + 1
                       else f"pages {MAX_PAGES + 1:,} to {n_pages:,}")

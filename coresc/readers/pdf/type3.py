@@ -68,3 +68,19 @@ def em_size(raw, tp, i: int, name: str) -> float:
     scale = abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5
     em = raw.FPDFText_GetFontSize(tp, i) * scale
     return em if math.isfinite(em) else 0.0
+
+
+#: From this share of the characters read on, those from fonts with no Unicode map are
+#: said (a symbol font's bullets and the like stay below it).
+GUESSED_SHARE = 0.1
+
+
+def guessed_note(unmapped: int, pages: list[dict]) -> str | None:
+    """One line saying that much of the text was read from fonts with no Unicode map
+    (its letters taken from glyph codes, which may name others), when it was."""
+    read = sum(len(r[6].replace(" ", "")) for page in pages for r in page["runs"])
+    if not read or unmapped < GUESSED_SHARE * read:
+        return None
+    return (f"{min(unmapped, read):,} of the {read:,} characters read are in fonts with no "
+            f"Unicode map (bitmap Type3 fonts, as pdflatex embeds without Type1 fonts): "
+            f"their letters are read from the glyph codes and may be wrong")
