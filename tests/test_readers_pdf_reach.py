@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import hidden_pdfs as hp
+import pdf_fixtures as fx
 import pytest
 
 from coresc.errors import InputError
@@ -118,3 +119,35 @@ def test_letters_stacked_in_a_margin_are_said():
     assert all(len(r[6].strip()) > 1 for r in out["pages"][0]["runs"])  # no lone letter
     assert _sentences(data)[:2] == [hp.TITLE, "Biofilms protect bacteria from metals in the "
                                               "soil."]
+
+
+def _vertical_mode_pdf(columns: list[str], size: float = 10) -> bytes:
+    """Each of ``columns`` set in a font in vertical writing mode (``Identity-V``: each
+    glyph under the one before), columns 14 points apart, left to right; its Unicode map
+    names the codes, which are the characters'."""
+    cmap = (b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /U def "
+            b"1 begincodespacerange <0000> <FFFF> endcodespacerange 1 beginbfrange <0020> "
+            b"<007E> <0020> endbfrange endcmap CMapName currentdict /CMap defineresource pop "
+            b"end end")
+    content = b"".join(
+        f"BT /V1 {size:g} Tf {80 + 14 * k} 800 Td <{''.join(f'{ord(c):04X}' for c in text)}>"
+        f" Tj ET\n".encode() for k, text in enumerate(columns))
+    return fx.objects_pdf([
+        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+        b"/Resources << /Font << /V1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type0 /BaseFont /Helvetica /Encoding /Identity-V "
+        b"/DescendantFonts [6 0 R] /ToUnicode 7 0 R >>",
+        b"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Helvetica /CIDSystemInfo << "
+        b"/Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor 8 0 R "
+        b"/DW 600 /DW2 [880 -1000] >>",
+        b"<< /Length %d >>\nstream\n" % len(cmap) + cmap + b"\nendstream",
+        b"<< /Type /FontDescriptor /FontName /Helvetica /Flags 32 /FontBBox [0 -200 1000 "
+        b"900] /ItalicAngle 0 /Ascent 900 /Descent -200 /CapHeight 700 /StemV 80 >>"])
+
+
+def test_a_page_in_vertical_writing_mode_is_read_as_words():
+    """The same with a font in vertical writing mode (was: "no body text found")."""
+    data = _vertical_mode_pdf(hp._wrap(hp.BODY, 30))
+    assert " ".join(_sentences(data)) == hp.BODY
