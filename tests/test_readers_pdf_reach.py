@@ -151,3 +151,22 @@ def test_a_page_in_vertical_writing_mode_is_read_as_words():
     """The same with a font in vertical writing mode (was: "no body text found")."""
     data = _vertical_mode_pdf(hp._wrap(hp.BODY, 30))
     assert " ".join(_sentences(data)) == hp.BODY
+
+
+def _column_runs(columns: list[str], size: float = 10) -> list[list]:
+    """Runs of one glyph each (extract's shape), each column's under one another, the
+    columns 14 points apart left to right."""
+    return [[x, base, x + size, base + size, base, size, ch, 0.0, 0.0, "F", [[1, False,
+                                                                            False, "F"]]]
+            for k, text in enumerate(columns) for j, ch in enumerate(text)
+            for x, base in [(80 + 14 * k, 800 - 11 * j)]]
+
+
+def test_vertical_columns_are_read_left_to_right_or_right_to_left_in_cjk():
+    from coresc.readers.pdf.vertical import vertical_runs
+
+    latin = vertical_runs(_column_runs(["First", "second"]))[0]
+    assert [r[6] for r in latin] == ["First", "second"]
+    # Japanese: the first column is the rightmost
+    cjk = vertical_runs(_column_runs(["二行目です", "これは縦書き"]))[0]
+    assert [r[6] for r in cjk] == ["これは縦書き", "二行目です"]

@@ -6,8 +6,9 @@ Each such letter stands alone on its line, so the reading made a line, or a sent
 every letter, or dropped them all as too short to be text, without a word. The letters
 of a stack are joined into words (a wider step between two letters is a space). Where
 stacks hold most of a page's letters, the page is written vertically: its columns,
-left to right, become its lines, top to bottom. Elsewhere (a label up a margin) a stack
-is taken out of the page's runs and said in one line (``left_out``).
+left to right (right to left in Chinese and Japanese), become its lines, top to
+bottom. Elsewhere (a label up a margin) a stack is taken out of the page's runs and
+said in one line (``left_out``).
 """
 
 from __future__ import annotations
@@ -71,9 +72,12 @@ def vertical_runs(runs: list[list]) -> tuple[list[list], list[str]]:
 
 
 def _as_lines(stacks: list[tuple[str, list[list]]]) -> list[list]:
-    """Columns of letters, left to right, as lines from the top of the highest: runs of
-    :mod:`~coresc.readers.pdf.extract`'s shape."""
-    stacks = sorted(stacks, key=lambda stack: stack[1][0][0])
+    """Columns of letters, left to right (right to left for Chinese and Japanese), as
+    lines from the top of the highest: runs of :mod:`~coresc.readers.pdf.extract`'s
+    shape."""
+    words = "".join(w for w, _ in stacks)
+    cjk = sum(ch >= "\u2e80" for ch in words) > len(words) / 2  # read right to left
+    stacks = sorted(stacks, key=lambda stack: stack[1][0][0], reverse=cjk)
     left = min(run[0][0] for _, run in stacks)
     base = max(run[0][3] for _, run in stacks)
     lines = []
