@@ -8,6 +8,7 @@ numbers, a caption and a reference list, set where the tests expect them.
 from __future__ import annotations
 
 import io
+import string
 
 LOREM = ("The cells were grown in a rich medium at a constant temperature for two days. "
          "Growth was measured every hour by the optical density of the culture. ")
@@ -170,3 +171,33 @@ def objects_pdf(objs: list[bytes], version: str = "1.4") -> bytes:
     out.write(f"trailer << /Size {len(objs) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
               .encode())
     return out.getvalue()
+
+
+def type3_pdf(content: bytes, extra_codes: tuple[int, ...] = ()) -> bytes:
+    """``content`` on one page in two Type3 fonts (F1 and F2, F2's glyphs wider, as a bold
+    one's) with no name and no Unicode map, as pdflatex's bitmap fonts are: the glyphs are
+    named ``/g65`` ..., which name no letter (PDFium gives the codes); each font's box is
+    that of the glyphs it holds, F2's (a heading's) without descenders. Codes: space,
+    comma, full stop, digits, letters and ``extra_codes``."""
+    codes = sorted({32, 44, 46, *range(48, 58), *map(ord, string.ascii_letters),
+                    *extra_codes})
+    first, last = min(codes), max(codes)
+    glyph = b"500 0 0 0 500 700 d1 50 0 400 700 re f"
+
+    def font(width: bytes, bottom: bytes) -> bytes:
+        return (b"<< /Type /Font /Subtype /Type3 /FontBBox [0 " + bottom + b" 600 700] "
+                b"/FontMatrix "
+                b"[0.001 0 0 0.001 0 0] /CharProcs 7 0 R /Encoding << /Type /Encoding "
+                b"/Differences [" + b" ".join(b"%d /g%d" % (k, k) for k in codes)
+                + b"] >> /FirstChar %d /LastChar %d /Widths [" % (first, last)
+                + b" ".join(width if k in codes else b"0" for k in range(first, last + 1))
+                + b"] /Resources << >> >>")
+
+    procs = b"<< " + b" ".join(b"/g%d 8 0 R" % k for k in codes) + b" >>"
+    return objects_pdf([
+        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        font(b"500", b"-200"), font(b"560", b"0"), procs,
+        b"<< /Length %d >>\nstream\n" % len(glyph) + glyph + b"\nendstream"])

@@ -6,7 +6,6 @@ never sent to OCR; the child's failures are named for what they are."""
 from __future__ import annotations
 
 import signal
-import string
 
 import hidden_pdfs as hp
 import pdf_fixtures as fx
@@ -113,10 +112,13 @@ def test_a_landscape_page_turned_upright_is_read(turn, matrix):
 
 
 @pytest.mark.parametrize("content, why", [
-    (b"q 0.7071 0.7071 -0.7071 0.7071 300 100 cm " + hp.visible_page(300) + b"Q",
+    # half the text at 45 degrees, half at -45: no angle is the page's (one would be read
+    # upright, tests/test_readers_pdf_reach.py)
+    (b"q 0.7071 0.7071 -0.7071 0.7071 300 100 cm " + hp.visible_page(300) + b"Q q 0.7071 "
+     b"-0.7071 0.7071 0.7071 50 600 cm " + hp.visible_page(300) + b"Q",
      "characters turned on their side"),
     (b"BT 3 Tr ET " + hp.visible_page(), "characters nobody sees (hidden text)"),
-], ids=["slanted-45", "invisible"])
+], ids=["slanted-45-and-minus-45", "invisible"])
 def test_a_text_layer_left_out_is_not_called_a_scan(content, why):
     with pytest.raises(InputError) as err:
         read_data(_page_pdf(content), "text.pdf")
@@ -148,24 +150,8 @@ def test_the_document_limit_is_named_as_such(monkeypatch):
 
 
 def _unmapped_type3_pdf(content: bytes) -> bytes:
-    """``content`` in a Type3 font (F1 and F2) with no Unicode map: its glyphs are named
-    ``g65`` ..., which name no letter (PDFium falls back on the codes)."""
-    codes = [32, 44, 46, *map(ord, string.ascii_letters)]
-    first, last = min(codes), max(codes)
-    glyph = b"500 0 0 0 500 700 d1 50 0 400 700 re f"
-    font = (b"<< /Type /Font /Subtype /Type3 /FontBBox [0 0 600 700] /FontMatrix [0.001 0 0 "
-            b"0.001 0 0] /CharProcs 6 0 R /Encoding << /Type /Encoding /Differences ["
-            + b" ".join(b"%d /g%d" % (k, k) for k in codes) + b"] >> /FirstChar %d "
-            b"/LastChar %d /Widths [" % (first, last)
-            + b" ".join(b"500" if k in codes else b"0" for k in range(first, last + 1))
-            + b"] /Resources << >> >>")
-    procs = b"<< " + b" ".join(b"/g%d 7 0 R" % k for k in codes) + b" >>"
-    return fx.objects_pdf([
-        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R /F2 5 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream", font, procs,
-        b"<< /Length %d >>\nstream\n" % len(glyph) + glyph + b"\nendstream"])
+    """``content`` in Type3 fonts with no Unicode map (see ``pdf_fixtures.type3_pdf``)."""
+    return fx.type3_pdf(content)
 
 
 def test_fonts_with_no_unicode_map_are_counted_and_named():

@@ -26,7 +26,10 @@ import math
 import re
 import unicodedata
 
-from .hidden import PageView, doubled_box
+from .hidden import PDFIUM_FORM_LEVELS, PageView, doubled_box
+from .slant import upright_page
+from .type3 import em_size, guessed_note, tex_glyph, unnamed_font
+from .vertical import stacks_note, vertical_runs
 
 #: Characters one page may hold, and the whole document: a page of millions of glyphs is
 #: refused rather than laid out (what a page of real text holds is under 20,000).
@@ -163,10 +166,10 @@ class _Turn:
 
 
 def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
-               view: PageView | None = None) -> list[list]:
+               view: PageView | None = None, fonts: dict | None = None) -> list[list]:
     """The runs of one page, in content order, in the page's upright frame (``turn``: its
     ``/Rotate``), without the glyphs nobody sees (``view``: the page's objects,
-    :mod:`coresc.readers.pdf.hidden`)."""
+    :mod:`coresc.readers.pdf.hidden`); ``fonts``: the names given to unnamed fonts."""
     turn = turn or _Turn(0, 0.0, 0.0)
     tp = textpage.raw
     count = raw.FPDFText_CountChars(tp)
@@ -191,6 +194,7 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
     last_obj = None
     style, flip = (False, False, ""), 0.0
     unseen = unmapped = False
+    em = 0.0
     bx0, by0, bx1, by1 = doubled_box(view)
     dropped = view.dropped if view is not None else {}
     seen: dict[tuple, int] = {}  # (code, left, baseline) -> the text object drawing it
@@ -207,8 +211,12 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
         if obj != last_obj:  # a text object has one font: look it up once
             last_obj = obj
             unseen = view is not None and obj is not None and view.hidden(obj)
-            style, flip = _object_style(tp, raw, i, obj, font_cache, buffers)
+            style, flip = _object_style(tp, raw, i, obj, font_cache, buffers,
+                                        {} if fonts is None else fonts)
             unmapped = bool(raw.FPDFText_HasUnicodeMapError(tp, i))  # its font's, as a rule
+            em = em_size(raw, tp, i, style[2])
+        if unmapped and code < 0x20:  # TeX's ligatures, quotes, dashes (a Type3 font)
+            ch = tex_glyph(codes, i)
         # the angle as the page is shown (clockwise), the glyphs half turned by a negative
         # font size
         a = (angle(tp, i) + flip + turn.radians) % (2 * math.pi)
@@ -221,6 +229,8 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
         x0, bottom, x1, top = turn.box(rect.left, rect.bottom, rect.right, rect.top)
         size = top - bottom
         base = turn.point(ox.value, oy.value)[1]
+        if em and 0.5 * em <= size <= 1.5 * em:  # a Type3 font's box: its glyphs' box
+            size, bottom, top = em, base - 0.25 * em, base + 0.75 * em
         if not (size > 0.5 and base == base):  # (NaN: a matrix of no size)
             continue
         if unseen or (x1 - x0 < 0.05 * size and ch.isalnum()) or not (
@@ -276,17 +286,19 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
     return runs
 
 
-def _object_style(tp, raw, i: int, obj, cache: dict, buffers: tuple) -> tuple[tuple, float]:
-    """For the text object of character ``i``: its style (bold, italic, font name), the
-    half turn a negative font size gives its glyphs (PDFium's angle leaves it out).
-    ``buffers``: reused for the answers (font name, flags, font size)."""
+def _object_style(tp, raw, i: int, obj, cache: dict, buffers: tuple,
+                  names: dict) -> tuple[tuple, float]:
+    """For the text object of character ``i``: its style (bold, italic, font name; a font
+    with no name named by ``names``), the half turn a negative font size gives its glyphs
+    (PDFium's angle leaves it out). ``buffers``: reused for the answers (font name,
+    flags, font size)."""
     buf, flags, size = buffers
     n = raw.FPDFText_GetFontInfo(tp, i, buf, 96, flags)
     weight = raw.FPDFText_GetFontWeight(tp, i)
-    key = (buf.raw[:max(n - 1, 0)], weight, flags.value)
+    name = buf.raw[:max(n - 1, 0)].decode("latin-1") or unnamed_font(raw, obj, names)
+    key = (name, weight, flags.value)
     style = cache.get(key)
     if style is None:
-        name = key[0].decode("latin-1")
         style = cache[key] = (*_font_flags(name, weight, flags.value), name.split("+")[-1])
     flip = 0.0
     if obj is not None and raw.FPDFTextObj_GetFontSize(ctypes.cast(obj, raw.FPDF_PAGEOBJECT),
@@ -327,6 +339,8 @@ def extract(data: bytes) -> dict:
     pages = []
     budget = MAX_DOC_CHARS
     dropped: dict[str, int] = {}
+    fonts: dict[int, str] = {}
+    columns: list[str] = []
     for index in range(min(n_pages, MAX_PAGES)):
         try:
             page = pdf[index]
@@ -337,7 +351,13 @@ def extract(data: bytes) -> dict:
         except pdfium.PdfiumError as exc:
             raise ExtractError(f"page {index + 1} cannot be read ({exc})") from None
         view = PageView(page.raw, raw, pdf.raw)
-        runs = _page_runs(textpage, raw, budget, turn, view)
+        upright = upright_page(page, textpage, raw, turn.radians, view)
+        if upright is not None:  # the page's text is set at a slant: read upright
+            textpage, turn = upright, _Turn(0, *page.get_size())
+            width, height = turn.size()
+            view = PageView(page.raw, raw, pdf.raw)
+        runs, stacks = vertical_runs(_page_runs(textpage, raw, budget, turn, view, fonts))
+        columns.extend(stacks)  # text set vertically in a margin: left out, said
         for why, n in view.dropped.items():
             dropped[why] = dropped.get(why, 0) + n
         budget -= sum(len(r[6]) for r in runs)
@@ -351,12 +371,24 @@ def extract(data: bytes) -> dict:
     out = {"pages": pages, "n_pages": n_pages, "outline": outline}
     if dropped.get("unmapped"):
         out["unmapped"] = dropped["unmapped"]
+    guessed = guessed_note(dropped.get("unmapped", 0), pages)
+    left_out = [guessed] if guessed else []
     if n_pages > MAX_PAGES:  # a reading bounded in time: said, never silent
         pages_left = (f"page {n_pages:,}" if n_pages == MAX_PAGES + 1
                       else f"pages {MAX_PAGES + 1:,} to {n_pages:,}")
-        out["left_out"] = [f"{pages_left} not read (the embedded PDF reader reads the "
-                           f"first {MAX_PAGES:,})"]
+        left_out.append(f"{pages_left} not read (the embedded PDF reader reads the first "
+                        f"{MAX_PAGES:,})")
+    if columns:
+        left_out.append(stacks_note(columns))
+    if dropped.get("deep"):
+        left_out.append(f"{_DEEP}: not read")
+    if left_out:
+        out["left_out"] = left_out
     return out
+
+
+_DEEP = (f"content in forms nested more than {PDFIUM_FORM_LEVELS} deep (the embedded PDF "
+         f"reader, PDFium, reads {PDFIUM_FORM_LEVELS} levels)")
 
 
 #: Bookmarks read at most, and the characters of a title kept.
@@ -390,6 +422,9 @@ def _no_text(dropped: dict[str, int], n_pages: int) -> str:
     if why:
         return (f"has a text layer, but none of it is read: {', '.join(why)}, which the "
                 f"embedded reader leaves out; read it with --grobid")
+    if dropped.get("deep"):
+        return (f"has no text the embedded reader can reach: its {_DEEP}; not a scan (do "
+                f"not OCR it): read it with --grobid")
     if n_pages > MAX_PAGES:
         return (f"has no text on its first {MAX_PAGES:,} pages (of {n_pages:,}), the most "
                 f"the embedded reader reads; read it with --grobid")

@@ -34,6 +34,9 @@ _SCAN_SHARE = 0.5
 _SCAN_INVISIBLE = 0.9
 #: Form XObjects nested deeper than this are not looked into (their text still is read).
 _MAX_DEPTH = 64
+#: Form XObjects PDFium reads nested (pypdfium2 5.15, PDFium 159): a form deeper than
+#: this comes out empty, its text unread.
+PDFIUM_FORM_LEVELS = 40
 #: Box comparisons one page may take to judge its text (about a second).
 _MAX_CHECKS = 5_000_000
 _TEXT, _PATH, _IMAGE, _FORM = 1, 2, 3, 5
@@ -75,7 +78,8 @@ class PageView:
         self._bounds = (left, bottom, right, top)
         #: Quarter turns clockwise the page is shown turned (its /Rotate).
         self.turn = raw.FPDFPage_GetRotation(page) % 4
-        #: Characters left out, by why: "hidden" (nobody sees them), "turned" (on their side).
+        #: Characters left out, by why: "hidden" (nobody sees them), "turned" (on their
+        #: side); "deep": forms nested too deep for PDFium, which it left unread.
         self.dropped: dict[str, int] = {}
         self._walk(raw.FPDFPage_CountObjects(page),
                    lambda i: raw.FPDFPage_GetObject(page, i), (), 0)
@@ -96,6 +100,9 @@ class PageView:
                     self._layered.append((address, obj, matrices))
             elif kind in (_PATH, _IMAGE):
                 self._add_paint(obj, kind, matrices)
+            elif kind == _FORM and depth >= PDFIUM_FORM_LEVELS and \
+                    not raw.FPDFFormObj_CountObjects(obj):  # PDFium read none of it
+                self.dropped["deep"] = self.dropped.get("deep", 0) + 1
             elif kind == _FORM and depth < _MAX_DEPTH:
                 inner = (*matrices, _matrix(raw, obj))
                 self._walk(raw.FPDFFormObj_CountObjects(obj),
