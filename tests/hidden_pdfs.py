@@ -61,7 +61,10 @@ def hide(kind: str, y: float = 500, size: float = 10) -> bytes:
         "squeezed": line(HIDDEN, 72, y, size, pre="1 Tz") + b"BT 100 Tz ET\n",
         "transparent": b"q /Clear gs " + text + b"Q\n",
         "layer-off": b"/OC /Off BDC " + text + b"EMC\n",
-        "clip-mode": b"BT 7 Tr ET " + text + b"BT 0 Tr ET\n",
+        # (inside q ... Q: the clip its glyphs make would otherwise hide all drawn after
+        # it, the visible page too; text hidden that way is a gap of hidden.py, see
+        # docs/robustness.md)
+        "clip-mode": b"q BT 7 Tr ET " + text + b"BT 0 Tr ET Q\n",
         "under-box": text + b"q 1 1 1 rg " + box + b" re f Q\n",
         "under-image": text + f"q 500 0 0 {2.5 * size:g} 60 {y - size:g} cm ".encode()
         + IMAGE + b" Q\n",
