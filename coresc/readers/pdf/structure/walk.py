@@ -91,24 +91,10 @@ class _Walk:
             self.skip_level = 1  # the abstract again in another language (JATS's
             return  # trans-abstract, which the XML readers leave out too)
         if self.where == "front":
-            m = ABSTRACT.match(text)
-            if m and block.first.page <= 1 and _opens_abstract(block, text):
-                self.start_abstract(parts)
-                text = text[m.end():].strip()
-                m = ABSTRACT.match(marked)
-                marked = marked[m.end():].strip() if m else marked
-                if not text:
-                    return
-            elif not self.abstract_ahead and block.first.page == 0 and \
-                    ABSTRACT_PART.match(text) and _run_in(block):
-                self.start_abstract(parts)  # a structured abstract with no heading
-            elif not self.abstract_ahead and block.first.page <= 1 and \
-                    _unheaded_abstract(block, text, self.body):
-                self.start_abstract(parts)  # set apart by a smaller size alone
-            elif not self.abstract_ahead and _body_like(block, text, self.body):
-                self.where = "body"  # a paper without an abstract: its text has begun
-            else:
-                return  # authors, affiliations, dates, notes on the first page
+            texts = self.front(block, text, marked, parts)
+            if texts is None:
+                return
+            text, marked = texts
         if block.kind == "caption":
             self.caption(block, marked, parts)
             return
@@ -122,6 +108,29 @@ class _Walk:
         if block.kind == "small" and self.where != "abstract":
             return
         self.paragraph(block, marked, parts)
+
+    def front(self, block: Block, text: str, marked: str,
+              parts: list[Part]) -> tuple[str, str] | None:
+        """A block before the abstract or the body: where either starts, it is read on
+        (its text, the "Abstract" opening it taken off), else it is left out (None)."""
+        m = ABSTRACT.match(text)
+        if m and block.first.page <= 1 and _opens_abstract(block, text):
+            self.start_abstract(parts)
+            m_marked = ABSTRACT.match(marked)
+            text = text[m.end():].strip()
+            marked = marked[m_marked.end():].strip() if m_marked else marked
+            return (text, marked) if text else None
+        if self.abstract_ahead:
+            return None  # authors, affiliations, dates, notes before the abstract
+        if block.first.page == 0 and ABSTRACT_PART.match(text) and _run_in(block):
+            self.start_abstract(parts)  # a structured abstract with no heading
+        elif block.first.page <= 1 and _unheaded_abstract(block, text, self.body):
+            self.start_abstract(parts)  # set apart by a smaller size alone
+        elif _body_like(block, text, self.body):
+            self.where = "body"  # a paper without an abstract: its text has begun
+        else:
+            return None  # authors, affiliations, dates, notes on the first page
+        return text, marked
 
     def start_abstract(self, parts: list[Part]) -> None:
         self.abstracts += 1
