@@ -4,10 +4,11 @@ accuracy through the PDF route beside the XML route, per layout. Labels are **go
 
 For each rendered PDF the paper's XML is read too (the reference, with the captions the
 render added). Reading fidelity is ``pdf_fidelity.py``'s measure (recall, precision,
-headings). Accuracy: every gold sentence of the XML is looked up among the PDF's
+headings). Accuracy: every gold sentence of the XML is looked up among all the PDF's
 sentences (similarity >= 0.9, else a PDF sentence that holds it whole) and scored with
 that sentence's predicted label; a gold sentence the PDF reading lost is scored wrong
-(``-``). The XML route scores the same model on the XML's own sentences.
+(``-``; *lost* is their share). The XML route scores the same model on the XML's own
+sentences.
 
 ``--cv K``: K folds by paper (``balanced_folds``, as ``experiments/cv.py cra3``); each
 fold's model (``fast``'s CRF settings) is trained on the other folds' XML and labels the
@@ -53,8 +54,10 @@ def with_captions(paper, captions: list[str]):
 
 
 def pdf_labels(ref, cand) -> list[list[str]]:
-    """For each gold sentence of ``ref``, the labels of the PDF sentence that holds it."""
-    c_sents = pdf_fidelity._sentences(cand)
+    """For each gold sentence of ``ref``, the labels of the PDF sentence that holds it
+    (any of the PDF's sentences, the title and short ones too); ``[NO_PREDICTION]`` for
+    one the reading lost."""
+    c_sents = [(pdf_fidelity.norm(s.text), s) for s in cand.sentences()]
     c_keys = [k for k, _ in c_sents]
     exact = {k: j for j, k in enumerate(c_keys)}
     out = []
@@ -62,7 +65,7 @@ def pdf_labels(ref, cand) -> list[list[str]]:
         if not s.gold:
             continue
         key = pdf_fidelity.norm(s.text)
-        j, sim = pdf_fidelity.best_match(key, c_keys, exact) if len(key) >= 4 else (-1, 0)
+        j, sim = pdf_fidelity.best_match(key, c_keys, exact) if key else (-1, 0)
         if sim < pdf_fidelity.SIMILAR:
             j = next((i for i, c in enumerate(c_keys) if key and key in c), -1)
         out.append(c_sents[j][1].pred_codes or [NO_PREDICTION] if j >= 0 else [NO_PREDICTION])
@@ -142,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     xml = evaluate_papers(papers)["primary"]
     report = {"xml": _summary(xml), "layouts": {}}
     print(f"\n{'route':22} {'papers':>6} {'recall':>6} {'prec':>6} {'heads':>6} "
-          f"{'acc':>6} {'macroF1':>7} {'d acc':>6}")
+          f"{'acc':>6} {'macroF1':>7} {'d acc':>6} {'lost':>6}")
     print(f"{'XML':22} {len(papers):6} {'':6} {'':6} {'':6} {100 * xml['accuracy']:6.2f} "
           f"{100 * xml['macro_f1']:7.2f}")
     for layout in layouts:
@@ -150,11 +153,13 @@ def main(argv: list[str] | None = None) -> int:
         scores = score_label_lists({k: gold[k] for k in got}, got)["primary"]
         fid = {m: statistics.mean(r[m] for r in rows[layout]) for m in
                ("recall", "precision", "headings")} if rows[layout] else {}
+        lost = sum(1 for labels in got.values() for x in labels if x == [NO_PREDICTION])
+        fid["lost"] = lost / max(sum(len(x) for x in got.values()), 1)
         report["layouts"][layout] = {**_summary(scores), **fid, "papers": len(got)}
         print(f"{layout:22} {len(got):6} {fid.get('recall', 0):6.3f} "
               f"{fid.get('precision', 0):6.3f} {fid.get('headings', 0):6.3f} "
               f"{100 * scores['accuracy']:6.2f} {100 * scores['macro_f1']:7.2f} "
-              f"{100 * (scores['accuracy'] - xml['accuracy']):+6.2f}")
+              f"{100 * (scores['accuracy'] - xml['accuracy']):+6.2f} {100 * fid['lost']:6.2f}")
     _per_label(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
