@@ -98,6 +98,20 @@ def test_a_negative_font_size_undone_by_its_matrix_is_read():
     assert not any("upside" in t or "nwod" in t for t in texts)
 
 
+def test_much_text_left_out_upside_down_is_said():
+    """Text set upside down by a negative font size alone is left out, as text turned on
+    its side is; past a stamp's worth it is said in one line, never silently."""
+    upside = b"".join(f"BT /F1 -10 Tf 500 {400 - 14 * k} Td (Planted words number {k} set "
+                      f"upside down on this page.) Tj ET ".encode() for k in range(8))
+    paper = read_data(_page_pdf(hp.visible_page() + upside), "upside.pdf")[0]
+    [note] = [n for n in paper.meta["left_out"] if "turned" in n]
+    assert note.startswith("3") and "characters set turned on their side or upside down" \
+        in note
+    one = read_data(_page_pdf(hp.visible_page() + upside[:upside.index(b"ET") + 2]),
+                    "stamp.pdf")[0]
+    assert not any("turned" in n for n in one.meta.get("left_out", []))
+
+
 # -- item 6: diagnoses -------------------------------------------------------------
 
 @pytest.mark.parametrize("turn, matrix", [(90, "0 1 -1 0 595 0"), (180, "-1 0 0 -1 595 842"),

@@ -27,7 +27,7 @@ import re
 import unicodedata
 
 from .hidden import PDFIUM_FORM_LEVELS, PageView, doubled_box
-from .slant import upright_page
+from .slant import turned_note, upright_page
 from .type3 import em_size, guessed_note, tex_glyph, unnamed_font
 from .vertical import stacks_note, vertical_runs
 
@@ -382,6 +382,8 @@ def extract(data: bytes) -> dict:
         left_out.append(stacks_note(columns))
     if dropped.get("deep"):
         left_out.append(f"{_DEEP}: not read")
+    turned = turned_note(dropped.get("turned", 0), sum(len(r[6]) for p in pages for r in p["runs"]))
+    left_out += [turned] if turned else []
     if left_out:
         out["left_out"] = left_out
     return out

@@ -84,3 +84,18 @@ def upright_page(page, textpage, raw, turn: float, view: PageView):
     textpage.close()
     turn_upright(page.raw, raw, angle)
     return page.get_textpage()
+
+
+#: Characters left out as turned above which, and above this share of those read, a
+#: reading says so: more than an arXiv stamp or a figure's axis labels.
+_TURNED_SAID = 300
+_TURNED_SHARE = 0.1
+
+
+def turned_note(turned: int, read: int) -> str | None:
+    """One line when much of a PDF's text was left out as turned (on its side, or upside
+    down by a negative font size), else None: a loss that large is never silent."""
+    if turned < _TURNED_SAID or turned < _TURNED_SHARE * read:
+        return None
+    return (f"{turned:,} characters set turned on their side or upside down (beside the "
+            f"{read:,} read upright), not read")
