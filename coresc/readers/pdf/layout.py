@@ -19,7 +19,7 @@ from .xycut import xy_leaves
 
 @dataclass(slots=True)
 class Line:
-    """A line of text in one column (or across the columns), in PDF points, y upwards."""
+    """A line of text in one region of its page, in PDF points, y upwards."""
 
     page: int
     x0: float
@@ -32,8 +32,7 @@ class Line:
     bold: float
     italic: float
     styles: list[list] = field(default_factory=list)
-    column: int = -1  # -1: spans the columns
-    band: int = 0
+    column: int = 0  # the leaf region of the page's XY-cuts it lies in
     gaps: int = 0  # wide gaps inside the line (table cells)
     col_left: float = 0.0
     col_right: float = 0.0
@@ -105,26 +104,24 @@ def page_lines(page: dict, index: int, body: float) -> list[Line]:
     (:mod:`~coresc.readers.pdf.xycut`), each leaf a column of text read top to bottom;
     ``body``: the document's body size (in the runs' units)."""
     runs = _join_pieces([r for r in page["runs"] if r[6].strip()])
-    return _build_lines([((k, -r[4], r[0]), r, k, 0) for k, leaf in
-                         enumerate(xy_leaves(runs, body)) for r in leaf], index)
-
-
-def _build_lines(keyed: list[tuple], index: int) -> list[Line]:
-    """Lines from runs keyed by their place in reading order (key, run, column, band)."""
-    keyed.sort(key=lambda k: k[0])
     lines: list[Line] = []
-    for _key, r, col, band in keyed:
-        x0, y0, x1, y1, base, size, text, bold, italic, _font, styles = r
-        last = lines[-1] if lines else None
-        if last is not None and last.column == col and last.band == band and \
-                abs(last.base - base) < 0.35 * max(size, last.size) and x0 >= last.x1 - 1:
-            _extend(last, r)
-            continue
-        lines.append(Line(index, x0, y0, x1, y1, base, size, unmark(text).strip(), bold,
-                          italic, _strip_styles(styles, text), col, band,
-                          marked=text.strip()))
+    for col, leaf in enumerate(xy_leaves(runs, body)):
+        for r in sorted(leaf, key=lambda r: (-r[4], r[0])):  # top to bottom, left to right
+            _add_run(lines, r, index, col)
     _column_bounds(lines)
     return lines
+
+
+def _add_run(lines: list[Line], r: list, index: int, col: int) -> None:
+    """A run onto the last line where it carries on its baseline, else as a new line."""
+    x0, y0, x1, y1, base, size, text, bold, italic, _font, styles = r
+    last = lines[-1] if lines else None
+    if last is not None and last.column == col and \
+            abs(last.base - base) < 0.35 * max(size, last.size) and x0 >= last.x1 - 1:
+        _extend(last, r)
+        return
+    lines.append(Line(index, x0, y0, x1, y1, base, size, unmark(text).strip(), bold,
+                      italic, _strip_styles(styles, text), col, marked=text.strip()))
 
 
 def _join_pieces(runs: list[list]) -> list[list]:

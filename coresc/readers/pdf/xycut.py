@@ -43,16 +43,17 @@ def _cut(runs: list[list], body: float, depth: int, out: list[list[list]]) -> No
         _cut(part, body, depth + 1, out)
 
 
-def _gaps(spans: list[tuple[float, float, int]], least: float) -> list[float]:
-    """Where white space at least ``least`` wide lies between the intervals (sorted by
-    start): the middle of each gap."""
-    cuts = []
+def _rows_gaps(runs: list[list], least: float) -> list[tuple[float, float]]:
+    """The horizontal gaps at least ``least`` high that run across all of ``runs``, top to
+    bottom: (height, middle), the middle as minus its y (ascending down the page)."""
+    spans = sorted((-r[3], -r[1]) for r in runs)
+    gaps = []
     reach = spans[0][1]
-    for a, b, _i in spans[1:]:
+    for a, b in spans[1:]:
         if a - reach >= least:
-            cuts.append((a + reach) / 2)
+            gaps.append((a - reach, (a + reach) / 2))
         reach = max(reach, b)
-    return cuts
+    return gaps
 
 
 def _split(runs: list[list], cuts: list[float], key, keep_empty: bool = False
@@ -126,11 +127,10 @@ def _across(runs: list[list], body: float) -> list[list[list]] | None:
     bottom; None where none. Two parts whose columns run on across the gap (the same
     gutter above and below: a heading's gap in one column beside a paragraph's in the
     other) stay one, so that each column is read whole."""
-    spans = sorted((-r[3], -r[1], i) for i, r in enumerate(runs))
-    cuts = _gaps(spans, body)
+    cuts = [middle for _height, middle in _rows_gaps(runs, body)]
     if not cuts:
         return None
-    parts = _split(runs, cuts, lambda r: -(r[1] + r[3]) / 2)
+    parts = _split(runs, cuts, _down)
     merged = [parts[0]]
     below = _gutters(parts[0], 0.6 * body, 0) if len(parts[0]) > 1 else []
     for part in parts[1:]:
@@ -147,18 +147,16 @@ def _opening(runs: list[list], body: float, tries: int = 8) -> list[list[list]] 
     """The region cut across at a narrower gap that opens columns on one side of it (a
     figure or a table set close above two columns of text): of its widest gaps, the
     first where one side has a gutter."""
-    spans = sorted((-r[3], -r[1], i) for i, r in enumerate(runs))
-    found: list[tuple[float, float]] = []
-    reach = spans[0][1]
-    for a, b, _i in spans[1:]:
-        if a - reach >= 0.25 * body:
-            found.append((a - reach, (a + reach) / 2))
-        reach = max(reach, b)
-    for _width, cut in sorted(found, reverse=True)[:tries]:
-        parts = _split(runs, [cut], lambda r: -(r[1] + r[3]) / 2)
+    for _height, cut in sorted(_rows_gaps(runs, 0.25 * body), reverse=True)[:tries]:
+        parts = _split(runs, [cut], _down)
         if len(parts) == 2 and any(_columns(p, body) for p in parts):
             return parts
     return None
+
+
+def _down(run: list) -> float:
+    """A run's middle as the horizontal cuts measure it (minus its y: down the page)."""
+    return -(run[1] + run[3]) / 2
 
 
 def _lines(runs: list[list], body: float) -> int:

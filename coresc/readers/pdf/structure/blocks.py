@@ -111,8 +111,7 @@ def make_blocks(lines: list[Line], body: float) -> list[Block]:
     for line in lines:
         if prev is None or _breaks(prev, line, body, spacing):
             blocks.append(Block())
-            if prev is not None and ((prev.page, prev.column) != (line.page, line.column)
-                                     or line.column >= 0 and prev.band != line.band):
+            if prev is not None and (prev.page, prev.column) != (line.page, line.column):
                 blocks[-1].continues = True  # a candidate, decided later
         blocks[-1].lines.append(line)
         prev = line
@@ -135,8 +134,6 @@ def line_spacing(lines: list[Line], body: float) -> float:
 def _breaks(prev: Line, line: Line, body: float, spacing: float = 0.0) -> bool:
     if (prev.page, prev.column) != (line.page, line.column):
         return True
-    if line.column >= 0 and prev.band != line.band:
-        return True
     size = max(prev.size, line.size)
     # a gap wider than the lines' own spacing (wide in double-spaced text)
     extra = max(spacing - 1.25 * size, 0.0) if abs(size - body) <= 0.6 else 0.0
@@ -158,7 +155,7 @@ def _breaks(prev: Line, line: Line, body: float, spacing: float = 0.0) -> bool:
     short = prev.x1 < line.col_right - 2.5 * body
     return short and bool(SENTENCE_END.search(prev.text)) and indent < 0.3 * body \
         and prev_indent < 0.3 * body and line.gaps == 0 and prev.gaps == 0 and \
-        line.column >= 0 and _looks_new(line)
+        _looks_new(line)
 
 
 def _looks_new(line: Line) -> bool:
