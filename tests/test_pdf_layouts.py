@@ -318,6 +318,39 @@ def test_a_hyphen_at_a_line_end_is_kept_where_the_paper_writes_the_compound():
                          "each of the two machines we had.")
 
 
+def ligatures() -> bytes:
+    """A ligature drawn with a space after it in the text stream, the next letter set
+    against it on the page (as in "scientifi c"), and a real space after an "f"."""
+    import os
+
+    import reportlab
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    vera = os.path.join(os.path.dirname(reportlab.__file__), "fonts", "Vera.ttf")
+    pdfmetrics.registerFont(TTFont("Vera", vera))
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["A Paper With Ligatures"], "Helvetica-Bold", 16)
+    fx._lines(c, 72, height - 110, ["1 Introduction"], "Helvetica-Bold", 11)
+    y, x = height - 130, 72.0
+    for piece in ("The genes were identi\ufb01 ", "ed by a scienti\ufb01 ", "c method of "):
+        c.setFont("Vera", 10)
+        c.drawString(x, y, piece)
+        x += pdfmetrics.stringWidth(piece.rstrip(), "Vera", 10)
+        if piece.endswith("of "):
+            x += pdfmetrics.stringWidth(" ", "Vera", 10)
+    c.drawString(x, y, "ours.")
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_a_space_after_a_ligature_that_the_page_does_not_show_is_dropped():
+    texts = _texts(ligatures(), "ligatures.pdf")[1]
+    assert texts[-1] == "The genes were identified by a scientific method of ours."
+
+
 def double_spaced() -> bytes:
     """A thesis page: lines double-spaced, paragraphs opened by an indent."""
     buf = io.BytesIO()
@@ -488,3 +521,53 @@ def test_abstracts_named_in_other_languages_or_set_apart_by_size_alone(heading):
     doc = read_data(abstract_paper(heading), "abs.pdf")[0]
     assert [s.text for s in doc.sentences() if s.zone == "abstract"] == SENTENCES[30:36]
     assert [s.text for s in doc.sentences() if s.zone == "body"] == SENTENCES[:10]
+
+
+def _styled(c, x, y, pieces, size=10):
+    """One line of (text, font) pieces."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    for text, font in pieces:
+        c.setFont(font, size)
+        c.drawString(x, y, text)
+        x += stringWidth(text, font, size)
+
+
+def boxed_and_structured() -> bytes:
+    """A structured abstract whose parts are named inside its lines (PLOS), a run-in
+    head opening a line of a small abstract, and a box of small text set loosely."""
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["Drying Samples in Ovens"], "Helvetica-Bold", 16)
+    fx._lines(c, 72, height - 110, ["Abstract"], "Helvetica-Bold", 11)
+    b, r = "Times-Bold", "Times-Roman"
+    y = height - 126
+    for pieces in ([("Background. ", b), ("Ovens dry samples. Few know how fast. ", r),
+                    ("Methods and Findings. ", b), ("We dried forty", r)],
+                   [("samples in two ovens and weighed them every hour of the day.", r)],
+                   [("Conclusions: ", b), ("Drying took a day in both ovens we had.", r)]):
+        _styled(c, 72, y, pieces)
+        y -= 12.5
+    y = fx._lines(c, 72, y - 14, ["1 Introduction"], "Helvetica-Bold", 11)
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:6]), 90), y - 4)
+    y = fx._lines(c, 72, y - 14, ["Box 1. How an Oven Dries a Sample"], "Helvetica-Bold", 12)
+    box = fx._wrap("Hot air takes the water out of the sample over many hours. The sample "
+                   "is weighed when it has cooled. A sample that still loses weight is put "
+                   "back into the oven for another hour.", 95)
+    y = fx._lines(c, 72, y - 6, box, "Times-Roman", 7.5, leading=11)
+    _page(c, height, fx._wrap(" ".join(SENTENCES[6:12]), 90), y - 16)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_a_structured_abstracts_inline_parts_and_a_box_are_read():
+    doc, texts = _texts(boxed_and_structured(), "boxed.pdf")
+    heads = [s.heading for s in doc.sections]
+    assert heads[:5] == ["Title", "Abstract", "Background", "Methods and Findings",
+                         "Conclusions"]
+    assert "We dried forty samples in two ovens and weighed them every hour of the day." \
+        in texts
+    assert "Hot air takes the water out of the sample over many hours." in texts
+    assert "A sample that still loses weight is put back into the oven for another hour." \
+        in texts

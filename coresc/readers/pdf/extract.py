@@ -198,12 +198,13 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
     bx0, by0, bx1, by1 = doubled_box(view)
     dropped = view.dropped if view is not None else {}
     seen: dict[tuple, int] = {}  # (code, left, baseline) -> the text object drawing it
+    spaced = False  # the text stream holds a space before the next glyph
+    tied = False  # the last glyph is a ligature's (its letters share one box)
     for i in range(count):
         code = codes[i]
         ch = chr(code) if 0 < code < 0x110000 else ""
         if ch in (" ", "\r", "\n"):
-            if ch == " " and run is not None and run.chars and run.chars[-1][0] != " ":
-                run.chars.append((" ", False, False))
+            spaced = spaced or ch == " "
             continue
         if not ch or (ch in _DROP and ch not in _SOFT_HYPHENS):
             continue
@@ -269,13 +270,18 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
             if not same_line or wide or back:
                 runs.append(run.dump())
                 run = None
-            elif gap > 0.18 * max(size, prev_size) and run.chars and run.chars[-1][0] != " ":
+            elif (gap > 0.18 * max(size, prev_size) or spaced and not (tied and gap < 0.1 * size)) \
+                    and run.chars and run.chars[-1][0] != " ":
+                # a space in the stream with no gap on the page is not shown: ligatures
+                # drawn with a space after them ("scientifi c")
                 run.chars.append((" ", False, False))
         if run is None:
             run = _Run()
             prev_size = size
         main = not run.sizes or size >= 0.8 * run.size()
+        tied = len(ch) > 1 or (x0, x1) == (prev_x0, prev_x1)
         run.add(ch, (x0, bottom, x1, top), base, size, bold, italic, font, main)
+        spaced = False
         if unmapped:  # read, but its font has no Unicode map: what it gives may not be text
             dropped["unmapped"] = dropped.get("unmapped", 0) + 1
         prev_x0, prev_x1 = x0, x1

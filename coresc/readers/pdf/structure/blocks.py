@@ -108,8 +108,8 @@ def make_blocks(lines: list[Line], body: float) -> list[Block]:
     blocks: list[Block] = []
     prev: Line | None = None
     spacing = line_spacing(lines, body)
-    for line in lines:
-        if prev is None or _breaks(prev, line, body, spacing):
+    for i, line in enumerate(lines):
+        if prev is None or _breaks(prev, line, body, spacing, _leading(lines, i)):
             blocks.append(Block())
             if prev is not None and (prev.page, prev.column) != (line.page, line.column):
                 blocks[-1].continues = True  # a candidate, decided later
@@ -131,12 +131,32 @@ def line_spacing(lines: list[Line], body: float) -> float:
     return steps.most_common(1)[0][0] if steps else 1.2 * body
 
 
-def _breaks(prev: Line, line: Line, body: float, spacing: float = 0.0) -> bool:
+def _leading(lines: list[Line], i: int) -> float:
+    """The step from line ``i - 1`` to line ``i`` where a neighbouring pair of lines of the
+    same size steps as far (the text's own leading, loose in a box set small), else 0."""
+    def step(k: int) -> float:
+        if k < 1 or k >= len(lines):
+            return 0.0
+        a, b = lines[k - 1], lines[k]
+        same = (a.page, a.column) == (b.page, b.column) and abs(a.size - b.size) <= 0.3
+        return a.base - b.base if same else 0.0
+
+    here = step(i)
+    if here > 0 and any(abs(step(k) - here) < 0.3 for k in (i - 1, i + 1)):
+        return here
+    return 0.0
+
+
+def _breaks(prev: Line, line: Line, body: float, spacing: float = 0.0,
+            leading: float = 0.0) -> bool:
     if (prev.page, prev.column) != (line.page, line.column):
         return True
     size = max(prev.size, line.size)
-    # a gap wider than the lines' own spacing (wide in double-spaced text)
-    extra = max(spacing - 1.25 * size, 0.0) if abs(size - body) <= 0.6 else 0.0
+    # a gap wider than the lines' own spacing (wide in double-spaced text; in text set
+    # apart from the body, its own leading where the lines keep it)
+    if abs(size - body) > 0.6:
+        spacing = leading if leading < 2.2 * size else 0.0
+    extra = max(spacing - 1.25 * size, 0.0)
     if prev.bottom - line.top > 0.45 * size + extra or line.top > prev.top + 0.5 * size:
         return True
     if abs(prev.size - line.size) > 0.6:
@@ -152,6 +172,10 @@ def _breaks(prev: Line, line: Line, body: float, spacing: float = 0.0) -> bool:
         return True  # a centred block under a sentence: table rows under their caption
     if CAPTION.match(line.text) and SENTENCE_END.search(prev.text):
         return True
+    head = line.bold_prefix().strip()
+    if head[-1:] in (":", ".") and len(head) <= 60 and prev.bold < 0.3 and \
+            SENTENCE_END.search(prev.text):
+        return True  # a run-in head ("Methods: ...") opens a paragraph
     short = prev.x1 < line.col_right - 2.5 * body
     return short and bool(SENTENCE_END.search(prev.text)) and indent < 0.3 * body \
         and prev_indent < 0.3 * body and line.gaps == 0 and prev.gaps == 0 and \

@@ -22,6 +22,7 @@ def classify(blocks: list[Block], body: float, outline: list[list] | None = None
         _kind_of(block, body)
     mark_outline(blocks, outline or [])
     _caption_runs(blocks, body)
+    _box_text(blocks)
     for block, after in zip(blocks, blocks[1:], strict=False):
         last = block.lines[-1]
         if block.kind == "heading" and not block.outlined and after.text()[:1].islower() and \
@@ -44,6 +45,25 @@ def _caption_runs(blocks: list[Block], body: float) -> None:
             caption = block
         else:
             caption = None
+
+
+_BOX = re.compile(r"^box\s*\d", re.I)
+
+
+def _box_text(blocks: list[Block]) -> None:
+    """The paragraphs of a box ("Box 1. ..."), set smaller than the body, are the paper's
+    text (the XML has them as boxed text), not small print; a box of cells (SciELO's
+    "Box 1" is a table) stays out: its blocks are not running lines of text."""
+    box: Block | None = None
+    for block in blocks:
+        if block.kind == "caption":
+            box = block if _BOX.match(block.text()) else None
+        elif box is not None and block.kind == "small" and _right_below(box, block) and \
+                len(block.lines) >= 2 and len(block.text()) >= 45 * len(block.lines):
+            block.kind = "body"
+            box = block
+        else:
+            box = None
 
 
 def _right_below(above: Block, block: Block) -> bool:

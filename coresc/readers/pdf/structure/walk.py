@@ -204,6 +204,9 @@ class _Walk:
             self.last_para = None
             if not text:
                 return
+        inline = _inline_parts(block, text) if self.where == "abstract" else []
+        if inline:
+            text = inline.pop(0)[1]
         last = self.last_para
         if self.unfinished is not None and text[:1].islower() and _carries_on(
                 self.unfinished.text, text, block):
@@ -218,8 +221,12 @@ class _Walk:
         self.flush(parts)
         self.last_para = Part("para", text, zone=self.zone)
         parts.append(self.last_para)
+        for head, rest in inline:  # a structured abstract's parts set inline
+            parts.append(Part("heading", head, level=2, zone=self.zone))
+            self.last_para = Part("para", rest, zone=self.zone)
+            parts.append(self.last_para)
         if len(block.lines) > 2 or self.unfinished is None:  # (not a page's foot line)
-            cut = not _ends_sentence(text)
+            cut = not _ends_sentence(self.last_para.text)
             self.unfinished = self.last_para if cut else None
 
     def flush(self, parts: list[Part]) -> None:
@@ -303,3 +310,29 @@ def _run_in(block: Block) -> tuple[str, str] | None:
         return None  # "Abstract\u2014" opening the abstract (IEEE): no part of its own
     rest = block.marked()[len(line.bold_prefix()):].lstrip().lstrip(".:\u2014").strip()
     return head, rest
+
+
+_INLINE_HEAD = re.compile(r"[A-Z\u00c0-\u00dd][^\W\d_]+(?:[ /&,-]+[^\W\d_]+){0,4}[.:]")
+
+
+def _inline_parts(block: Block, text: str) -> list[tuple[str, str]]:
+    """A paragraph of a structured abstract cut where a bold part name stands inside a
+    line after a sentence ("... understood. **Methods and Findings.** We ..."):
+    ``[("", before), (head, text), ...]``, or [] where there is none."""
+    heads = []
+    for line in block.lines:
+        pos = 0
+        for count, bold, *_ in line.styles:
+            piece = unmark(line.marked[pos:pos + count]).strip()
+            if bold and pos and _INLINE_HEAD.fullmatch(piece):
+                heads.append(piece)
+            pos += count
+    found: list[tuple[str, str]] = [("", text)]
+    for head in heads:
+        before = found[-1][1]
+        at = before.find(" " + head + " ")
+        if at <= 0 or not _ends_sentence(before[:at]):
+            continue
+        found[-1] = (found[-1][0], before[:at].strip())
+        found.append((head.rstrip(".:"), before[at + len(head) + 1:].strip()))
+    return found if len(found) > 1 else []
