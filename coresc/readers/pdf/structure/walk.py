@@ -69,6 +69,7 @@ class _Walk:
         self.body_heads = 0  # main headings of the body met ("Introduction", "2 Methods")
         self.last_caption: Part | None = None
         self.unfinished: Part | None = None  # the last paragraph, cut mid-sentence
+        self.abstract_look: tuple[float, float] | None = None  # its size and width
 
     def take(self, block: Block, parts: list[Part]) -> None:
         if block.kind == "drop":
@@ -102,11 +103,17 @@ class _Walk:
             if self.last_caption is not None:
                 self.last_caption.text = join_lines([self.last_caption.text, marked], mark=True)
             return
-        if FRONT_LABEL.match(text) and block.first.page <= 1 and block.kind != "body" \
+        label = FRONT_LABEL.match(text)
+        if label and block.first.page <= 1 and (
+                block.kind != "body" or text[label.end():].lstrip()[:1] == ":") \
                 or KEYWORDS.match(text):
             return
         if block.kind == "small" and self.where != "abstract":
             return
+        if self.where == "abstract" and self.abstract_over(block):
+            self.where = "body"  # an introduction with no heading after the abstract
+            self.flush(parts)
+            self.unfinished = None
         self.paragraph(block, marked, parts)
 
     def front(self, block: Block, text: str, marked: str,
@@ -131,6 +138,19 @@ class _Walk:
         else:
             return None  # authors, affiliations, dates, notes on the first page
         return text, marked
+
+    def abstract_over(self, block: Block) -> bool:
+        """Whether a block of the body's size after the abstract's first is set otherwise
+        than the abstract (another size, or another width): the body has begun."""
+        if self.abstract_look is None:
+            self.abstract_look = (block.size, _width(block))
+            return False
+        size, width = self.abstract_look
+        if block.kind != "body" or abs(block.size - self.body) > 0.6:
+            return False
+        wide = _width(block)
+        return abs(block.size - size) > 0.4 or (
+            width > 0 and wide > 0 and abs(wide - width) > 1.5 * self.body)
 
     def start_abstract(self, parts: list[Part]) -> None:
         self.abstracts += 1
@@ -233,6 +253,13 @@ class _Walk:
         parts.extend(self.pending)
         self.pending = []
         self.last_para = None
+
+
+def _width(block: Block) -> float:
+    """How wide a block of two or more lines is set (0 for one line: it may be short)."""
+    if len(block.lines) < 2:
+        return 0.0
+    return max(ln.x1 for ln in block.lines) - min(ln.x0 for ln in block.lines)
 
 
 def _abstract_heading(text: str) -> bool:
