@@ -133,7 +133,8 @@ def _join_pieces(runs: list[list]) -> list[list]:
         if last is not None:
             size = max(r[5], last[5])
             gap = r[0] - last[2]
-            if abs(r[4] - last[4]) < 0.2 * size and -0.5 * size < gap < 0.9 * size:
+            if abs(r[4] - last[4]) < 0.2 * size and (-0.5 * size < gap < 0.9 * size or
+                                                     _heading_number(last, r, gap)):
                 out[-1] = _joined(last, r, gap > 0.18 * size)
                 continue
         out.append(list(r))
@@ -157,6 +158,17 @@ def _joined(a: list, b: list, space: bool) -> list:
 def unmark(text: str) -> str:
     """``text`` without its superscript marks."""
     return text.replace(SUP_OPEN, "").replace(SUP_CLOSE, "") if SUP_OPEN in text else text
+
+
+_SECTION_NUMBER = re.compile(r"(?:\d{1,2}|[A-H])(?:\.\d{1,2}){0,3}\.?")
+
+
+def _heading_number(number: list, r: list, gap: float) -> bool:
+    """A section number set a quad or two before its heading's bold words ("1.1 Subject
+    selection"): one line, though the gap is wider than a word's. (A number's weight is
+    not known: only letters count in a run's bold share.)"""
+    return 0 < gap < 2.5 * r[5] and r[7] >= 0.5 and \
+        abs(number[5] - r[5]) < 0.3 and bool(_SECTION_NUMBER.fullmatch(number[6].strip()))
 
 
 def _strip_styles(styles: list[list], text: str) -> list[list]:

@@ -20,7 +20,8 @@ ABSTRACT = re.compile(
 ABSTRACT_PART = re.compile(r"^(?:background|objectives?|purpose|aims?|context|"
                             r"introduction|rationale)\b", re.I)
 KEYWORDS = re.compile(r"^(?:key\s*-?\s*words?|palavras[- ]chave|palabras[- ]clave|"
-                       r"descritores|descriptores|index terms|subjects?)\b", re.I)
+                       r"descritores|descriptores|index terms|subjects?(?=\s*[:\u2014]|\s*$))\b",
+                      re.I)  # ("Subject selection" heads a section)
 # Back matter skipped to the next heading as high (the references, ENDS, end the paper).
 BACK = re.compile(
     r"^(?:acknowledg|agradecimentos?|agradecimientos?|"
