@@ -608,3 +608,20 @@ def test_an_introduction_with_no_heading_is_not_read_as_the_abstract(abstract_si
         "", "Materials and Methods", "Subject selection and specimen collection"]
     assert by_head[""] == SENTENCES[3:9]  # (the citation line left out)
     assert by_head["Subject selection and specimen collection"] == SENTENCES[9:12]
+
+
+def test_a_short_line_ending_in_a_colon_ends_its_paragraph():
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["A Course for Students"], "Helvetica-Bold", 16)
+    fx._lines(c, 72, height - 110, ["1 Audience"], "Helvetica-Bold", 11)
+    _page(c, height, fx._wrap(" ".join(SENTENCES[:4]), 90)
+          + ["Examples of the students we are trying to help:",
+             "Maya: an advanced student who wants to learn how the samples were dried."],
+          height - 130)
+    c.showPage()
+    c.save()
+    texts = _texts(buf.getvalue(), "colon.pdf")[1]
+    assert texts[-2:] == ["Examples of the students we are trying to help:",
+                          "Maya: an advanced student who wants to learn how the samples were "
+                          "dried."]

@@ -177,7 +177,9 @@ def _breaks(prev: Line, line: Line, body: float, spacing: float = 0.0,
             SENTENCE_END.search(prev.text):
         return True  # a run-in head ("Methods: ...") opens a paragraph
     short = prev.x1 < line.col_right - 2.5 * body
-    return short and bool(SENTENCE_END.search(prev.text)) and indent < 0.3 * body \
+    # (a short line ending in a colon: a list follows)
+    ends = bool(SENTENCE_END.search(prev.text)) or prev.text.rstrip().endswith(":")
+    return short and ends and indent < 0.3 * body \
         and prev_indent < 0.3 * body and line.gaps == 0 and prev.gaps == 0 and \
         _looks_new(line)
 
