@@ -344,7 +344,9 @@ def latex_of(paper: Paper, layout: Layout, seed: int = 0) -> tuple[str, dict]:
     heads = _HEADS.replace("{short}", short) if layout.heads else ""
     names = (rf"\renewcommand{{\abstractname}}{{{layout.abstract_name}}}"
              if layout.abstract_name != "Abstract" else "")
-    tex = (layout.preamble + heads + "\n\\begin{document}\n" + names + "\n" + front + body
+    # (a blank line after the front: article's two-column abstract does not end its
+    # paragraph, and the body's first one would run on from it)
+    tex = (layout.preamble + heads + "\n\\begin{document}\n" + names + "\n" + front + "\n" + body
            + refs_tex + back + "\\end{document}\n")
     truth = {"paper": paper.id, "source": paper.source_path, "title": title,
              "captions": writer.captions,

@@ -180,6 +180,8 @@ def test_the_layout_renderer_writes_latex_with_every_element():
                     "small.xml")[0]
     tex = rl.latex_of(doc, rl.LAYOUTS["article-german"])[0]
     assert r"\section*{Methods}" in tex and r"\renewcommand{\refname}{Literatur}" in tex
+    # the body's first paragraph does not run on from article's two-column abstract
+    assert "\\end{abstract}\n\n" in rl.latex_of(doc, rl.LAYOUTS["article-2col"])[0]
     tex, truth = rl.latex_of(doc, rl.LAYOUTS["article-italian"])
     assert tex.index(r"\end{thebibliography}") < tex.index(r"\section{Discussion}")
     roles = [e["role"] for e in truth["elements"]]

@@ -69,7 +69,8 @@ class _Walk:
         self.body_heads = 0  # main headings of the body met ("Introduction", "2 Methods")
         self.last_caption: Part | None = None
         self.unfinished: Part | None = None  # the last paragraph, cut mid-sentence
-        self.abstract_look: tuple[float, float] | None = None  # its size and width
+        # the abstract's size, width, and whether its first paragraph is indented
+        self.abstract_look: tuple[float, float, bool] | None = None
 
     def take(self, block: Block, parts: list[Part]) -> None:
         if block.kind == "drop":
@@ -143,14 +144,20 @@ class _Walk:
         """Whether a block of the body's size after the abstract's first is set otherwise
         than the abstract (another size, or another width): the body has begun."""
         if self.abstract_look is None:
-            self.abstract_look = (block.size, _width(block))
+            self.abstract_look = (block.size, _width(block), _indented(block))
             return False
-        size, width = self.abstract_look
+        size, width, indented = self.abstract_look
         if block.kind != "body" or abs(block.size - self.body) > 0.6:
             return False
         wide = _width(block)
-        return abs(block.size - size) > 0.4 or (
-            width > 0 and wide > 0 and abs(wide - width) > 1.5 * self.body)
+        if abs(block.size - size) > 0.4 or (
+                width > 0 and wide > 0 and abs(wide - width) > 1.5 * self.body):
+            return True
+        # set exactly as the body (article's two columns): an abstract is one paragraph
+        # as a rule, and an indented paragraph after it opens the body (a second one of
+        # the abstract, set so, is read as the body's: the page cannot tell them apart)
+        return _indented(block) and not indented and not block.continues and \
+            _run_in(block) is None and abs(size - self.body) <= 0.4
 
     def start_abstract(self, parts: list[Part]) -> None:
         self.abstracts += 1
@@ -253,6 +260,12 @@ class _Walk:
         parts.extend(self.pending)
         self.pending = []
         self.last_para = None
+
+
+def _indented(block: Block) -> bool:
+    """Whether a block's first line is indented in its column (a paragraph's indent)."""
+    line = block.first
+    return 0.6 * line.size < line.x0 - line.col_left < 5 * line.size
 
 
 def _width(block: Block) -> float:
