@@ -577,16 +577,19 @@ def test_a_structured_abstracts_inline_parts_and_a_box_are_read():
 
 def unheaded_introduction(abstract_size: float = 9, indent: float = 30) -> bytes:
     """A LaTeX article with no introduction heading: the abstract set apart by its size
-    or its narrower measure, the body after it; section numbers set a quad and more before
+    or its narrower measure, or set as the body with the body's first paragraph indented
+    after it; section numbers set a quad and more before
     their headings; a section named "Subject selection"; a citation line of the front
     matter."""
     buf = io.BytesIO()
     c, (_, height) = fx._canvas(buf)
     fx._lines(c, 72, height - 80, ["Weighing Dried Samples"], "Helvetica-Bold", 16)
     y = fx._lines(c, 250, height - 110, ["Abstract"], "Helvetica-Bold", 11)
-    y = fx._lines(c, 72 + indent, y - 4, fx._wrap(" ".join(SENTENCES[:3]), 80),
+    y = fx._lines(c, 72 + indent, y - 4, fx._wrap(" ".join(SENTENCES[:3]), 90 if indent == 0 else 80),
                   "Times-Roman", abstract_size, abstract_size + 2)
-    y = _page(c, height, fx._wrap(" ".join(SENTENCES[3:9]), 90), y - 12)
+    intro = fx._wrap(" ".join(SENTENCES[3:9]), 90)
+    y = _page(c, height, intro[:1], y - 12, x=72 + 15 * (indent == 0))  # (its indent)
+    y = _page(c, height, intro[1:], y)
     y = _page(c, height, ["Citation: Lee A (2006) Weighing dried samples. J Tests 1: e10."],
               y - 12)
     for number, head, size, gap in (("1", "Materials and Methods", 12, 24),
@@ -601,7 +604,7 @@ def unheaded_introduction(abstract_size: float = 9, indent: float = 30) -> bytes
     return buf.getvalue()
 
 
-@pytest.mark.parametrize("abstract_size,indent", [(9, 0), (10, 30)])
+@pytest.mark.parametrize("abstract_size,indent", [(9, 0), (10, 30), (10, 0)])
 def test_an_introduction_with_no_heading_is_not_read_as_the_abstract(abstract_size, indent):
     doc, _ = _texts(unheaded_introduction(abstract_size, indent), "unheaded.pdf")
     by_head = {s.heading: [x.text for x in s.sentences()] for s in doc.sections}

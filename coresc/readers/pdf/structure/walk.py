@@ -156,8 +156,8 @@ class _Walk:
         # set exactly as the body (article's two columns): an abstract is one paragraph
         # as a rule, and an indented paragraph after it opens the body (a second one of
         # the abstract, set so, is read as the body's: the page cannot tell them apart)
-        return _indented(block) and not indented and not block.continues and \
-            _run_in(block) is None and abs(size - self.body) <= 0.4
+        return _indented(block) and not indented and _run_in(block) is None and \
+            abs(size - self.body) <= 0.4
 
     def start_abstract(self, parts: list[Part]) -> None:
         self.abstracts += 1
