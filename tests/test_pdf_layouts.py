@@ -585,8 +585,9 @@ def unheaded_introduction(abstract_size: float = 9, indent: float = 30) -> bytes
     c, (_, height) = fx._canvas(buf)
     fx._lines(c, 72, height - 80, ["Weighing Dried Samples"], "Helvetica-Bold", 16)
     y = fx._lines(c, 250, height - 110, ["Abstract"], "Helvetica-Bold", 11)
-    y = fx._lines(c, 72 + indent, y - 4, fx._wrap(" ".join(SENTENCES[:3]), 90 if indent == 0 else 80),
-                  "Times-Roman", abstract_size, abstract_size + 2)
+    abstract = fx._wrap(" ".join(SENTENCES[:3]), 90 if indent == 0 else 80)
+    y = fx._lines(c, 72 + indent, y - 4, abstract, "Times-Roman", abstract_size,
+                  abstract_size + 2)
     intro = fx._wrap(" ".join(SENTENCES[3:9]), 90)
     y = _page(c, height, intro[:1], y - 12, x=72 + 15 * (indent == 0))  # (its indent)
     y = _page(c, height, intro[1:], y)
