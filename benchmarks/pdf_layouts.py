@@ -5,7 +5,8 @@ accuracy through the PDF route beside the XML route, per layout. Labels are **go
 For each rendered PDF the paper's XML is read too (the reference, with the captions the
 render added). Reading fidelity is ``pdf_fidelity.py``'s measure (recall, precision,
 headings). Accuracy: every gold sentence of the XML is looked up among all the PDF's
-sentences (similarity >= 0.9, else a PDF sentence that holds it whole) and scored with
+sentences (similarity >= 0.9, else a PDF sentence that holds it whole, else two or three
+consecutive PDF sentences that together are it: the longest of them) and scored with
 that sentence's predicted label; a gold sentence the PDF reading lost is scored wrong
 (``-``; *lost* is their share). The XML route scores the same model on the XML's own
 sentences.
@@ -68,8 +69,25 @@ def pdf_labels(ref, cand) -> list[list[str]]:
         j, sim = pdf_fidelity.best_match(key, c_keys, exact) if key else (-1, 0)
         if sim < pdf_fidelity.SIMILAR:
             j = next((i for i, c in enumerate(c_keys) if key and key in c), -1)
+        if j < 0 and key:
+            j = _split_into(key, c_keys)
         out.append(c_sents[j][1].pred_codes or [NO_PREDICTION] if j >= 0 else [NO_PREDICTION])
     return out
+
+
+def _split_into(key: str, keys: list[str]) -> int:
+    """Where the PDF's splitter cut one gold sentence in two or three ("... was limited.1
+    Increased risk ..."): the longest of the consecutive PDF sentences that together
+    are the gold sentence, or -1."""
+    for j, first in enumerate(keys):
+        if not first or not key.startswith(first[:12]):
+            continue
+        for n in (2, 3):
+            joined = "".join(keys[j:j + n])
+            if len(joined) >= 0.9 * len(key) and \
+                    pdf_fidelity.best_match(key, [joined], {})[1] >= pdf_fidelity.SIMILAR:
+                return max(range(j, j + n), key=lambda i: len(keys[i]))
+    return -1
 
 
 def _folds(papers: list, k: int) -> list[int]:

@@ -631,3 +631,20 @@ def test_a_short_line_ending_in_a_colon_ends_its_paragraph():
     assert texts[-2:] == ["Examples of the students we are trying to help:",
                           "Maya: an advanced student who wants to learn how the samples were "
                           "dried."]
+
+
+def test_a_paragraph_opening_note_is_read_and_a_tables_note_is_not():
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["Isolating DNA From Tissue"], "Helvetica-Bold", 16)
+    fx._lines(c, 72, height - 110, ["1 Methods"], "Helvetica-Bold", 11)
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:4]), 90), height - 130)
+    y = _page(c, height, fx._wrap("Note: centrifugation steps were performed at 4 degrees. "
+                                  + " ".join(SENTENCES[4:8]), 90), y - 8)
+    y = _page(c, height, ["Note: SD, standard deviation."], y - 8)
+    _page(c, height, fx._wrap(" ".join(SENTENCES[8:12]), 90), y - 8)
+    c.showPage()
+    c.save()
+    texts = _texts(buf.getvalue(), "note.pdf")[1]
+    assert "Note: centrifugation steps were performed at 4 degrees." in texts
+    assert SENTENCES[7] in texts and not any("standard deviation" in t for t in texts)

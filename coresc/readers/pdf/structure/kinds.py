@@ -113,8 +113,8 @@ def _kind_of(block: Block, body: float) -> None:
         block.kind = "drop"  # table rows
     elif block.size < body - 0.9:
         block.kind = "small"  # footnotes, tables, figure text; the abstract may be small
-    elif SMALL_PRINT.match(text):
-        block.kind = "drop"
+    elif SMALL_PRINT.match(text) and len(text) < 300:
+        block.kind = "drop"  # a table's source or note (a paragraph may open "Note:")
 
 
 def _contents(block: Block) -> bool:
