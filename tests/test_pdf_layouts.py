@@ -640,9 +640,9 @@ def test_a_paragraph_opening_note_is_read_and_a_tables_note_is_not():
     fx._lines(c, 72, height - 110, ["1 Methods"], "Helvetica-Bold", 11)
     y = _page(c, height, fx._wrap(" ".join(SENTENCES[:4]), 90), height - 130)
     y = _page(c, height, fx._wrap("Note: centrifugation steps were performed at 4 degrees. "
-                                  + " ".join(SENTENCES[4:8]), 90), y - 8)
+                                  + " ".join(SENTENCES[4:10]), 90), y - 8)
     y = _page(c, height, ["Note: SD, standard deviation."], y - 8)
-    _page(c, height, fx._wrap(" ".join(SENTENCES[8:12]), 90), y - 8)
+    _page(c, height, fx._wrap(" ".join(SENTENCES[10:14]), 90), y - 8)
     c.showPage()
     c.save()
     texts = _texts(buf.getvalue(), "note.pdf")[1]
