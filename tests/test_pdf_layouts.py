@@ -648,3 +648,21 @@ def test_a_paragraph_opening_note_is_read_and_a_tables_note_is_not():
     texts = _texts(buf.getvalue(), "note.pdf")[1]
     assert "Note: centrifugation steps were performed at 4 degrees." in texts
     assert SENTENCES[7] in texts and not any("standard deviation" in t for t in texts)
+
+
+def test_a_font_named_italic_by_its_suffix_is_not_taken_for_bold():
+    from coresc.readers.pdf.layout import restyle
+
+    def run(text, font):
+        return [72, 700, 300, 710, 702, 10, text, 0.0, 0.0, font, [[len(text), False, False,
+                                                                     font]]]
+    body = [run("x" * 60, "AdvTT99c4c969") for _ in range(40)]
+    head, italic = run("Experimental setup", "AdvTT5a1b2c3d"), run("Neuromuscular", "AdvTT83.I")
+    restyle([{"runs": [*body, head, italic]}])
+    assert head[7] == 1.0 and italic[7] == 0.0
+
+
+def test_a_radical_drawn_in_ligature_glyphs_is_not_a_heading():
+    from coresc.readers.pdf.structure.kinds import _debris
+
+    assert _debris("p " + "ffi" * 20) and not _debris("Data analysis")

@@ -55,7 +55,7 @@ class Line:
 
 
 _NAMED_BOLD = re.compile(r"bold|black|heavy|semibd|demi|[,-]b$|[,-]bd|medium", re.I)
-_NAMED_ITALIC = re.compile(r"ital|obli|[,-]i$|[,-]it$|slant", re.I)
+_NAMED_ITALIC = re.compile(r"ital|obli|[,.-]i$|[,.-]it$|slant", re.I)
 
 
 def restyle(pages: list[dict]) -> None:

@@ -147,7 +147,12 @@ def _debris(text: str) -> bool:
     short = sum(1 for w in words if len(w.strip(".,;:()[]")) <= 1)
     if _EQUATION_NUMBER.search(text) and ("=" in text or short >= 0.4 * len(words)):
         return True
+    if any(_DRAWN.fullmatch(w) for w in words):
+        return True  # a radical's bar drawn in ligature glyphs ("ffiffiffiffi")
     return len(words) >= 4 and short >= 0.6 * len(words)
+
+
+_DRAWN = re.compile(r"(\w{1,3})\1{4,}")
 
 
 _NUMERIC = re.compile(r"^[-+\u2212(]?[\d.,%]+[)%*]*$")
