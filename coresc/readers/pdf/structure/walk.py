@@ -102,7 +102,8 @@ class _Walk:
             return
         if block.kind == "caption+":
             if self.last_caption is not None:
-                self.last_caption.text = join_lines([self.last_caption.text, marked], mark=True)
+                self.last_caption.text = DOI_TAIL.sub("", join_lines(
+                    [self.last_caption.text, marked], mark=True)).strip()
             return
         label = FRONT_LABEL.match(text)
         if label and block.first.page <= 1 and (
