@@ -666,3 +666,20 @@ def test_a_radical_drawn_in_ligature_glyphs_is_not_a_heading():
     from coresc.readers.pdf.structure.kinds import _debris
 
     assert _debris("p " + "ffi" * 20) and not _debris("Data analysis")
+
+
+def test_a_captions_doi_is_left_out_where_the_caption_runs_on():
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["Drying Samples"], "Helvetica-Bold", 16)
+    fx._lines(c, 72, height - 110, ["1 Results"], "Helvetica-Bold", 11)
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:4]), 90), height - 130)
+    y = fx._lines(c, 72, y - 10, ["Figure 1. The balance and the oven."], "Times-Bold", 8, 9.5)
+    y = fx._lines(c, 72, y, ["Both were used for every sample we dried.",
+                             "doi:10.1371/journal.pone.0000010.g001"], "Times-Roman", 8, 9.5)
+    _page(c, height, fx._wrap(" ".join(SENTENCES[4:8]), 90), y - 10)
+    c.showPage()
+    c.save()
+    texts = _texts(buf.getvalue(), "doi.pdf")[1]
+    assert "Both were used for every sample we dried." in texts
+    assert not any("doi" in t for t in texts)
