@@ -18,6 +18,7 @@ was trained on ART and CRA: in-sample, for the reading figures only).
 
     python benchmarks/pdf_layouts.py --corpus cra --cv 3 [--root out/layouts]
         [--layouts article-2col,llncs] [--papers N] [--json FILE]
+    python benchmarks/pdf_layouts.py --corpus art --release-folds   (ART's 9 folds)
 """
 
 from __future__ import annotations
@@ -90,7 +91,10 @@ def _split_into(key: str, keys: list[str]) -> int:
     return -1
 
 
-def _folds(papers: list, k: int) -> list[int]:
+def _folds(papers: list, k: int, release: bool = False) -> list[int]:
+    if release:  # ART's 9 release folders (ann1 .. ann9), as ``experiments/cv.py art9``
+        names = sorted({Path(p.source_path).parent.name for p in papers})
+        return [names.index(Path(p.source_path).parent.name) for p in papers]
     return balanced_folds([len(p.sentences()) for p in papers], k) if k else [0] * len(papers)
 
 
@@ -121,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--layouts", default=None, help="comma-separated; default: all found")
     ap.add_argument("--papers", type=int, default=None)
     ap.add_argument("--cv", type=int, default=0, help="folds by paper (0: bundled fast)")
+    ap.add_argument("--release-folds", action="store_true",
+                    help="folds = the corpus's release folders (ART: ann1..ann9)")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
@@ -134,8 +140,8 @@ def main(argv: list[str] | None = None) -> int:
                 t.read_text())
     ids = sorted(truths)[:args.papers] if args.papers else sorted(truths)
     papers = [read_file(next(iter(truths[i].values()))["source"])[0] for i in ids]
-    folds = _folds(papers, args.cv)
-    models = _models(papers, folds, args.cv)
+    folds = _folds(papers, args.cv, args.release_folds)
+    models = _models(papers, folds, max(folds) + 1 if args.release_folds else args.cv)
     rows = {name: [] for name in layouts}
     gold: dict[str, list] = {}
     preds: dict[str, dict] = {name: {} for name in layouts}
