@@ -81,6 +81,22 @@ def paper(refs_heading: str = "References", numbers: bool = False,
     return buf.getvalue()
 
 
+def _start(title: str, heading: str):
+    """A page begun with a title and one numbered heading: (canvas, buffer, page height,
+    where the text goes on)."""
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, [title], "Helvetica-Bold", 16)
+    fx._lines(c, 72, height - 110, [heading], "Helvetica-Bold", 11)
+    return c, buf, height, height - 130
+
+
+def _finish(c, buf) -> bytes:
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
 def _texts(pdf: bytes, name: str = "paper.pdf"):
     doc = read_data(pdf, name)[0]
     return doc, [s.text for s in doc.sentences()]
@@ -343,9 +359,7 @@ def ligatures() -> bytes:
         if piece.endswith("of "):
             x += pdfmetrics.stringWidth(" ", "Vera", 10)
     c.drawString(x, y, "ours.")
-    c.showPage()
-    c.save()
-    return buf.getvalue()
+    return _finish(c, buf)
 
 
 def test_a_space_after_a_ligature_that_the_page_does_not_show_is_dropped():
@@ -364,9 +378,7 @@ def double_spaced() -> bytes:
         for i, line in enumerate(lines):
             fx._lines(c, 72 + (18 if i == 0 else 0), y - 10, [line], "Times-Roman", 11)
             y -= 27
-    c.showPage()
-    c.save()
-    return buf.getvalue()
+    return _finish(c, buf)
 
 
 def test_double_spaced_lines_are_read_as_paragraphs():
@@ -389,9 +401,7 @@ def ieee_headings() -> bytes:
         if sub:
             y = fx._lines(c, 72, y, [sub], "Times-Italic", 10) - 4
         y = _page(c, height, fx._wrap(" ".join(SENTENCES[10 * k:10 * k + 10]), 90), y) - 12
-    c.showPage()
-    c.save()
-    return buf.getvalue()
+    return _finish(c, buf)
 
 
 def test_small_capital_roman_headings_and_lettered_subsections():
@@ -415,9 +425,7 @@ def two_abstracts() -> bytes:
     c.drawString(120, y - 6, "We weighed the samples twice. Drying took a whole day.")
     y = fx._lines(c, 72, y - 30, ["1 Introdução"], "Helvetica-Bold", 11)
     _page(c, height, fx._wrap("As amostras vieram do campo. " * 6, 90), y - 4)
-    c.showPage()
-    c.save()
-    return buf.getvalue()
+    return _finish(c, buf)
 
 
 def test_the_abstract_in_a_second_language_is_left_out_as_the_xml_readers_do():
@@ -489,9 +497,7 @@ def lower_case_run_in() -> bytes:
     c.setFont("Times-Roman", 10)
     c.drawString(122, y - 4, "The isolates were typed by sequencing the end of the gene.")
     _page(c, height, fx._wrap(" ".join(SENTENCES[:6]), 90), y - 16.5)
-    c.showPage()
-    c.save()
-    return buf.getvalue()
+    return _finish(c, buf)
 
 
 def test_a_run_in_head_may_open_in_lower_case():
@@ -513,9 +519,7 @@ def abstract_paper(heading: str | None) -> bytes:
     y = _page(c, height, fx._wrap(" ".join(SENTENCES[30:36]), 100), y, size=8.5)
     y = fx._lines(c, 72, y - 14, ["1 Introduction"], "Helvetica-Bold", 11)
     _page(c, height, fx._wrap(" ".join(SENTENCES[:10]), 90), y - 4)
-    c.showPage()
-    c.save()
-    return buf.getvalue()
+    return _finish(c, buf)
 
 
 @pytest.mark.parametrize("heading", ["Zusammenfassung", "Samenvatting", None])
@@ -558,9 +562,7 @@ def boxed_and_structured() -> bytes:
                    "back into the oven for another hour.", 95)
     y = fx._lines(c, 72, y - 6, box, "Times-Roman", 7.5, leading=11)
     _page(c, height, fx._wrap(" ".join(SENTENCES[6:12]), 90), y - 16)
-    c.showPage()
-    c.save()
-    return buf.getvalue()
+    return _finish(c, buf)
 
 
 def test_a_structured_abstracts_inline_parts_and_a_box_are_read():
@@ -600,9 +602,7 @@ def unheaded_introduction(abstract_size: float = 9, indent: float = 30) -> bytes
         fx._lines(c, 72, y, [number], "Helvetica-Bold", size)
         fx._lines(c, 72 + gap, y, [head], "Helvetica-Bold", size)
         y = _page(c, height, fx._wrap(" ".join(SENTENCES[9:12]), 90), y - 16)
-    c.showPage()
-    c.save()
-    return buf.getvalue()
+    return _finish(c, buf)
 
 
 @pytest.mark.parametrize("abstract_size,indent", [(9, 0), (10, 30), (10, 0)])
@@ -617,35 +617,25 @@ def test_an_introduction_with_no_heading_is_not_read_as_the_abstract(abstract_si
 
 
 def test_a_short_line_ending_in_a_colon_ends_its_paragraph():
-    buf = io.BytesIO()
-    c, (_, height) = fx._canvas(buf)
-    fx._lines(c, 72, height - 80, ["A Course for Students"], "Helvetica-Bold", 16)
-    fx._lines(c, 72, height - 110, ["1 Audience"], "Helvetica-Bold", 11)
+    c, buf, height, top = _start("A Course for Students", "1 Audience")
     _page(c, height, fx._wrap(" ".join(SENTENCES[:4]), 90)
           + ["Examples of the students we are trying to help:",
              "Maya: an advanced student who wants to learn how the samples were dried."],
-          height - 130)
-    c.showPage()
-    c.save()
-    texts = _texts(buf.getvalue(), "colon.pdf")[1]
+          top)
+    texts = _texts(_finish(c, buf), "colon.pdf")[1]
     assert texts[-2:] == ["Examples of the students we are trying to help:",
                           "Maya: an advanced student who wants to learn how the samples were "
                           "dried."]
 
 
 def test_a_paragraph_opening_note_is_read_and_a_tables_note_is_not():
-    buf = io.BytesIO()
-    c, (_, height) = fx._canvas(buf)
-    fx._lines(c, 72, height - 80, ["Isolating DNA From Tissue"], "Helvetica-Bold", 16)
-    fx._lines(c, 72, height - 110, ["1 Methods"], "Helvetica-Bold", 11)
-    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:4]), 90), height - 130)
+    c, buf, height, top = _start("Isolating DNA From Tissue", "1 Methods")
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:4]), 90), top)
     y = _page(c, height, fx._wrap("Note: centrifugation steps were performed at 4 degrees. "
                                   + " ".join(SENTENCES[4:10]), 90), y - 8)
     y = _page(c, height, ["Note: SD, standard deviation."], y - 8)
     _page(c, height, fx._wrap(" ".join(SENTENCES[10:14]), 90), y - 8)
-    c.showPage()
-    c.save()
-    texts = _texts(buf.getvalue(), "note.pdf")[1]
+    texts = _texts(_finish(c, buf), "note.pdf")[1]
     assert "Note: centrifugation steps were performed at 4 degrees." in texts
     assert SENTENCES[7] in texts and not any("standard deviation" in t for t in texts)
 
@@ -669,17 +659,12 @@ def test_a_radical_drawn_in_ligature_glyphs_is_not_a_heading():
 
 
 def test_a_captions_doi_is_left_out_where_the_caption_runs_on():
-    buf = io.BytesIO()
-    c, (_, height) = fx._canvas(buf)
-    fx._lines(c, 72, height - 80, ["Drying Samples"], "Helvetica-Bold", 16)
-    fx._lines(c, 72, height - 110, ["1 Results"], "Helvetica-Bold", 11)
-    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:4]), 90), height - 130)
+    c, buf, height, top = _start("Drying Samples", "1 Results")
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:4]), 90), top)
     y = fx._lines(c, 72, y - 10, ["Figure 1. The balance and the oven."], "Times-Bold", 8, 9.5)
     y = fx._lines(c, 72, y, ["Both were used for every sample we dried.",
                              "doi:10.1371/journal.pone.0000010.g001"], "Times-Roman", 8, 9.5)
     _page(c, height, fx._wrap(" ".join(SENTENCES[4:8]), 90), y - 10)
-    c.showPage()
-    c.save()
-    texts = _texts(buf.getvalue(), "doi.pdf")[1]
+    texts = _texts(_finish(c, buf), "doi.pdf")[1]
     assert "Both were used for every sample we dried." in texts
     assert not any("doi" in t for t in texts)
