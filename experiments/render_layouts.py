@@ -170,7 +170,8 @@ _SYMBOLS = {"\u00b1": r"$\pm$", "\u00d7": r"$\times$", "\u00b0": r"\textdegree{}
             "\u00b5": r"$\mu$", "\u2264": r"$\leq$", "\u2265": r"$\geq$",
             "\u2192": r"$\rightarrow$", "\u2013": "--", "\u2014": "---", "\u2018": "`",
             "\u2019": "'", "\u201c": "``", "\u201d": "''", "\u2022": r"\textbullet{}",
-            "\u2032": "'", "\u2212": "-", "\u00a0": "~", "\u2009": r"\,", "\u2026": r"\dots{}"}
+            "\u2032": "'", "\u2212": "-", "\u00a0": "~", "\u2009": r"\,", "\u2026": r"\dots{}",
+            "\u0127": r"$\hbar$", "\u0126": "H"}  # (h-bar: Latin Extended-A, not in T1)
 # Unicode's names of Greek letters that TeX spells otherwise (or has no command for).
 _GREEK = {"lamda": r"$\lambda$", "final sigma": r"$\varsigma$", "omicron": "o"}
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",

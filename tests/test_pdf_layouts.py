@@ -188,6 +188,7 @@ def test_the_layout_renderer_writes_latex_with_every_element():
     import render_layouts as rl
 
     assert rl.escape("5% of {x} & α ≤ 2") == r"5\% of \{x\} \& $\alpha$ $\leq$ 2"
+    assert rl.escape("ħω") == r"$\hbar$$\omega$"  # (T1 has no h-bar)
     doc = read_data(b"<article><front><article-meta><title-group><article-title>A title"
                     b"</article-title></title-group></article-meta></front><body><sec>"
                     b"<title>Methods</title><p>We dried it. We weighed it.</p></sec><sec>"
