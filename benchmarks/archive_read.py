@@ -34,10 +34,9 @@ import time
 from pathlib import Path
 
 from coresc.batch import sources
-from coresc.readers import tarstream
 from coresc.batch.sources import expand, with_data
 from coresc.pipeline import read_source
-from coresc.readers import find_inputs
+from coresc.readers import find_inputs, tarstream
 
 sys.path.insert(0, str(Path(__file__).parent))
 from pmc_shape import make, source_papers  # noqa: E402  (the script beside this one)

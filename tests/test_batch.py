@@ -180,8 +180,8 @@ def test_stdout_streams_jsonl_and_tsv(papers_dir, capsysbinary):
     assert main(["annotate", str(papers_dir), "--to", "tsv", "-q"]) == 0
     out = capsysbinary.readouterr().out.decode()
     lines = out.splitlines()
-    assert lines[0].split("\t")[-1 - len(PROVENANCE_COLUMNS)] == "pred" and sum(line.startswith("paper\t")
-                                                      for line in lines) == 1
+    assert lines[0].split("\t")[-1 - len(PROVENANCE_COLUMNS)] == "pred"
+    assert sum(line.startswith("paper\t") for line in lines) == 1
     assert len({line.split("\t")[0] for line in lines[1:]}) == 6
 
 

@@ -19,7 +19,7 @@ from typing import TextIO
 
 from ..document import Paper
 from .jsonl import FIELDS, sentence_records
-from .provenance import PROVENANCE_KEYS
+from .provenance import PROVENANCE_KEYS, provenance_strings
 
 #: The provenance columns every row ends with (see :mod:`coresc.writers.provenance`).
 PROVENANCE_COLUMNS = (*PROVENANCE_KEYS, "coresc_version")
@@ -50,6 +50,7 @@ def tsv_part(paper: Paper, with_pred: bool | None = None,
     if with_withheld is None:
         with_withheld = _has_withheld(paper)
     columns = _columns(with_pred, with_withheld)
+    prov = provenance_strings(paper)
     rows = []
     for rec in sentence_records(paper, with_pred=with_pred):
         rec["gold"] = "|".join(rec["gold"])
@@ -58,16 +59,9 @@ def tsv_part(paper: Paper, with_pred: bool | None = None,
         if with_withheld:
             w = rec.get("withheld")
             rec["withheld"] = f"{w['label']}:{w['score']:.3f}" if w else ""
-        rec.update((k, _cell(rec["provenance"].get(k))) for k in PROVENANCE_COLUMNS)
+        rec.update((k, prov.get(k, "")) for k in PROVENANCE_COLUMNS)
         rows.append("\t".join(_field(rec[c]) for c in columns) + "\n")
     return "".join(rows)
-
-
-def _cell(value: object) -> object:
-    """A provenance value as a TSV cell: empty when unknown, ``true``/``false``."""
-    if value is None:
-        return ""
-    return str(value).lower() if isinstance(value, bool) else value
 
 
 def _has_withheld(paper: Paper) -> bool:
