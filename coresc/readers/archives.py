@@ -109,8 +109,24 @@ def _list_tar(path: str, keep: int) -> Listing:
     return listing
 
 
+def _open_zip(path: str) -> zipfile.ZipFile:
+    """The zip at a path or URL (a URL's file is closed with the zip)."""
+    from .remote import is_url, open_url
+
+    if not is_url(path):
+        return zipfile.ZipFile(path)
+    fh = open_url(path)
+    try:
+        zf = zipfile.ZipFile(fh)
+    except BaseException:
+        fh.close()
+        raise
+    zf._filePassed = 0  # the zip owns the file: closing it closes the file
+    return zf
+
+
 def _list_zip(path: str) -> Listing:
-    with zipfile.ZipFile(path) as zf:
+    with _open_zip(path) as zf:
         infos = {i.filename: i for i in zf.infolist() if not i.is_dir()}
         if "manifest.xml" in infos:
             article = _meca_article(path, zf.read(infos["manifest.xml"]))
@@ -224,7 +240,7 @@ def stream_members(path: str, wanted: list[str],
 
 def _stream_zip(path: str, wanted: list[str]) -> Iterator[tuple[str, bytes | InputError]]:
     try:
-        zf = zipfile.ZipFile(path)
+        zf = _open_zip(path)
     except damage() as exc:
         for name in wanted:
             yield name, InputError(member_name(path, name),

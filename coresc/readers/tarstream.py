@@ -17,12 +17,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO
 
+from .inputs import open_input as open_binary
+
 _GZIP, _BZIP2, _XZ = b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00"
-
-
-def open_binary(path: str) -> IO[bytes]:
-    """The file's bytes, as they are."""
-    return open(path, "rb")
 
 
 def damage() -> tuple[type[BaseException], ...]:
