@@ -109,22 +109,28 @@ def report(found: dict, args: argparse.Namespace) -> None:
               f"{r['failed']} | {r['wall']:.1f} | {r['cpu']:.1f} (runs {r['cpu_runs']}) | "
               f"{r['papers'] / r['wall']:.2f} | {r['sentences'] / r['cpu']:,.0f} | "
               f"{r['cpu'] / r['papers']:.3f} | {r['rss_mb']:.0f} |")
-    share = {"xml": 1 - args.pdf_share, "pdf": args.pdf_share}
     mean = {kind: statistics.fmean(r["sentences"] / r["papers"]
                                    for (m, k), r in found.items() if k == kind)
-            for kind in share}
+            for kind in ("xml", "pdf")}
     print(f"\nmean sentences per article measured: XML {mean['xml']:.0f}, PDF "
           f"{mean['pdf']:.0f}")
-    print(f"projection: {args.articles:,} articles, {100 * share['pdf']:g}% PDF-only, at "
-          f"${args.price} per vCPU-hour")
-    print("\n| model | CPU-hours | on-demand cost | wall time on 1,000 vCPUs |")
-    print("| --- | ---: | ---: | ---: |")
+    print(f"projection: {args.articles:,} articles at ${args.price} per vCPU-hour; the "
+          f"assumed share PDF-only is {100 * args.pdf_share:g}%, the others bound it")
+    print("\n| model | PDF-only share | CPU-hours | cost | wall time on 1,000 vCPUs |")
+    print("| --- | ---: | ---: | ---: | ---: |")
     for model in dict.fromkeys(m for m, _ in found):
-        seconds = sum(args.articles * share[k] * found[(model, k)]["cpu"]
-                      / found[(model, k)]["papers"] for k in share)
-        hours = seconds / 3600
-        print(f"| `{model}` | {hours:,.0f} | ${hours * args.price:,.0f} | "
-              f"{hours / 1000:,.1f} h |")
+        for pdf in sorted({0.0, args.pdf_share, 0.1, 1.0}):
+            hours = cpu_hours(found, model, args.articles, pdf)
+            print(f"| `{model}` | {100 * pdf:g}% | {hours:,.0f} | "
+                  f"${hours * args.price:,.0f} | {hours / 1000:,.2f} h |")
+
+
+def cpu_hours(found: dict, model: str, articles: int, pdf_share: float) -> float:
+    """CPU-hours of ``articles`` with ``pdf_share`` of them PDF-only, each kind at its
+    measured CPU seconds per article."""
+    share = {"xml": 1 - pdf_share, "pdf": pdf_share}
+    return sum(articles * share[k] * found[(model, k)]["cpu"] / found[(model, k)]["papers"]
+               for k in share) / 3600
 
 
 def main(argv: list[str] | None = None) -> int:

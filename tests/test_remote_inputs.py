@@ -83,7 +83,7 @@ def test_a_pmc_mirror_in_a_bucket_is_read_with_its_metadata_and_resumed(s3, tmp_
     assert annotate_files([url], folder, progress="off").done == 2
     again = annotate_files([url], folder, progress="off", resume=True)
     assert (again.done, again.skipped) == (0, 2)  # the bucket's sizes and times compared
-    s3.pipe(f"{prefix}/PMC2.1/PMC2.1.xml", jats("PMC2").replace(b"yeast", b"wheat"))
+    s3.pipe(f"{prefix}/PMC2.1/PMC2.1.xml", jats("PMC2").replace(b"yeast", b"barley"))  # a new size
     changed = annotate_files([url], folder, progress="off", resume=True)
     assert (changed.done, changed.skipped) == (1, 1)
 
