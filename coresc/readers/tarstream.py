@@ -28,38 +28,44 @@ def damage() -> tuple[type[BaseException], ...]:
 
     errors: tuple[type[BaseException], ...] = (
         tarfile.TarError, zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError)
-    isal = _isal_gzip()
-    return errors + (isal.IsalError,) if isal is not None else errors
+    if _isal_gzip() is None:
+        return errors
+    from isal.isal_zlib import error  # what ends a damaged stream, beside gzip's own
+
+    return (*errors, error)
 
 
 def _isal_gzip():
+    """ISA-L's gzip module, or None where the ``isal`` package is not installed."""
     try:
         from isal import igzip
     except ImportError:
         return None
-    from isal.isal_zlib import error
-
-    igzip.IsalError = error  # what ends a damaged stream, beside gzip's own errors
     return igzip
 
 
-def unpacked(path: str) -> IO[bytes]:
+@contextmanager
+def unpacked(path: str) -> Iterator[IO[bytes]]:
     """``path``'s bytes decompressed as read: gzip (ISA-L when installed), bzip2, xz, or
-    a plain tar as it is."""
+    a plain tar as it is; the file is closed with it."""
     import bz2
     import gzip
     import lzma
 
-    with open_binary(path) as fh:
-        head = fh.read(6)
-    if head.startswith(_GZIP):
-        isal = _isal_gzip()
-        return (isal or gzip).open(open_binary(path), "rb")
-    if head.startswith(_BZIP2):
-        return bz2.open(open_binary(path), "rb")
-    if head.startswith(_XZ):
-        return lzma.open(open_binary(path), "rb")
-    return open_binary(path)
+    with open_binary(path) as raw:
+        head = raw.read(6)
+        raw.seek(0)
+        if head.startswith(_GZIP):
+            opener = (_isal_gzip() or gzip).open
+        elif head.startswith(_BZIP2):
+            opener = bz2.open
+        elif head.startswith(_XZ):
+            opener = lzma.open
+        else:
+            yield raw
+            return
+        with opener(raw, "rb") as fh:
+            yield fh
 
 
 @contextmanager
