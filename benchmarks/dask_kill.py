@@ -17,6 +17,7 @@ recorded in the manifest. Then checks the output against the plan:
 Prints the figures and exits 1 when anything is lost or doubled.
 
     python benchmarks/dask_kill.py [--n 1000] [--model fast] [--workers 2] [--kill-at 0.3]
+        [--two-passes]
 """
 
 from __future__ import annotations
@@ -137,9 +138,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--kill-at", type=float, default=0.3,
                     help="kill a worker once this share of the articles is recorded")
+    ap.add_argument("--two-passes", action="store_true",
+                    help="keep no member's bytes from the listing (as an archive larger "
+                         "than 128 MB of members is read: its members streamed again)")
     ap.add_argument("--keep", type=Path, default=None,
                     help="a folder to keep the archive, output and manifest in")
     args = ap.parse_args(argv)
+    if args.two_passes:
+        from coresc.batch import sources
+
+        sources.KEEP_LISTED_BYTES = 0
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
         return run(args, args.keep)
