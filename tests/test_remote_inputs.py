@@ -15,6 +15,7 @@ pytest.importorskip("s3fs")
 moto_server = pytest.importorskip("moto.server")
 
 from coresc.batch import annotate_files  # noqa: E402
+from coresc.batch.outputs import MANIFEST_NAME  # noqa: E402
 from coresc.errors import CorescError  # noqa: E402
 from coresc.readers import find_inputs  # noqa: E402
 
@@ -81,6 +82,9 @@ def test_a_pmc_mirror_in_a_bucket_is_read_with_its_metadata_and_resumed(s3, tmp_
         "PMC1.1": ("PMC1", "cc-by"), "PMC2.1": ("PMC2", "cc0")}
     folder = tmp_path / "out"  # one file an article: --resume redoes only what changed
     assert annotate_files([url], folder, progress="off").done == 2
+    lines = [json.loads(line) for line in (folder / MANIFEST_NAME).read_text().splitlines()]
+    assert [r["input"] for r in lines[1:]] == [f"s3://{prefix}/PMC1.1/PMC1.1.xml",
+                                               f"s3://{prefix}/PMC2.1/PMC2.1.xml"]
     again = annotate_files([url], folder, progress="off", resume=True)
     assert (again.done, again.skipped) == (0, 2)  # the bucket's sizes and times compared
     s3.pipe(f"{prefix}/PMC2.1/PMC2.1.xml", jats("PMC2").replace(b"yeast", b"barley"))  # a new size

@@ -35,6 +35,7 @@ from ..pipeline import (  # MAX_SEQUENCE, paper_blocks: named here before pipeli
     source_bytes,
 )
 from ..readers.inputs import input_stat, open_input
+from ..readers.remote import is_url
 from ..writers import WRITERS, Writer, get_writer
 
 
@@ -237,10 +238,10 @@ def _signals_held() -> Iterator[None]:
 
 
 def input_key(path: str | Path) -> str:
-    """How the manifest names an input: its absolute path (an archive member's: its
-    archive's, ``::``, its name in the archive)."""
+    """How the manifest names an input: its absolute path, or its URL as given (an
+    archive member's: its archive's, ``::``, its name in the archive)."""
     archive, sep, member = str(path).partition("::")
-    return os.path.abspath(archive) + sep + member
+    return (archive if is_url(archive) else os.path.abspath(archive)) + sep + member
 
 
 def manifest_line(record: dict[str, Any]) -> str:
