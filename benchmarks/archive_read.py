@@ -17,6 +17,8 @@ least noise.
 "tar.gz 2 passes" is the same archive with nothing kept from its listing
 (``coresc.batch.sources.KEEP_LISTED_BYTES`` = 0): how an archive larger than what a plan
 keeps (128 MB of members) is read, decompressed once to list it, once to read it.
+"(zlib)": the same with gzip inflated by the standard library's zlib, as where the
+``isal`` package (the ``archives`` extra) is not installed; otherwise ISA-L inflates it.
 ``--annotate`` also times whole ``coresc annotate`` runs with the fast model.
 
     python benchmarks/archive_read.py [--rounds 9] [--annotate 3]
@@ -34,7 +36,7 @@ from pathlib import Path
 from coresc.batch import sources
 from coresc.batch.sources import expand, with_data
 from coresc.pipeline import read_source
-from coresc.readers import find_inputs
+from coresc.readers import find_inputs, tarstream
 
 sys.path.insert(0, str(Path(__file__).parent))
 from pmc_shape import make, source_papers  # noqa: E402  (the script beside this one)
@@ -69,7 +71,8 @@ def annotate(path: Path, out: Path) -> None:
 
 #: What a ``.tar.gz`` listing keeps, per kind: the default (read once), or nothing (its
 #: members streamed in a second pass, as in an archive larger than the default keeps).
-KEEP = {"tar.gz 2 passes": 0}
+KEEP = {"tar.gz 2 passes": 0, "tar.gz 2 passes (zlib)": 0}
+ISAL = tarstream._isal_gzip
 
 
 def rounds(kinds: dict[str, Path], n: int, run) -> dict[str, list[tuple[float, float]]]:
@@ -81,10 +84,11 @@ def rounds(kinds: dict[str, Path], n: int, run) -> dict[str, list[tuple[float, f
     for r in range(n):
         for name in names[r % len(names):] + names[:r % len(names)]:  # rotate the order
             sources.KEEP_LISTED_BYTES = KEEP.get(name, default)
+            tarstream._isal_gzip = (lambda: None) if "zlib" in name else ISAL
             t0, c0 = time.perf_counter(), time.process_time()
             run(name, kinds[name])
             times[name].append((time.perf_counter() - t0, time.process_time() - c0))
-    sources.KEEP_LISTED_BYTES = default
+    sources.KEEP_LISTED_BYTES, tarstream._isal_gzip = default, ISAL
     return times
 
 
@@ -95,7 +99,7 @@ def report(title: str, times: dict[str, list[tuple[float, float]]]) -> None:
         for name, ts in times.items():
             vals = [t[i] for t in ts]
             med = statistics.median(vals)
-            print(f"  {what:4s} {name:15s} {med:7.3f} s  (min {min(vals):.3f}, max "
+            print(f"  {what:4s} {name:22s} {med:7.3f} s  (min {min(vals):.3f}, max "
                   f"{max(vals):.3f})  {100 * (med / base - 1):+6.1f}% against the folder")
 
 
@@ -108,7 +112,12 @@ def main(argv: list[str] | None = None) -> int:
     papers = source_papers(data_dir())
     with tempfile.TemporaryDirectory() as tmp:
         kinds = {"folder": Path(tmp) / "folder", "tar.gz": Path(tmp) / "pmc.tar.gz",
-                 "tar.gz 2 passes": Path(tmp) / "pmc.tar.gz", "zip": Path(tmp) / "pmc.zip"}
+                 "tar.gz 2 passes": Path(tmp) / "pmc.tar.gz",
+                 "tar.gz (zlib)": Path(tmp) / "pmc.tar.gz",
+                 "tar.gz 2 passes (zlib)": Path(tmp) / "pmc.tar.gz",
+                 "zip": Path(tmp) / "pmc.zip"}
+        if ISAL() is None:
+            raise SystemExit("install isal (pip install 'coresc[archives]') to compare")
         for path in set(kinds.values()):
             make(path, len(papers), newer_every=0, retracted_every=0)
         counts = {name: read_all(path) for name, path in kinds.items()}  # warm the cache
@@ -127,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
               "read of the folder:")
         for name, ts in fetching.items():
             extra = statistics.median(t[1] for t in ts) - base
-            print(f"  {name:15s} {extra:+.3f} s = {100 * extra / full:+.1f}%")
+            print(f"  {name:22s} {extra:+.3f} s = {100 * extra / full:+.1f}%")
         if args.annotate:
             outs = Path(tmp) / "out"
             report("coresc annotate --to jsonl (fast model, one process)",

@@ -47,6 +47,7 @@ class Source:
     archive: str | None = None
     member: str | None = None
     stamp: tuple[int, int] | None = None
+    offset: int | None = None  # where a tar member's bytes start once unpacked (as listed)
     #: Provenance known before reading (an archived PMC metadata JSON's), as pairs.
     meta: tuple[tuple[str, Any], ...] = ()
 

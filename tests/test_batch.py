@@ -17,7 +17,9 @@ from coresc.batch.progress import Progress
 from coresc.cli import main
 from coresc.commands.convert import read_papers
 from coresc.model import load_default
+from coresc.pipeline import model_provenance
 from coresc.writers import write_papers
+from coresc.writers.tsv import PROVENANCE_COLUMNS
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +38,8 @@ def test_streamed_outputs_equal_whole_batch_writing(papers_dir, tmp_path):
     model = load_default()
     papers, _, files = read_papers([papers_dir])
     model.annotate(papers)
+    for paper in papers:  # what annotate_files records of the model that labelled them
+        paper.meta.update(model_provenance(model))
     for fmt, out in (("xml", "x"), ("html", "h"), ("jsonl", "all.jsonl"), ("tsv", "all.tsv")):
         write_papers(papers, fmt, tmp_path / "old" / out, inputs=files, as_directory=True)
         summary = annotate_files([papers_dir], tmp_path / "new" / out, to=fmt, progress="off")
@@ -176,8 +180,8 @@ def test_stdout_streams_jsonl_and_tsv(papers_dir, capsysbinary):
     assert main(["annotate", str(papers_dir), "--to", "tsv", "-q"]) == 0
     out = capsysbinary.readouterr().out.decode()
     lines = out.splitlines()
-    assert lines[0].split("\t")[-1] == "pred" and sum(line.startswith("paper\t")
-                                                      for line in lines) == 1
+    assert lines[0].split("\t")[-1 - len(PROVENANCE_COLUMNS)] == "pred"
+    assert sum(line.startswith("paper\t") for line in lines) == 1
     assert len({line.split("\t")[0] for line in lines[1:]}) == 6
 
 

@@ -70,7 +70,7 @@ def test_getting_started_lists_every_extra_and_what_test_holds() -> None:
     rows = dict(re.findall(r"^\| `([\w-]+)` \| [^|]+ \| ([^|]+) \|$", page, re.M))
     assert set(rows) == set(extras), sorted(rows)
     test_row = rows["test"].lower()
-    inner = re.search(r"coresc\[(.*)\]", " ".join(extras["test"]))[1].split(",")
+    inner = re.search(r"coresc\[([^]]*)\]", " ".join(extras["test"]))[1].split(",")
     for extra in extras:
         assert (f"`{extra}`" in test_row) == (extra in inner or extra == "train"), extra
     assert "not `train`" in test_row

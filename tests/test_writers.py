@@ -8,6 +8,7 @@ import json
 import pytest
 from lxml import etree
 
+from coresc._version import __version__
 from coresc.document import Label, Paper, Paragraph, Prediction, Section, Sentence
 from coresc.errors import UsageError
 from coresc.readers import iter_input_files, read_file
@@ -21,7 +22,7 @@ from coresc.writers import (
 )
 from coresc.writers.jsonl import write_jsonl
 from coresc.writers.mode2 import render_mode2
-from coresc.writers.tsv import write_tsv
+from coresc.writers.tsv import PROVENANCE_COLUMNS, write_tsv
 from coresc.xmlsafe import parse_xml
 
 
@@ -185,7 +186,9 @@ def test_jsonl_records(mode2_paper):
     records = [json.loads(line) for line in buf.getvalue().splitlines()]
     assert len(records) == len(mode2_paper)
     assert list(records[3]) == ["paper", "sid", "section", "section_type", "zone", "text",
-                                "gold"]
+                                "gold", "provenance"]
+    assert records[3].pop("provenance") == {"source_format": "xml",
+                                            "coresc_version": __version__}
     assert records[3] == {"paper": "io_mode2_small", "sid": "4", "section": "Animals",
                           "section_type": "methods", "zone": "body",
                           "text": "Rats received implants (n = 10).", "gold": ["Exp", "Met"]}
@@ -213,16 +216,17 @@ def test_tsv_header_escaping_and_pred_column(mode2_paper):
     write_tsv([mode2_paper], buf)
     lines = buf.getvalue().split("\n")
     assert lines[-1] == "" and len(lines) == len(mode2_paper) + 2
-    assert lines[0] == "paper\tsid\tsection\tsection_type\tzone\ttext\tgold"
+    assert lines[0] == "\t".join(("paper", "sid", "section", "section_type", "zone", "text",
+                                  "gold", *PROVENANCE_COLUMNS))
     rows = [line.split("\t") for line in lines[1:-1]]
-    assert all(len(r) == 7 for r in rows)
+    assert all(len(r) == 7 + len(PROVENANCE_COLUMNS) for r in rows)
     assert rows[1][5] == "Tab here, new line"
     assert rows[3][6] == "Exp|Met" and rows[4][6] == ""
     mode2_paper.sentences()[0].pred = [Prediction("Obj", 0.9124), Prediction("Res", 0.071)]
     buf = io.StringIO()
     write_tsv([mode2_paper], buf)
     lines = buf.getvalue().splitlines()
-    assert lines[0].endswith("\tgold\tpred")
+    assert lines[0].endswith("\tgold\tpred\t" + "\t".join(PROVENANCE_COLUMNS))
     assert lines[1].split("\t")[7] == "Obj:0.912|Res:0.071"
     assert lines[2].split("\t")[7] == ""
 

@@ -52,9 +52,12 @@ def test_header_declares_taxonomy_and_application(predicted):
     # Every pointer resolves to a category.
     for s in root.xpath("//t:s[@ana]", namespaces=NS):
         assert all(t[1:] in cats for t in s.get("ana").split())
-    # encodingDesc sits in its schema place: after fileDesc, before profileDesc.
+    # encodingDesc sits in its schema place: after fileDesc, before profileDesc; the
+    # provenance in xenoData, after profileDesc
     assert [localname(c) for c in root.find("t:teiHeader", NS)] == [
-        "fileDesc", "encodingDesc", "profileDesc"]
+        "fileDesc", "encodingDesc", "profileDesc", "xenoData"]
+    [prov] = root.find("t:teiHeader/t:xenoData", NS)
+    assert prov.tag == f"{{{CORESC_NS}}}provenance" and prov.get("source_format") == "xml"
 
 
 def _strip_coresc(root: etree._Element) -> None:
@@ -65,7 +68,9 @@ def _strip_coresc(root: etree._Element) -> None:
     for el in root.xpath("//t:application[@ident='coresc'] | //t:taxonomy[@xml:id='coresc']",
                          namespaces=NS):
         el.getparent().remove(el)
-    for name in ("classDecl",):
+    for el in root.iter(f"{{{CORESC_NS}}}provenance"):
+        el.getparent().remove(el)
+    for name in ("classDecl", "xenoData"):
         for el in root.iter(f"{{{TEI_NS}}}{name}"):
             if len(el) == 0:
                 el.getparent().remove(el)

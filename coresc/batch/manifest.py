@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from ..errors import OutputError, UsageError
+from ..errors import InputError, OutputError, UsageError
+from ..readers.inputs import input_stat
 from .outputs import Store
 from .work import Outcome, fingerprint, input_key, manifest_line
 
@@ -198,12 +199,12 @@ class Manifest:
             return False
         size, mtime_ns, sha = rec
         try:
-            st = os.stat(path)
-        except OSError:
+            now = input_stat(path)
+        except (OSError, InputError):
             return False
-        if (st.st_size, st.st_mtime_ns) == (size, mtime_ns):
+        if now == (size, mtime_ns):
             return True
-        return st.st_size == size and fingerprint(path)["sha256"] == sha
+        return now[0] == size and fingerprint(path)["sha256"] == sha
 
     def add(self, outcome: Outcome, path: str | None, written: bool = False) -> None:
         """Record an outcome (after its outputs are written) and flush it to disk;

@@ -158,7 +158,9 @@ def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
     loaded = open_model(model_dir, shared=jobs > 1 or scheduler is not None)
     check_domain(loaded, domain)
     if as_directory is None:
-        as_directory = len(inputs) > 1 or any(Path(p).is_dir() for p in inputs)
+        from ..readers.remote import names_folder
+
+        as_directory = len(inputs) > 1 or any(names_folder(p) for p in inputs)
     if (scheduler is not None or resume) and is_stdout(output):
         raise UsageError(f"{'--scheduler' if scheduler is not None else '--resume'} needs "
                          f"-o (an output file or directory)")

@@ -82,7 +82,8 @@ def archive_sources(path: str, keep: int = 0) -> list[Source]:
     except InputError as exc:
         return [Source(name=path, path=path, problem=exc.problem)]
     out = [Source(name=member_name(path, m.name), archive=path, member=m.name,
-                  stamp=(m.size, m.mtime_ns), meta=tuple(m.meta.items()), data=m.data)
+                  stamp=(m.size, m.mtime_ns), meta=tuple(m.meta.items()), data=m.data,
+                  offset=m.offset)
            for m in listing.members]
     if listing.problem is not None:  # (an archive of no papers at all gives no input)
         out.append(Source(name=path, path=path, problem=listing.problem))
@@ -127,7 +128,9 @@ def _attach(run: list[Source]) -> Iterator[Source]:
     if not run:
         return
     by_member = {s.member: s for s in run}
-    for member, data in stream_members(run[0].archive, [s.member for s in run]):
+    where = {s.member: (s.offset, s.stamp[0]) for s in run
+             if s.offset is not None and s.stamp is not None}
+    for member, data in stream_members(run[0].archive, [s.member for s in run], where):
         source = by_member[member]
         if isinstance(data, InputError):
             yield replace(source, problem=data.problem)

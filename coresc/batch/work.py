@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..document import Paper, Paragraph
-from ..errors import CorescError, OutputError
+from ..errors import CorescError, InputError, OutputError
 from ..limits import paper_time, release_memory, time_limit
 from ..pipeline import (  # MAX_SEQUENCE, paper_blocks: named here before pipeline was
     MAX_SEQUENCE,  # noqa: F401
@@ -34,6 +34,8 @@ from ..pipeline import (  # MAX_SEQUENCE, paper_blocks: named here before pipeli
     render,
     source_bytes,
 )
+from ..readers.inputs import input_stat, open_input
+from ..readers.remote import is_url
 from ..writers import WRITERS, Writer, get_writer
 
 
@@ -103,12 +105,12 @@ class Outcome:
 
 def fingerprint(path: str | Path) -> dict[str, Any]:
     """``size``, ``mtime_ns`` and ``sha256`` of a file (what the manifest compares)."""
-    st = os.stat(path)
+    size, mtime_ns = input_stat(path)
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
-    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": digest.hexdigest()}
+    return {"size": size, "mtime_ns": mtime_ns, "sha256": digest.hexdigest()}
 
 
 # ---------------------------------------------------------------- papers for workers
@@ -236,10 +238,10 @@ def _signals_held() -> Iterator[None]:
 
 
 def input_key(path: str | Path) -> str:
-    """How the manifest names an input: its absolute path (an archive member's: its
-    archive's, ``::``, its name in the archive)."""
+    """How the manifest names an input: its absolute path, or its URL as given (an
+    archive member's: its archive's, ``::``, its name in the archive)."""
     archive, sep, member = str(path).partition("::")
-    return os.path.abspath(archive) + sep + member
+    return (archive if is_url(archive) else os.path.abspath(archive)) + sep + member
 
 
 def manifest_line(record: dict[str, Any]) -> str:
@@ -287,8 +289,8 @@ def _read_recorded(source: Source, out: Outcome) -> bytes:
     the bytes that are parsed, and the modification time from before they were read (so
     a file changed meanwhile is seen as changed by ``--resume``)."""
     if source.path is not None and source.problem is None:
-        with contextlib.suppress(OSError):
-            out.mtime_ns = os.stat(source.path).st_mtime_ns  # else the reader says why
+        with contextlib.suppress(OSError, InputError):  # else the reader says why
+            out.mtime_ns = input_stat(source.path)[1]
     elif source.stamp is not None:  # an archive member: its time in the archive
         out.mtime_ns = source.stamp[1]
     data = source_bytes(source)

@@ -4,19 +4,19 @@ INPUT may be files, directories (read recursively: .xml .nxml .txt .jsonl .pdf a
 archives; files of other types are listed as skipped) or - for standard input, in any
 readable format (JATS, Elsevier, GROBID TEI, SciXML/ART, mode2, plain text, JSONL).
 PubMed Central as distributed is read as it comes: one PMC<id>.<version>/ folder per
-article version (its XML, else its PDF, with the metadata JSON as provenance), .tar.gz
-/ .tgz / .zip archives member by member without unpacking (MECA zips: the JATS their
-manifest names), and PMC's inventory CSV (.csv, .csv.gz) as the list of inputs; of
-two versions of an article the newer is annotated, and --resume replaces an older
-version's records by the newer's. PDFs are read
-by the embedded reader, or by a GROBID server (--grobid URL or $CORESC_GROBID_URL).
-Without --model the bundled model is used (offline). XML output is the input's own
-dialect: TEI input (and PDFs) gives TEI, each <s> carrying ana/coresc:score; other XML
-gives mode2 with
-CoreSc1..CoreSc3 elements in each sentence (--to mode2 gives mode2 for all). JSONL/TSV
-records gain "pred", the ranked labels with scores. --to bioc, bioc-json, w3c (W3C Web
-Annotation), pubannotation and parquet write what text-mining hubs and analysis tools
-take in, each record with the article's identifiers, licence and the model
+article version (its XML, else its PDF, with the metadata JSON as provenance), .tar.gz /
+.tgz / .zip archives member by member without unpacking (MECA zips: the JATS their
+manifest names), and PMC's inventory CSV (.csv, .csv.gz) as the list of inputs; a
+folder, file or archive may be an fsspec URL (s3://pmc-oa-opendata/ ..., with the remote
+extra); of two versions of an article the newer is annotated, and --resume replaces an
+older version's records by the newer's. PDFs are read by the embedded reader, or by a
+GROBID server (--grobid URL or $CORESC_GROBID_URL). Without --model the bundled model is
+used (offline). XML output is the input's own dialect: TEI input (and PDFs) gives TEI,
+each <s> carrying ana/coresc:score; other XML gives mode2 with CoreSc1..CoreSc3 elements
+in each sentence (--to mode2 gives mode2 for all). JSONL/TSV records gain "pred", the
+ranked labels with scores, and end with the provenance. --to bioc, bioc-json, w3c (W3C
+Web Annotation), pubannotation and parquet write what text-mining hubs and analysis
+tools take in, each record with the article's identifiers, licence and the model
 (docs/formats.md). Output goes to stdout without -o (parquet needs -o FILE); several
 papers as xml, html or pubannotation need -o DIRECTORY.
 

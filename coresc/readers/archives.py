@@ -17,7 +17,6 @@ from __future__ import annotations
 import posixpath
 import tarfile
 import zipfile
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -28,12 +27,10 @@ from ..limits import max_input_bytes, too_large
 from ..xmlsafe import localname, parse_xml
 from .inputs import ARCHIVE_SUFFIXES, INPUT_SUFFIXES
 from .pmc import article_file, article_version, from_metadata, is_metadata_file
+from .tarstream import Moved, damage, members_at, tar_stream
 
 #: What joins an archive's path and a member's name in input names (``a.tgz::PMC1.xml``).
 SEPARATOR = "::"
-#: What reading an archive can raise when it is damaged or not what its name says.
-_DAMAGE = (tarfile.TarError, zipfile.BadZipFile, zlib.error, EOFError, OSError,
-           ValueError)
 
 
 def is_archive(path: str) -> bool:
@@ -56,6 +53,7 @@ class Member:
     mtime_ns: int
     meta: dict[str, Any] = field(default_factory=dict)
     data: bytes | None = None  # its bytes, where the listing kept them (see list_members)
+    offset: int | None = None  # where a tar member's bytes start in the unpacked stream
 
 
 @dataclass
@@ -80,7 +78,7 @@ def list_members(path: str, keep: int = 0) -> Listing:
         return _list_tar(path, keep)
     except InputError:
         raise
-    except _DAMAGE as exc:
+    except damage() as exc:
         raise InputError(path, f"cannot read as an archive ({_why(exc)})") from None
 
 
@@ -91,7 +89,7 @@ def _why(exc: BaseException) -> str:
 def _list_tar(path: str, keep: int) -> Listing:
     listing, found, metadata = Listing(), [], {}
     limit = min(keep, max_input_bytes())
-    with tarfile.open(path, "r|*") as tf:
+    with tar_stream(path) as tf:
         try:
             for info in tf:
                 if not info.isfile() or not _usable(info.name):
@@ -99,19 +97,36 @@ def _list_tar(path: str, keep: int) -> Listing:
                 if is_metadata_file(info.name):
                     metadata[_stem(info.name)] = _json_meta(tf, info)
                 elif info.name.lower().endswith(INPUT_SUFFIXES):
-                    member = Member(info.name, info.size, int(info.mtime) * 10**9)
+                    member = Member(info.name, info.size, int(info.mtime) * 10**9,
+                                    offset=info.offset_data)
                     if info.size <= limit:
                         member.data = tf.extractfile(info).read()
                         limit -= info.size
                     found.append(member)
-        except _DAMAGE as exc:
+        except damage() as exc:
             listing.problem = f"archive damaged after {len(found)} input(s) ({_why(exc)})"
     listing.members = _one_per_article(found, metadata)
     return listing
 
 
+def _open_zip(path: str) -> zipfile.ZipFile:
+    """The zip at a path or URL (a URL's file is closed with the zip)."""
+    from .remote import is_url, open_url
+
+    if not is_url(path):
+        return zipfile.ZipFile(path)
+    fh = open_url(path)
+    try:
+        zf = zipfile.ZipFile(fh)
+    except BaseException:
+        fh.close()
+        raise
+    zf._filePassed = 0  # the zip owns the file: closing it closes the file
+    return zf
+
+
 def _list_zip(path: str) -> Listing:
-    with zipfile.ZipFile(path) as zf:
+    with _open_zip(path) as zf:
         infos = {i.filename: i for i in zf.infolist() if not i.is_dir()}
         if "manifest.xml" in infos:
             article = _meca_article(path, zf.read(infos["manifest.xml"]))
@@ -205,20 +220,28 @@ def _meca_article(path: str, manifest: bytes) -> str | None:
 # ---------------------------------------------------------------- reading members
 
 
-def stream_members(path: str, wanted: list[str]) -> Iterator[tuple[str, bytes | InputError]]:
+def stream_members(path: str, wanted: list[str],
+                   where: dict[str, tuple[int, int]] | None = None,
+                   ) -> Iterator[tuple[str, bytes | InputError]]:
     """``(member, bytes)`` for each ``wanted`` member in archive order (the order
     :func:`list_members` gave), or ``(member, InputError)`` for one that cannot be read.
-    Damage that ends a tar stream fails the wanted members it cuts off, each on its own."""
+    Damage that ends a tar stream fails the wanted members it cuts off, each on its own.
+
+    ``where``: each wanted tar member's ``(offset, size)`` as listed
+    (``Member.offset``): the members are then read at their offsets, no tar header
+    parsed but the one before each."""
     if str(path).lower().endswith(".zip"):
         yield from _stream_zip(path, wanted)
+    elif where is not None and all(name in where for name in wanted):
+        yield from _tar_at(path, wanted, where)
     else:
         yield from _stream_tar(path, wanted)
 
 
 def _stream_zip(path: str, wanted: list[str]) -> Iterator[tuple[str, bytes | InputError]]:
     try:
-        zf = zipfile.ZipFile(path)
-    except _DAMAGE as exc:
+        zf = _open_zip(path)
+    except damage() as exc:
         for name in wanted:
             yield name, InputError(member_name(path, name),
                                    f"cannot read the archive ({_why(exc)})")
@@ -237,14 +260,14 @@ def _zip_bytes(zf: zipfile.ZipFile, path: str, name: str) -> bytes | InputError:
         return zf.read(info)
     except KeyError:
         return InputError(where, "no longer in the archive")
-    except _DAMAGE as exc:
+    except damage() as exc:
         return InputError(where, f"damaged member ({_why(exc)})")
 
 
 def _stream_tar(path: str, wanted: list[str]) -> Iterator[tuple[str, bytes | InputError]]:
     todo = set(wanted)
     try:
-        with tarfile.open(path, "r|*") as tf:
+        with tar_stream(path) as tf:
             for info in tf:
                 if info.name in todo:
                     data = _tar_bytes(tf, info, path)  # damage here fails this member too
@@ -252,13 +275,32 @@ def _stream_tar(path: str, wanted: list[str]) -> Iterator[tuple[str, bytes | Inp
                     yield info.name, data
                     if not todo:
                         return
-    except _DAMAGE as exc:
+    except damage() as exc:
         why = f"archive damaged in or before this member ({_why(exc)})"
     else:
         why = "no longer in the archive"
     for name in wanted:  # in order: those the stream did not reach
         if name in todo:
             yield name, InputError(member_name(path, name), why)
+
+
+def _tar_at(path: str, wanted: list[str], where: dict[str, tuple[int, int]],
+            ) -> Iterator[tuple[str, bytes | InputError]]:
+    todo, limit = set(wanted), max_input_bytes()
+    for name in wanted:  # too large to read: failed before the pass
+        if where[name][1] > limit:
+            todo.discard(name)
+            yield name, too_large(member_name(path, name), where[name][1])
+    try:
+        for name, data in members_at(path, [(n, *where[n]) for n in wanted if n in todo]):
+            todo.discard(name)
+            yield name, InputError(member_name(path, name), "the archive changed since it "
+                                   "was listed") if isinstance(data, Moved) else data
+    except damage() as exc:
+        why = f"archive damaged in or before this member ({_why(exc)})"
+        for name in wanted:
+            if name in todo:
+                yield name, InputError(member_name(path, name), why)
 
 
 def _tar_bytes(tf: tarfile.TarFile, info: tarfile.TarInfo, path: str) -> bytes | InputError:

@@ -47,6 +47,10 @@ def read_input_bytes(path: str | Path) -> bytes:
     and the read stops one byte past the limit should the file grow meanwhile. Raises
     :class:`InputError`.
     """
+    from .remote import is_url, read_url_bytes
+
+    if is_url(path):
+        return read_url_bytes(path)
     try:
         st = os.stat(path)
     except OSError as exc:
@@ -98,8 +102,8 @@ class InputFiles:
     starting with ".") are none of these. Symbolic links to folders are followed.
     """
 
-    files: list[Path] = field(default_factory=list)
-    skipped: list[Path] = field(default_factory=list)
+    files: list[Path | str] = field(default_factory=list)  # a URL stays a str
+    skipped: list[Path | str] = field(default_factory=list)
     problems: list[InputError] = field(default_factory=list)
 
 
@@ -112,9 +116,17 @@ def find_inputs(paths: Iterable[str | Path], archives: bool = False) -> InputFil
     ``.tar.gz``, ``.tgz``, ``.tar`` and ``.zip`` files (read member by member by the
     caller, :mod:`coresc.readers.archives`).
     """
+    from .remote import is_url, url_inputs
+
     found = InputFiles()
     suffixes = INPUT_SUFFIXES + (ARCHIVE_SUFFIXES if archives else ())
-    for p in map(Path, paths):
+    for p in paths:
+        if is_url(p):  # kept a str: a Path would fold its "//"
+            files, skipped = url_inputs(p, suffixes)
+            found.files += files
+            found.skipped += skipped
+            continue
+        p = Path(p)
         if str(p) != STDIN and p.is_dir():
             st = p.stat()
             _walk(p, found, frozenset({(st.st_dev, st.st_ino)}), suffixes)
@@ -161,6 +173,24 @@ def _walk(folder: Path, found: InputFiles, above: frozenset,
         else:
             kind = next((k for test, k in _SPECIAL if test(st.st_mode)), "a special file")
             found.problems.append(InputError(path, f"is {kind}, not a file (not read)"))
+
+
+def input_stat(path: str | Path) -> tuple[int, int]:
+    """``(size, mtime_ns)`` of an input file or URL (what ``--resume`` compares); raises
+    :class:`OSError` or :class:`InputError` when it cannot be read."""
+    from .remote import is_url, url_stat
+
+    if is_url(path):
+        return url_stat(path)
+    st = os.stat(path)
+    return st.st_size, st.st_mtime_ns
+
+
+def open_input(path: str | Path):
+    """An input file or URL open for reading bytes."""
+    from .remote import is_url, open_url
+
+    return open_url(path) if is_url(path) else open(path, "rb")
 
 
 def iter_input_files(paths: Iterable[str | Path]) -> Iterator[Path]:

@@ -13,6 +13,7 @@ from ..document import Paper
 from ..errors import InputError
 from .inputs import read_input_bytes
 from .pmc import article_version, from_metadata, metadata_path
+from .remote import is_url, metadata_url
 
 _FORMATS = {"text": "text", "jsonl": "text"}  # any other reader reads XML
 
@@ -41,6 +42,6 @@ def add_provenance(paper: Paper, path: str | None, name: str) -> None:
         meta.setdefault("pmcid", found[0])
         if found[1] is not None:
             meta["version"] = found[1]
-    json_path = metadata_path(path) if path else None
+    json_path = (metadata_url(path) if is_url(path) else metadata_path(path)) if path else None
     if json_path is not None:
         meta.update(from_metadata(read_metadata(json_path)))

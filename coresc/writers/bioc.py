@@ -25,7 +25,7 @@ from lxml import etree
 
 from ..document import Paper, Sentence
 from .layout import Passage, passages
-from .provenance import provenance
+from .provenance import provenance_strings
 from .streams import write_text_stream
 
 SCORE_DECIMALS = 4
@@ -50,7 +50,7 @@ KEY = "coresc-bioc.key"
 def bioc_document(paper: Paper) -> dict[str, Any]:
     """The paper as a BioC document in BioC JSON's shape (plain dicts and lists)."""
     numbered = iter(range(1, len(paper) + 1))
-    return {"id": paper.id, "infons": _strings(provenance(paper)),
+    return {"id": paper.id, "infons": provenance_strings(paper),
             "passages": [_passage(p, numbered) for p in passages(paper)],
             "annotations": [], "relations": []}
 
@@ -88,11 +88,6 @@ def _sentence_infons(sent: Sentence) -> dict[str, str]:
 
 def _score(value: float) -> str:
     return f"{value:.{SCORE_DECIMALS}f}"
-
-
-def _strings(values: dict[str, Any]) -> dict[str, str]:
-    """BioC infons are strings: ``True`` -> ``"true"``, numbers as written."""
-    return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in values.items()}
 
 
 def _collection_head() -> dict[str, Any]:

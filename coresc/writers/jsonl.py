@@ -7,7 +7,9 @@ threshold (``annotate --min-score``) left without a label has ``"pred": []`` and
 ``"withheld": {"label", "score", "min_score"}``: the label it would have had. ``section``
 is the heading of the sentence's section and ``section_type`` its normalised type. A
 paper read from a PDF by the embedded reader adds ``pdf_quality``: how well it was read
-(:mod:`coresc.readers.pdf.quality`).
+(:mod:`coresc.readers.pdf.quality`). Every record ends with ``provenance``: the article's
+identifiers, version, licence, retraction status, source format and the model that
+labelled it, as far as they are known (:func:`~coresc.writers.provenance.provenance`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
 from ..document import Paper
+from .provenance import provenance
 
 #: Record fields in output order (``pred`` only for annotated papers).
 FIELDS = ("paper", "sid", "section", "section_type", "zone", "text", "gold")
@@ -30,6 +33,7 @@ def sentence_records(paper: Paper, with_pred: bool | None = None) -> Iterator[di
     """
     if with_pred is None:
         with_pred = any(s.annotated for s in paper.sentences())
+    prov = provenance(paper)
     for sec in paper.sections:
         for sent in sec.sentences():
             record: dict[str, Any] = {
@@ -48,6 +52,7 @@ def sentence_records(paper: Paper, with_pred: bool | None = None) -> Iterator[di
                                   for p in sent.pred]
                 if sent.withheld is not None:
                     record["withheld"] = withheld_record(sent, paper)
+            record["provenance"] = prov
             yield record
 
 

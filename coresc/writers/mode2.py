@@ -17,6 +17,11 @@ A sentence a person decided has no CoreSC label (``Sentence.no_label``: acknowle
 funding) gets an empty ``CoreScNone`` with the gold labels; readers take it for no label
 too, and read it back as ``no_label``.
 
+The ``mode2`` element holds an empty ``provenance`` element whose attributes are the
+paper's provenance (:func:`~coresc.writers.provenance.provenance`: ``pmcid``, ``pmid``,
+``doi``, ``version``, ``license``, ``retracted``, ``source_format``, ``model`` ...), as
+far as they are known; one written before is replaced.
+
 Papers without a source tree (plain text, JSONL) get a fresh SciXML-like document:
 ``PAPER/mode2``, ``TITLE``, ``ABSTRACT``, ``BODY/DIV[@DEPTH]/HEADER``, ``P``, ``s``.
 
@@ -35,6 +40,7 @@ from lxml import etree
 from .._version import __version__
 from ..document import Label, Paper, Prediction, Section, Sentence
 from ..xmlsafe import localname
+from .provenance import provenance_strings
 
 WITHHELD_TAG = "CoreScWithheld"
 NO_LABEL_TAG = "CoreScNone"
@@ -68,9 +74,21 @@ def mode2_tree(paper: Paper, labels: str = "auto", in_place: bool = False,
     if attrs is None:
         attrs = label_attributes(paper.sentences(), uses_predictions(paper, labels),
                                  paper.meta.get("min_score"), keep_gold=labels == "auto")
-    if paper.tree is None:
-        return _fresh_tree(paper, attrs)
-    return _annotated_copy(paper, attrs, in_place)
+    tree = _fresh_tree(paper, attrs) if paper.tree is None else _annotated_copy(
+        paper, attrs, in_place)
+    _stamp_provenance(tree.getroot(), paper)
+    return tree
+
+
+def _stamp_provenance(root: etree._Element, paper: Paper) -> None:
+    """The paper's provenance in ``mode2/provenance`` (a root with no ``mode2`` element,
+    a bare SciXML ``PAPER``, gets none: nothing of its shape names where it goes)."""
+    head = next((c for c in root if isinstance(c.tag, str) and localname(c) == "mode2"), None)
+    if head is None:
+        return
+    for old in [c for c in head if isinstance(c.tag, str) and localname(c) == "provenance"]:
+        head.remove(old)
+    etree.SubElement(head, "provenance", provenance_strings(paper))
 
 
 def uses_predictions(paper: Paper, labels: str) -> bool:

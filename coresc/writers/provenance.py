@@ -35,6 +35,13 @@ def provenance(paper: Paper) -> dict[str, Any]:
     return {key: found[key] for key in (*PROVENANCE_KEYS, "coresc_version") if key in found}
 
 
+def provenance_strings(paper: Paper) -> dict[str, str]:
+    """:func:`provenance` as text, for XML attributes, BioC infons and TSV cells:
+    ``True`` -> ``"true"``, numbers as written."""
+    return {k: str(v).lower() if isinstance(v, bool) else str(v)
+            for k, v in provenance(paper).items()}
+
+
 def source_kind(paper: Paper) -> str:
     """``"pdf"`` for a paper read from a PDF (directly or through GROBID), ``"xml"`` for
     one read from XML, else the reader's format (``text``, ``jsonl``)."""

@@ -5,7 +5,11 @@ into a CoreSC taxonomy) and ``coresc:score="0.712 0.201"`` for predictions. When
 sentence carries labels, the header gains (or has replaced) the taxonomy
 ``<taxonomy xml:id="coresc">`` in ``encodingDesc/classDecl``, one ``<category>`` per
 label with its name, and an ``<application ident="coresc">`` entry in
-``encodingDesc/appInfo`` beside GROBID's. Everything else in the document is kept.
+``encodingDesc/appInfo`` beside GROBID's. The header's ``xenoData`` holds an empty
+``coresc:provenance`` whose attributes are the paper's provenance
+(:func:`~coresc.writers.provenance.provenance`: ``pmcid``, ``doi``, ``version``,
+``license``, ``retracted``, ``source_format``, ``model`` ...); one written before is
+replaced. Everything else in the document is kept.
 
 The paper's own tree is never changed: the writer works on a deep copy.
 """
@@ -20,6 +24,7 @@ from ..labels import LABEL_NAMES, LABELS
 from ..tei import CORESC_NS, TAXONOMY_ID, XML_NS, write_labels
 from ..xmlsafe import localname
 from .mode2 import MAX_LABELS, copy_with_sentences, uses_predictions
+from .provenance import provenance_strings
 
 _HEADER_ORDER = ("fileDesc", "encodingDesc", "profileDesc", "xenoData", "revisionDesc")
 
@@ -54,7 +59,16 @@ def tei_tree(paper: Paper, labels: str = "auto") -> etree._ElementTree:
         used.extend(c for c in codes if c not in used)
     if used:
         _declare(tree.getroot(), used)
+    _stamp_provenance(tree.getroot(), paper)
     return tree
+
+
+def _stamp_provenance(root: etree._Element, paper: Paper) -> None:
+    """The paper's provenance in ``teiHeader/xenoData`` (TEI's place for metadata in
+    another vocabulary), as one ``coresc:provenance`` element."""
+    xeno = _child(_header(root), "xenoData")
+    new = etree.Element(f"{{{CORESC_NS}}}provenance", provenance_strings(paper))
+    _replace(xeno, new, lambda c: c.tag == new.tag)
 
 
 def _declare_namespace(tree: etree._ElementTree) -> None:
@@ -122,13 +136,18 @@ def _replace(parent: etree._Element, new: etree._Element, same) -> None:
         parent.replace(old, new)
 
 
-def _declare(root: etree._Element, used: list[str]) -> None:
-    """Add the CoreSC taxonomy and coresc's application entry to the TEI header."""
+def _header(root: etree._Element) -> etree._Element:
+    """The root's ``teiHeader``, made first when missing."""
     header = next((c for c in root if localname(c) == "teiHeader"), None)
     if header is None:
         header = etree.Element(_tag(root, "teiHeader"))
         root.insert(0, header)
-    encoding = _child(header, "encodingDesc")
+    return header
+
+
+def _declare(root: etree._Element, used: list[str]) -> None:
+    """Add the CoreSC taxonomy and coresc's application entry to the TEI header."""
+    encoding = _child(_header(root), "encodingDesc")
 
     app = etree.Element(_tag(root, "application"), ident="coresc", version=__version__)
     etree.SubElement(app, _tag(root, "label")).text = "coresc"

@@ -4,8 +4,11 @@
 paper has predictions, is ``Label:score`` joined by ``|`` (``Res:0.912|Obs:0.071``).
 After ``annotate --min-score`` a last column ``withheld`` gives, for a sentence left
 without a label (empty ``pred``), the label it would have had as ``Label:score``.
-Tabs, newlines and other control characters inside a field become spaces, so every
-row is exactly one line with the same number of columns.
+The provenance columns come last, in every file (:data:`PROVENANCE_COLUMNS`: the
+article's identifiers, version, licence, retraction status, source format, the model
+and the coresc version; empty where unknown). Tabs, newlines and other control
+characters inside a field become spaces, so every row is exactly one line with the same
+number of columns.
 """
 
 from __future__ import annotations
@@ -16,6 +19,10 @@ from typing import TextIO
 
 from ..document import Paper
 from .jsonl import FIELDS, sentence_records
+from .provenance import PROVENANCE_KEYS, provenance_strings
+
+#: The provenance columns every row ends with (see :mod:`coresc.writers.provenance`).
+PROVENANCE_COLUMNS = (*PROVENANCE_KEYS, "coresc_version")
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
 
@@ -25,7 +32,8 @@ def _field(value: object) -> str:
 
 
 def _columns(with_pred: bool, with_withheld: bool = False) -> tuple[str, ...]:
-    return FIELDS + (("pred",) if with_pred else ()) + (("withheld",) if with_withheld else ())
+    return (FIELDS + (("pred",) if with_pred else ()) + (("withheld",) if with_withheld else ())
+            + PROVENANCE_COLUMNS)
 
 
 def tsv_header(with_pred: bool, with_withheld: bool = False) -> str:
@@ -42,6 +50,7 @@ def tsv_part(paper: Paper, with_pred: bool | None = None,
     if with_withheld is None:
         with_withheld = _has_withheld(paper)
     columns = _columns(with_pred, with_withheld)
+    prov = provenance_strings(paper)
     rows = []
     for rec in sentence_records(paper, with_pred=with_pred):
         rec["gold"] = "|".join(rec["gold"])
@@ -50,6 +59,7 @@ def tsv_part(paper: Paper, with_pred: bool | None = None,
         if with_withheld:
             w = rec.get("withheld")
             rec["withheld"] = f"{w['label']}:{w['score']:.3f}" if w else ""
+        rec.update((k, prov.get(k, "")) for k in PROVENANCE_COLUMNS)
         rows.append("\t".join(_field(rec[c]) for c in columns) + "\n")
     return "".join(rows)
 

@@ -1,5 +1,6 @@
 """One paper as a page: its sections and coloured sentences, and a summary on top (the
-legend as filter buttons, the agreement with gold labels, label proportions per section)."""
+legend as filter buttons, the agreement with gold labels, where the paper came from, label
+proportions per section)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from ...document import STDIN_ID, Paper, Section, Sentence, name_text
+from ..provenance import provenance
 from .page import Addon, page
 from .styles import UNLABELLED, esc, label_styles, legend_labels, primary, style_attr
 from .summary import bar_svg, label_sources, legend, sentence_count
@@ -158,7 +160,7 @@ def render_paper(paper: Paper, addon: Addon | None = None) -> str:
 <div class="ui">Labels (click to show only the chosen labels; hover a sentence for scores):</div>
 {legend(labels, counts, styles, buttons=True)}
 <div class="tools">{''.join(tools)}</div>
-{agreement}{_reading_note(paper)}
+{agreement}{_reading_note(paper)}{provenance_note(paper)}
 <table class="bars" id="paper-bar"><tr><td class="name">whole paper</td>\
 <td class="n">{len(sentences)}</td><td class="bar">\
 {bar_svg(counts, styles, order, 'label proportions in the whole paper')}</td></tr></table>
@@ -170,6 +172,25 @@ def render_paper(paper: Paper, addon: Addon | None = None) -> str:
 {main}
 </main>"""
     return page(title_text, body, addon=addon)
+
+
+#: The provenance a page shows, in order, with the words it names each by.
+PROVENANCE_NAMES = {"pmcid": "PMCID", "pmid": "PMID", "doi": "DOI", "version": "version",
+                    "license": "licence", "journal": "journal", "year": "year",
+                    "source_format": "read from", "model": "model",
+                    "model_version": "model trained"}
+
+
+def provenance_note(paper: Paper) -> str:
+    """Where the paper came from and what labelled it (a retracted article's in a
+    warning), from :func:`~coresc.writers.provenance.provenance`."""
+    prov = provenance(paper)
+    parts = " · ".join(f"{name} {esc(str(prov[key]))}"
+                       for key, name in PROVENANCE_NAMES.items() if key in prov)
+    if prov.get("retracted") is True:
+        return (f'<p class="note warn" id="provenance" role="alert">Retracted article. '
+                f"{parts}</p>")
+    return f'<p class="note" id="provenance">{parts}</p>'
 
 
 def _reading_note(paper: Paper) -> str:
