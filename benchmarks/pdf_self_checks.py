@@ -49,10 +49,12 @@ def _outline_found(pdf: bytes, name: str, headings: list[str]) -> tuple[int, int
 
 
 def _after_references(truth: Path, headings: list[str]) -> tuple[int, int]:
-    """(sections set after the references found, such sections) from a render's truth."""
+    """(sections set after the references found, such sections) from a render's truth,
+    those the reader leaves out wherever they stand (acknowledgements) aside."""
     elements = json.loads(truth.read_text())["elements"]
     backs = [pdf_fidelity.norm(e["text"]) for e in elements
-             if e["role"] == "heading" and e.get("back") == "appendix"]
+             if e["role"] == "heading" and e.get("back") == "appendix"
+             and not BACK.match(e["text"])]  # (acknowledgements: left out by design)
     return sum(1 for b in backs if b in headings), len(backs)
 
 
