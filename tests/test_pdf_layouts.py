@@ -669,3 +669,16 @@ def test_a_captions_doi_is_left_out_where_the_caption_runs_on():
     texts = _texts(_finish(c, buf), "doi.pdf")[1]
     assert "Both were used for every sample we dried." in texts
     assert not any("doi" in t for t in texts)
+
+
+def test_a_figure_in_a_paper_with_no_headings_does_not_split_its_body():
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["A Communication With No Headings"], "Helvetica-Bold", 16)
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:6]), 90), height - 120)
+    y = fx._lines(c, 72, y - 10, ["Figure 1. The balance and the oven used."], "Times-Bold", 8)
+    _page(c, height, fx._wrap(" ".join(SENTENCES[6:12]), 90), y - 10)
+    doc = read_data(_finish(c, buf), "communication.pdf")[0]
+    assert [s.heading for s in doc.sections] == ["Title", ""]
+    assert [s.text for s in doc.sections[1].sentences() if s.zone != "caption"] == \
+        SENTENCES[:12]

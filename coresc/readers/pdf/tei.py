@@ -147,13 +147,15 @@ def build_tei(parts: list[Part], reader: str,
         if part.zone == "back" and not in_back:  # after the references: GROBID's annex
             body, stack, in_back = _sub(_sub(text, "back"), "div", type="annex"), [], True
         if part.kind == "heading":
-            while stack and stack[-1][0] >= part.level:
+            while stack and (stack[-1][0] >= part.level or not stack[-1][0]):
                 stack.pop()
             div = _sub(stack[-1][1] if stack else body, "div")
             _sub(div, "head", part.text, n=part.number)
             stack.append((part.level, div))
         else:
-            _add(stack[-1][1] if stack else body, part)
+            if not stack:  # text before any heading: a div with no head, as GROBID has it
+                stack.append((0, _sub(body, "div")))  # (a figure in it stays in its place)
+            _add(stack[-1][1], part)
     return etree.ElementTree(root)
 
 
