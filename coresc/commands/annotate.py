@@ -17,8 +17,10 @@ CoreSc1..CoreSc3 elements in each sentence (--to mode2 gives mode2 for all). JSO
 records gain "pred", the ranked labels with scores. --to bioc, bioc-json, w3c (W3C Web
 Annotation), pubannotation and parquet write what text-mining hubs and analysis tools
 take in, each record with the article's identifiers, licence and the model
-(docs/formats.md). Output goes to stdout without -o (parquet needs -o FILE); several
-papers as xml, html or pubannotation need -o DIRECTORY.
+(docs/formats.md). --to pdf gives a PDF read by the embedded reader back, unchanged,
+with each labelled sentence highlighted in its label's colour, the label and scores in
+each highlight's note (the pdf extra). Output goes to stdout without -o (parquet and
+pdf need -o FILE); several papers as xml, html, pubannotation or pdf need -o DIRECTORY.
 
 Papers are streamed: each is read, annotated and written before the next, every file
 atomically; a JSONL/TSV output is assembled in input order at the end. A manifest
@@ -36,6 +38,7 @@ examples:
   coresc annotate papers/ -o annotated/ --resume        # after Ctrl-C: continue
   coresc annotate paper.xml --model my-model/ --to tsv
   coresc annotate paper.pdf --grobid http://localhost:8070 -o paper.tei.xml
+  coresc annotate paper.pdf --to pdf -o paper.coresc.pdf   # highlighted in label colours
   coresc annotate - --to tsv < paper.nxml
   coresc annotate papers/ -o annotated/ --scheduler tcp://10.0.0.5:8786   # Dask cluster
   coresc annotate papers/ -o sure.jsonl --to jsonl --min-score 0.7   # fewer, surer labels
@@ -60,7 +63,7 @@ from .options import (
 )
 
 WRITE_FORMATS = ("xml", "mode2", "jsonl", "tsv", "html", "bioc", "bioc-json", "w3c",
-                 "pubannotation", "parquet")
+                 "pubannotation", "parquet", "pdf")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
