@@ -171,6 +171,27 @@ def test_min_score_and_labels_choose_what_is_highlighted(tmp_path, capsys):
     rc, err = _annotate_pdf(src, tmp_path / "sure.pdf", capsys, "--min-score", "0.99")
     assert rc == 0, err
     assert len(highlight_rects((tmp_path / "sure.pdf").read_bytes())) < len(every)
+    rc, err = _annotate_pdf(src, tmp_path / "some.pdf", capsys, "--labels", "Hyp,Goa,Res")
+    assert rc == 0, err
+    from pypdf import PdfReader
+
+    notes = [str(a.get_object()["/Contents"]).split(" ")[0]
+             for page in PdfReader(tmp_path / "some.pdf").pages
+             for a in page.get("/Annots") or () if a.get_object()["/Subtype"] == "/Highlight"]
+    assert set(notes) <= {"Hyp", "Goa", "Res"} and len(notes) < len(every)
+
+
+@pytest.mark.parametrize("args, problem", [
+    (["--labels", "Hyp,Nope"], "give CoreSC labels, comma-separated"),
+    (["--labels", "Hyp", "--to", "jsonl"], "--labels chooses the sentences --to pdf"),
+], ids=["unknown-label", "not-pdf"])
+def test_bad_labels_are_refused_in_one_line(tmp_path, capsys, args, problem):
+    src = tmp_path / "two.pdf"
+    src.write_bytes(two_column_paper())
+    to = [] if "--to" in args else ["--to", "pdf"]
+    rc, _, err = run_cli(["annotate", str(src), *to, "-o", str(tmp_path / "out"), *args],
+                         capsys)
+    assert rc == 2 and problem in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_pdf_that_forbids_annotations_is_refused_in_one_line(tmp_path, capsys):

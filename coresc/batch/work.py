@@ -35,6 +35,7 @@ from ..pipeline import (  # MAX_SEQUENCE, paper_blocks: named here before pipeli
     source_bytes,
 )
 from ..writers import WRITERS, Writer, get_writer
+from ..writers.pdf import HIGHLIGHT_LABELS
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,8 @@ class Job:
     #: ``--licence``: the licence codes kept (None: all); ``--retracted``: skip or flag.
     licences: tuple[str, ...] | None = None
     retracted: str = "flag"
+    #: ``--labels``: the primary labels ``--to pdf`` highlights (None: all).
+    labels: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.writer is None:
@@ -186,6 +189,8 @@ def _annotated(source: Source, job: Job, model, out: Outcome) -> tuple[list[Pape
     with time_limit(source.path or source.name):
         for paper in papers:
             annotate_paper(model, paper, job.domain, job.min_score)
+            if job.labels is not None:
+                paper.meta[HIGHLIGHT_LABELS] = job.labels
     return papers, render(papers, job.writer, job.min_score is not None)
 
 

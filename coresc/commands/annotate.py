@@ -109,6 +109,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="leave sentences whose primary label scores below X (a "
                              "probability, 0-1) without a label, and drop labels below X; "
                              "see the accuracy/coverage curve of `coresc report`")
+    parser.add_argument("--labels", metavar="CODES",
+                        help="with --to pdf: highlight only sentences whose label is one "
+                             "of these CoreSC codes, comma-separated (Hyp,Goa,Res)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -123,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
                 domain=args.domain, jobs=args.jobs, scheduler=args.scheduler,
                 resume=args.resume, progress="off" if args.quiet else "auto",
                 batch_size=args.batch_size, grobid=grobid_of(args), min_score=args.min_score,
-                licences=args.licence, retracted=args.retracted)
+                licences=args.licence, retracted=args.retracted,
+                labels=args.labels.split(",") if args.labels is not None else None)
     except Interrupted as exc:
         print(f"coresc annotate: {interrupted_message(exc.summary, args)}", file=sys.stderr)
         return 128 + signal.SIGINT
