@@ -13,7 +13,9 @@ column, the next page, over a figure's caption or a superscript the sentence lef
 
 from __future__ import annotations
 
+import base64
 import unicodedata
+from array import array
 from collections.abc import Iterable
 
 from ...document import FORMULA_TEXT, PDF_PAGES, Paper
@@ -36,22 +38,35 @@ def norm(text: str) -> str:
     return "".join(ch for ch in out if ch.isalnum())
 
 
+def _norm_char(ch: str) -> str:
+    """:func:`norm` of one character, quick for ASCII (most of a paper's millions)."""
+    if ch.isascii():
+        return ch.lower() if ch.isalnum() else ""
+    return norm(ch)
+
+
 class _Stream:
     """The document's glyphs as one normalised string, each of its characters pointing
-    at its glyph: page, line (run) and the glyph's edges."""
+    at its glyph: its run (line) and the glyph's edges, kept in arrays (a document of
+    millions of characters takes a few bytes each)."""
 
     def __init__(self, pages: list[dict]) -> None:
         chars: list[str] = []
-        self.where: list[tuple[int, int, float, float]] = []  # (page, run, x0, x1)
-        self.lines: list[tuple[float, float]] = []  # each run's y0, y1
+        self.run = array("l")  # each character's run
+        self.x = array("f")  # each character's left and right edges in turn
+        self.lines: list[tuple[int, float, float]] = []  # each run's page, y0, y1
         for page, found in enumerate(pages):
-            for y0, y1, text, xs in found.get("glyphs", ()):
+            edges = array("f", base64.b64decode(found.get("xs", "")))
+            k = 0
+            for y0, y1, text in found.get("glyphs", ()):
                 run = len(self.lines)
-                self.lines.append((y0, y1))
-                for k, ch in enumerate(text):
-                    for c in norm(ch):
+                self.lines.append((page, y0, y1))
+                for ch in text:
+                    for c in _norm_char(ch):
                         chars.append(c)
-                        self.where.append((page, run, xs[2 * k], xs[2 * k + 1]))
+                        self.run.append(run)
+                        self.x.extend(edges[2 * k:2 * k + 2])
+                    k += 1
         self.text = "".join(chars)
 
 
@@ -129,19 +144,20 @@ def _boxes(stream: _Stream, spans: Iterable[tuple[int, int]]) -> list[tuple]:
     for a, b in spans:
         jumped = a != last_end
         last_end = b
-        for page, run, x0, x1 in stream.where[a:b]:
+        for i in range(a, b):
+            run, x0, x1 = stream.run[i], stream.x[2 * i], stream.x[2 * i + 1]
             if run == last_run and not jumped:
                 box = boxes[-1]
                 box[1], box[3] = min(box[1], x0), max(box[3], x1)
                 continue
-            y0, y1 = stream.lines[run]
+            page, y0, y1 = stream.lines[run]
             if boxes and not jumped and _beside(boxes[-1], page, x0, y0, y1):
                 box = boxes[-1]
                 box[2], box[3], box[4] = min(box[2], y0), max(box[3], x1), max(box[4], y1)
             else:
                 boxes.append([page, x0, y0, x1, y1])
             last_run, jumped = run, False
-    return [tuple(box) for box in boxes]
+    return [(box[0], *(round(v, 1) for v in box[1:])) for box in boxes]
 
 
 def _beside(box: list, page: int, x0: float, y0: float, y1: float) -> bool:

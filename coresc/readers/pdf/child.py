@@ -102,7 +102,7 @@ def read(data: bytes, what: str) -> dict:
     parts = layout_parts(pages, out.get("outline"))
     return {"parts": [asdict(p) for p in parts], "n_pages": out["n_pages"],
             "counts": list(text_layer_counts(pages)),
-            "glyphs": [{k: p[k] for k in ("w", "h", "turn", "glyphs")} for p in pages],
+            "glyphs": [{k: p[k] for k in ("w", "h", "turn", "glyphs", "xs")} for p in pages],
             **{k: out[k] for k in ("left_out", "unmapped") if k in out}}
 
 

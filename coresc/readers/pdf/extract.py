@@ -7,7 +7,7 @@ stopped from Python in the same process, so this module runs in a child, its mem
 and time bounded (:mod:`coresc.readers.pdf.child`).
 
 The JSON: ``{"pages": [{"w": width, "h": height, "runs": [run, ...], "glyphs": [...],
-"turn": [degrees, scale]}, ...], "n_pages":
+"xs": "base64", "turn": [degrees, scale]}, ...], "n_pages":
 n, "outline": [[level, title, page], ...], "left_out": ["one line", ...], "unmapped":
 n}`` (the PDF's bookmarks; ``left_out``: what was not read, when something was;
 ``unmapped``: characters read from fonts with no Unicode map, when there are any) or
@@ -17,17 +17,21 @@ coordinates, y upwards, in points); ``size`` the glyph height of the run's main 
 ``bold`` and ``italic`` the share of its letters so set; ``styles`` the run's text
 split where boldness, italics or the font change; superscript glyphs stand between
 ``SUP_OPEN`` and ``SUP_CLOSE`` in the text, as ``[[n_chars, bold, italic, font],
-...]``. ``glyphs``: each run's glyphs with their edges (``_Run.glyphs``), from which
-sentences are found on the page; ``turn``: the page's ``/Rotate`` and scale
+...]``. ``glyphs``: each run's ``[y0, y1, text]`` (``_Run.glyphs``), ``xs`` the left and right
+edges of each of their characters in turn (32-bit floats, little-endian as the machine
+is, base64: compact for a document of millions), from which sentences are found on the
+page; ``turn``: the page's ``/Rotate`` and scale
 (:class:`~coresc.readers.pdf.turn.Turn`).
 """
 
 from __future__ import annotations
 
+import base64
 import ctypes
 import math
 import re
 import unicodedata
+from array import array
 
 from .hidden import PDFIUM_FORM_LEVELS, PageView, doubled_box
 from .slant import turned_note, upright_page
@@ -111,23 +115,22 @@ class _Run:
         self.marks.append((len(self.chars), x0, x1))
         self.chars.append((ch, bold, italic, font))
 
-    def glyphs(self) -> list:
+    def glyphs(self, xs: array) -> list:
         """The run's glyphs for locating sentences on the page (:mod:`.boxes`): ``[y0, y1,
-        text, xs]``, ``xs`` each character's left and right edge in turn (an accent
-        composed onto its letter is one; a ligature's letters split its width)."""
-        xs: list[float] = []
+        text]``, with each character's left and right edge added to ``xs`` in turn (an
+        accent composed onto its letter is one; a ligature's letters split its width)."""
         text = []
         for i, x0, x1 in self.marks:
             ch = self.chars[i][0]
             step = (x1 - x0) / len(ch)  # a ligature's letters share its box
             for k in range(len(ch)):
-                xs += (round(x0 + k * step, 1), round(x0 + (k + 1) * step, 1))
+                xs.extend((x0 + k * step, x0 + (k + 1) * step))
             text.append(ch)
         # the line's height in its main font: a tall glyph (a math font's loose box)
         # would reach into the lines above and below
         size = self.size() or (self.y1 - self.y0)
         y0, y1 = max(self.y0, self.base - 0.3 * size), min(self.y1, self.base + 0.85 * size)
-        return [round(y0, 1), round(y1, 1), "".join(text), xs]
+        return [round(y0, 1), round(y1, 1), "".join(text)]
 
     def dump(self) -> list:
         if self.sup:
@@ -151,11 +154,11 @@ class _Run:
 
 def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
                view: PageView | None = None, fonts: dict | None = None,
-               glyphs: list | None = None) -> list[list]:
+               glyphs: list | None = None, xs: array | None = None) -> list[list]:
     """The runs of one page, in content order, in the page's upright frame (``turn``: its
     ``/Rotate``), without the glyphs nobody sees (``view``: the page's objects,
     :mod:`coresc.readers.pdf.hidden`); ``fonts``: the names given to unnamed fonts;
-    ``glyphs``: gets each run's :meth:`_Run.glyphs`."""
+    ``glyphs``: gets each run's :meth:`_Run.glyphs`, ``xs`` its characters' edges."""
     turn = turn or _Turn(0, 0.0, 0.0)
     tp = textpage.raw
     count = raw.FPDFText_CountChars(tp)
@@ -255,7 +258,7 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
             if not same_line or wide or back:
                 runs.append(run.dump())
                 if glyphs is not None:
-                    glyphs.append(run.glyphs())
+                    glyphs.append(run.glyphs(xs))
                 run = None
             elif gap > 0.18 * max(size, prev_size) and run.chars and run.chars[-1][0] != " ":
                 run.chars.append((" ", False, False))
@@ -272,7 +275,7 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
     if run is not None:
         runs.append(run.dump())
         if glyphs is not None:
-            glyphs.append(run.glyphs())
+            glyphs.append(run.glyphs(xs))
     return runs
 
 
@@ -347,14 +350,16 @@ def extract(data: bytes) -> dict:
             width, height = turn.size()
             view = PageView(page.raw, raw, pdf.raw)
         glyphs: list[list] = []
+        xs = array("f")
         runs, stacks = vertical_runs(_page_runs(textpage, raw, budget, turn, view, fonts,
-                                                glyphs))
+                                                glyphs, xs))
         columns.extend(stacks)  # text set vertically in a margin: left out, said
         for why, n in view.dropped.items():
             dropped[why] = dropped.get(why, 0) + n
         budget -= sum(len(r[6]) for r in runs)
         pages.append({"w": round(width, 2), "h": round(height, 2), "runs": runs,
-                      "glyphs": glyphs, "turn": [turn.degrees, turn.scale]})
+                      "glyphs": glyphs, "xs": base64.b64encode(xs.tobytes()).decode("ascii"),
+                      "turn": [turn.degrees, turn.scale]})
         textpage.close()
         page.close()
     outline = _outline(pdf)
