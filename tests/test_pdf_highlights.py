@@ -215,3 +215,14 @@ def test_pdf_output_of_a_paper_not_read_from_a_pdf_is_refused(tmp_path, capsys):
     rc, err = _annotate_pdf(src, tmp_path / "paper.pdf", capsys)
     assert rc != 0 and "needs a paper read from a PDF" in err
     assert not (tmp_path / "paper.pdf").exists()
+
+
+def test_without_pypdf_one_line_names_the_extra(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "pypdf", None)
+    monkeypatch.setattr("coresc.extras._importable", lambda module: module != "pypdf")
+    src, out = tmp_path / "two.pdf", tmp_path / "two.coresc.pdf"
+    src.write_bytes(two_column_paper())
+    rc, err = _annotate_pdf(src, out, capsys)
+    lines = err.strip().splitlines()
+    assert rc != 0 and len(lines) == 1 and "pip install 'coresc[pdf]'" in lines[0], err
+    assert not out.exists()
