@@ -47,6 +47,15 @@ def _escaped(match: re.Match) -> str:
     return f"\\x{code:02x}" if code < 0x20 else f"\\u{code:04x}"
 
 
+#: The ``Paper.meta`` key of a paper read from a PDF's pages: ``[[width, height, degrees,
+#: scale], ...]`` in points, as shown (the page's ``/Rotate`` and the scale of a tiny
+#: page), by which ``Sentence.boxes`` are placed.
+PDF_PAGES = "pdf_pages"
+#: The ``Paper.meta`` key of the bytes of the PDF a paper was read from (the PDF writer
+#: adds its highlights to them).
+PDF_SOURCE = "pdf_source"
+
+
 #: Normalised heading types, see :func:`heading_type`.
 SECTION_TYPES = (
     "title", "abstract", "introduction", "background", "methods", "results",
@@ -146,6 +155,10 @@ class Sentence:
     ``element`` is the source XML element (lxml) the sentence came from, or ``None``
     for sources without one (plain text, JSONL); writers use it to put annotations
     back in place. It is never serialised.
+    ``boxes``: where a sentence read from a PDF stands on its pages, one box per line
+    fragment, ``(page index, x0, y0, x1, y1)`` in PDF points on the page as shown (y
+    upwards from its bottom; the pages in ``Paper.meta[PDF_PAGES]``); empty for other
+    sources.
     """
 
     sid: str
@@ -157,6 +170,7 @@ class Sentence:
     withheld: Prediction | None = None
     no_label: bool = False
     element: Any = field(default=None, repr=False, compare=False)
+    boxes: tuple = field(default=(), repr=False, compare=False)
 
     @property
     def gold_codes(self) -> list[str]:

@@ -17,6 +17,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "experiments": ("mlflow", "matplotlib", "yaml"),
     "serve": ("fastapi", "uvicorn", "python_multipart"),
     "parquet": ("pyarrow",),
+    "pdf": ("pypdf",),
 }
 #: Import name -> distribution name, where they differ.
 PACKAGE_NAMES = {"yaml": "pyyaml", "python_multipart": "python-multipart"}

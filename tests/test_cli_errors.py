@@ -66,7 +66,10 @@ BAD = {
                  ["{text}", "--domain", "art"], ["{text}", "-o", ""],
                  # issue 51: a licence that is no code; a retraction policy not known
                  ["{text}", "--licence", "CC BY!"], ["{text}", "--licence", ","],
-                 ["{text}", "--retracted", "maybe"]],
+                 ["{text}", "--retracted", "maybe"],
+                 # issue 52: --to pdf of a paper not read from a PDF; --labels unknown
+                 ["{text}", "--to", "pdf", "-o", "{out}"],
+                 ["{text}", "--to", "pdf", "-o", "{out}", "--labels", "Xyz"]],
     "evaluate": [["{missing}"], ["{text}"], ["{gold}", "--model", "{missing}"],
                  ["{gold}", "--json", " "]],
     "compare": [["fast", "{missing}", "{a1}"], ["fast", "fast", "{text}"],

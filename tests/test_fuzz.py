@@ -117,6 +117,8 @@ def test_any_jsonl_text_annotates_and_every_writer_writes_it(sentences, doc_id):
     if len(paper):
         annotate_paper(_tagger().model, paper)
     for fmt, writer in WRITERS.items():
+        if fmt == "pdf":  # needs a paper read from a PDF: tests/test_pdf_highlights.py
+            continue
         if writer.per_paper:
             _check_output(fmt, get_writer(fmt).load()(paper))
         else:

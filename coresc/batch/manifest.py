@@ -43,7 +43,7 @@ MANIFEST_VERSION = 1
 
 #: Settings that must match for ``--resume`` to continue an output.
 RESUME_KEYS = ("model_sha256", "to", "format", "domain", "min_score", "licence",
-               "retracted")
+               "retracted", "labels")
 
 #: A manifest written to a URL (no appending there) is rewritten at most this often.
 REMOTE_FLUSH_S = 30.0
@@ -145,7 +145,7 @@ class Manifest:
             if header.get(key) != self.settings.get(key):
                 what = {"model_sha256": "model", "to": "output format (--to)",
                         "format": "input format (--format)", "domain": "--domain",
-                        "min_score": "--min-score"}[key]
+                        "min_score": "--min-score", "labels": "--labels"}.get(key, key)
                 raise UsageError(
                     f"{self.location}: this output was made with another {what} "
                     f"({header.get(key)!r}, now {self.settings.get(key)!r}); resume with "

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..labels import LABELS
 from ..limits import paper_timeout
 from ..pipeline import Source, check_domain, open_model, stream_header, worker_threads
 from ..writers import get_writer, is_stdout, refuse_stdout, write_stdout_bytes
@@ -63,7 +64,8 @@ def annotate_files(inputs: Sequence[str | Path], output: str | Path | None = Non
                    resume: bool = False, progress: str = "auto",
                    as_directory: bool | None = None, batch_size: int | None = None,
                    grobid: Any = None, min_score: float | None = None,
-                   licences: Sequence[str] | None = None, retracted: str = "flag") -> Summary:
+                   licences: Sequence[str] | None = None, retracted: str = "flag",
+                   labels: Sequence[str] | None = None) -> Summary:
     """Annotate files and directories into ``output``, streaming one input at a time.
 
     ``inputs``: files, or directories read recursively (``.xml .nxml .txt .jsonl``).
@@ -80,7 +82,8 @@ def annotate_files(inputs: Sequence[str | Path], output: str | Path | None = Non
     :meth:`~coresc.model.CoreSCClassifier.annotate`). ``licences``: keep only papers
     under these licences (codes such as ``cc-by``, ``cc0``; see
     :func:`~coresc.readers.pmc.licence_code`); ``retracted``: ``"flag"`` (annotate a
-    retracted article, marked in its meta) or ``"skip"``.
+    retracted article, marked in its meta) or ``"skip"``. ``labels``: with ``to="pdf"``,
+    highlight only sentences whose primary label is one of these CoreSC codes.
 
     An input may also be an archive (``.tar.gz``, ``.tgz``, ``.tar``, ``.zip``, MECA
     included), read member by member, or PMC's inventory CSV (``.csv``, ``.csv.gz``),
@@ -96,7 +99,8 @@ def annotate_files(inputs: Sequence[str | Path], output: str | Path | None = Non
     # Dask missing is found before the plan makes the output folder
     dask_run = _cluster() if scheduler is not None else None
     plan = _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
-                 as_directory, grobid, min_score, _selection(licences, retracted))
+                 as_directory, grobid, min_score,
+                 {**_selection(licences, retracted), "labels": _labels(labels, to)})
     cluster = dask_run(scheduler, plan.job) if dask_run is not None else None
     try:
         return _execute(plan, cluster, jobs, resume, progress, batch_size)
@@ -127,6 +131,20 @@ def _selection(licences: Sequence[str] | None, retracted: str) -> dict[str, Any]
         raise UsageError(f"--licence {','.join(licences)}: give licence codes such as "
                          f"cc-by,cc0 (comma-separated)")
     return {"licences": tuple(sorted(set(codes))), "retracted": retracted}
+
+
+def _labels(labels: Sequence[str] | None, to: str) -> tuple[str, ...] | None:
+    """``--labels``: CoreSC codes, for ``--to pdf`` only."""
+    if labels is None:
+        return None
+    if to != "pdf":
+        raise UsageError(f"--labels chooses the sentences --to pdf highlights; it does "
+                         f"nothing for --to {to}")
+    unknown = [code for code in labels if code not in LABELS]
+    if not labels or unknown:
+        raise UsageError(f"--labels {','.join(labels)}: give CoreSC labels, comma-separated "
+                         f"(of {','.join(LABELS)})")
+    return tuple(labels)
 
 
 def _plan(inputs, output, to, model, fmt, domain, jobs, scheduler, resume,
@@ -246,7 +264,8 @@ def _open_manifest(target: Target | None, job: Job, resume: bool) -> Manifest | 
     settings = {**model_identity(job.model_dir), "to": job.to, "format": job.fmt,
                 "domain": job.domain, "min_score": job.min_score,
                 "licence": list(job.licences) if job.licences is not None else None,
-                "retracted": job.retracted}
+                "retracted": job.retracted,
+                "labels": list(job.labels) if job.labels is not None else None}
     store = Store(target.root)
     manifest = Manifest.open(store, target.manifest, settings, resume)
     if target.kind == "parts" and not resume:

@@ -37,6 +37,7 @@ from ..pipeline import (  # MAX_SEQUENCE, paper_blocks: named here before pipeli
 from ..readers.inputs import input_stat, open_input
 from ..readers.remote import is_url
 from ..writers import WRITERS, Writer, get_writer
+from ..writers.pdf import HIGHLIGHT_LABELS
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,8 @@ class Job:
     #: ``--licence``: the licence codes kept (None: all); ``--retracted``: skip or flag.
     licences: tuple[str, ...] | None = None
     retracted: str = "flag"
+    #: ``--labels``: the primary labels ``--to pdf`` highlights (None: all).
+    labels: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.writer is None:
@@ -188,6 +191,8 @@ def _annotated(source: Source, job: Job, model, out: Outcome) -> tuple[list[Pape
     with time_limit(source.path or source.name):
         for paper in papers:
             annotate_paper(model, paper, job.domain, job.min_score)
+            if job.labels is not None:
+                paper.meta[HIGHLIGHT_LABELS] = job.labels
     return papers, render(papers, job.writer, job.min_score is not None)
 
 

@@ -17,8 +17,10 @@ in each sentence (--to mode2 gives mode2 for all). JSONL/TSV records gain "pred"
 ranked labels with scores, and end with the provenance. --to bioc, bioc-json, w3c (W3C
 Web Annotation), pubannotation and parquet write what text-mining hubs and analysis
 tools take in, each record with the article's identifiers, licence and the model
-(docs/formats.md). Output goes to stdout without -o (parquet needs -o FILE); several
-papers as xml, html or pubannotation need -o DIRECTORY.
+(docs/formats.md). --to pdf gives a PDF read by the embedded reader back, unchanged,
+with each labelled sentence highlighted in its label's colour, the label and scores in
+each highlight's note (the pdf extra). Output goes to stdout without -o (parquet and
+pdf need -o FILE); several papers as xml, html, pubannotation or pdf need -o DIRECTORY.
 
 Papers are streamed: each is read, annotated and written before the next, every file
 atomically; a JSONL/TSV output is assembled in input order at the end. A manifest
@@ -36,6 +38,7 @@ examples:
   coresc annotate papers/ -o annotated/ --resume        # after Ctrl-C: continue
   coresc annotate paper.xml --model my-model/ --to tsv
   coresc annotate paper.pdf --grobid http://localhost:8070 -o paper.tei.xml
+  coresc annotate paper.pdf --to pdf -o paper.coresc.pdf   # highlighted in label colours
   coresc annotate - --to tsv < paper.nxml
   coresc annotate papers/ -o annotated/ --scheduler tcp://10.0.0.5:8786   # Dask cluster
   coresc annotate papers/ -o sure.jsonl --to jsonl --min-score 0.7   # fewer, surer labels
@@ -60,7 +63,7 @@ from .options import (
 )
 
 WRITE_FORMATS = ("xml", "mode2", "jsonl", "tsv", "html", "bioc", "bioc-json", "w3c",
-                 "pubannotation", "parquet")
+                 "pubannotation", "parquet", "pdf")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -106,6 +109,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="leave sentences whose primary label scores below X (a "
                              "probability, 0-1) without a label, and drop labels below X; "
                              "see the accuracy/coverage curve of `coresc report`")
+    parser.add_argument("--labels", metavar="CODES",
+                        help="with --to pdf: highlight only sentences whose label is one "
+                             "of these CoreSC codes, comma-separated (Hyp,Goa,Res)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
                 domain=args.domain, jobs=args.jobs, scheduler=args.scheduler,
                 resume=args.resume, progress="off" if args.quiet else "auto",
                 batch_size=args.batch_size, grobid=grobid_of(args), min_score=args.min_score,
-                licences=args.licence, retracted=args.retracted)
+                licences=args.licence, retracted=args.retracted,
+                labels=args.labels.split(",") if args.labels is not None else None)
     except Interrupted as exc:
         print(f"coresc annotate: {interrupted_message(exc.summary, args)}", file=sys.stderr)
         return 128 + signal.SIGINT

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..document import Paper, is_file_stub, name_text
+from ..document import PDF_SOURCE, Paper, is_file_stub, name_text
 from ..errors import InputError
 from ..tei import TEI_NS
 from ..xmlsafe import localname, parse_xml
@@ -215,16 +215,20 @@ def read_pdf(data: bytes, name: str | Path = "data.pdf") -> Paper:
     """Read a PDF's bytes with the embedded reader (:mod:`coresc.readers.pdf`), no server;
     the paper's ``meta["pdf_reader"]`` names the reader, ``meta["pdf_quality"]`` holds
     how well it read (:mod:`coresc.readers.pdf.quality`, also in the TEI header),
-    ``meta["left_out"]`` lines saying what it did not read (when it left something out).
-    Raises :class:`InputError`."""
+    ``meta["left_out"]`` lines saying what it did not read (when it left something out);
+    each sentence's ``boxes`` on the pages (:mod:`coresc.readers.pdf.boxes`), and the
+    PDF's bytes (``meta[PDF_SOURCE]``, for ``--to pdf``). Raises :class:`InputError`."""
     from ..tei import TEI_NS
     from .pdf import READER, pdf_reading
+    from .pdf.boxes import locate_sentences
     from .pdf.quality import reading_quality
     from .pdf.tei import LEFT_OUT, note_quality
 
-    tree, text_chars, line_chars = pdf_reading(data, name)
+    tree, text_chars, line_chars, glyphs = pdf_reading(data, name)
     notes = [n.text for n in tree.iter(f"{{{TEI_NS}}}note") if n.get("type") == LEFT_OUT]
     paper = _reader("tei")(name, tree)
+    locate_sentences(paper, glyphs)
+    paper.meta[PDF_SOURCE] = data
     paper.meta["pdf_reader"] = READER
     paper.meta["pdf_quality"] = reading_quality(paper, text_chars, line_chars)
     note_quality(tree, paper.meta["pdf_quality"])

@@ -109,6 +109,8 @@ WRITERS: dict[str, Writer] = {
                       suffix=".parquet", header="coresc.writers.parquet:parquet_header",
                       part="coresc.writers.parquet:parquet_part",
                       sink="coresc.writers.parquet:ParquetSink", binary=True, extra="parquet"),
+    "pdf": Writer("coresc.writers.pdf:render_pdf", per_paper=True, suffix=".pdf",
+                  binary=True, extra="pdf"),
 }
 
 

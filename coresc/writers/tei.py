@@ -1,8 +1,9 @@
 """TEI out for TEI in: the user's own document, each sentence's ``<s>`` carrying its labels.
 
 The encoding is :mod:`coresc.tei`'s: ``ana="#coresc.Met #coresc.Exp"`` (ranked pointers
-into a CoreSC taxonomy) and ``coresc:score="0.712 0.201"`` for predictions. When any
-sentence carries labels, the header gains (or has replaced) the taxonomy
+into a CoreSC taxonomy) and ``coresc:score="0.712 0.201"`` for predictions; a sentence
+read from a PDF by the embedded reader also gets GROBID's ``coords`` (its boxes on the
+pages). When any sentence carries labels, the header gains (or has replaced) the taxonomy
 ``<taxonomy xml:id="coresc">`` in ``encodingDesc/classDecl``, one ``<category>`` per
 label with its name, and an ``<application ident="coresc">`` entry in
 ``encodingDesc/appInfo`` beside GROBID's. The header's ``xenoData`` holds an empty
@@ -19,7 +20,7 @@ from __future__ import annotations
 from lxml import etree
 
 from .._version import __version__
-from ..document import Paper
+from ..document import PDF_PAGES, Paper
 from ..labels import LABEL_NAMES, LABELS
 from ..tei import CORESC_NS, TAXONOMY_ID, XML_NS, write_labels
 from ..xmlsafe import localname
@@ -56,6 +57,8 @@ def tei_tree(paper: Paper, labels: str = "auto") -> etree._ElementTree:
         else:
             codes, scores = sent.gold_codes[:MAX_LABELS], None
         write_labels(s, codes, scores)
+        if sent.boxes:
+            s.set("coords", grobid_coords(sent.boxes, paper.meta.get(PDF_PAGES) or []))
         used.extend(c for c in codes if c not in used)
     if used:
         _declare(tree.getroot(), used)
@@ -69,6 +72,17 @@ def _stamp_provenance(root: etree._Element, paper: Paper) -> None:
     xeno = _child(_header(root), "xenoData")
     new = etree.Element(f"{{{CORESC_NS}}}provenance", provenance_strings(paper))
     _replace(xeno, new, lambda c: c.tag == new.tag)
+
+
+def grobid_coords(boxes, pages: list) -> str:
+    """A sentence's boxes as GROBID writes them (``coords``): ``page,x,y,w,h`` joined by
+    ``;``, the page counted from 1, x and y the box's top left corner from the page's top
+    left (as shown), in points."""
+    out = []
+    for page, x0, y0, x1, y1 in boxes:
+        height = pages[page][1] if page < len(pages) else y1
+        out.append(f"{page + 1},{x0:.2f},{height - y1:.2f},{x1 - x0:.2f},{y1 - y0:.2f}")
+    return ";".join(out)
 
 
 def _declare_namespace(tree: etree._ElementTree) -> None:

@@ -176,11 +176,13 @@ def pdf_tree(data: bytes, name: str | Path, timeout: float | None = None):
 
 def pdf_reading(data: bytes, name: str | Path, timeout: float | None = None):
     """:func:`pdf_tree`'s TEI, with the text layer's characters and the length of its
-    lines (``quality.text_layer_counts``), from which the reading's quality is judged.
+    lines (``quality.text_layer_counts``), from which the reading's quality is judged,
+    and each page's glyphs (:mod:`~coresc.readers.pdf.boxes` finds sentences by them).
     Both come from the child (``child.py``): this process builds only the TEI."""
     found = run_child(data, name, "parts", timeout)
     parts = [Part(**p) for p in found["parts"]]
     if not any(p.kind == "para" for p in parts):
         raise InputError(name, no_body_text(found))
     text_chars, line_chars = found["counts"]
-    return build_tei(parts, READER, found.get("left_out", ())), text_chars, line_chars
+    tree = build_tei(parts, READER, found.get("left_out", ()))
+    return tree, text_chars, line_chars, found.get("glyphs", [])

@@ -17,7 +17,8 @@ output: ``{"pages": ...}`` (``extract.py``'s) for ``pages``, ``{"parts": [part, 
 ``unmapped`` (a part as
 :class:`~coresc.readers.pdf.structure.Part`'s fields; the counts as
 :func:`~coresc.readers.pdf.quality.text_layer_counts` gives them) for ``parts``, or
-``{"error": "one line"}``.
+``{"error": "one line"}``; for ``parts`` also ``glyphs``, each page's size, turn and
+glyphs, from which :mod:`~coresc.readers.pdf.boxes` finds the sentences on the pages.
 """
 
 from __future__ import annotations
@@ -101,6 +102,7 @@ def read(data: bytes, what: str) -> dict:
     parts = layout_parts(pages, out.get("outline"))
     return {"parts": [asdict(p) for p in parts], "n_pages": out["n_pages"],
             "counts": list(text_layer_counts(pages)),
+            "glyphs": [{k: p[k] for k in ("w", "h", "turn", "glyphs", "xs")} for p in pages],
             **{k: out[k] for k in ("left_out", "unmapped") if k in out}}
 
 

@@ -6,7 +6,8 @@ box and font. A crash, a hang or a decompression bomb inside a C library cannot 
 stopped from Python in the same process, so this module runs in a child, its memory
 and time bounded (:mod:`coresc.readers.pdf.child`).
 
-The JSON: ``{"pages": [{"w": width, "h": height, "runs": [run, ...]}, ...], "n_pages":
+The JSON: ``{"pages": [{"w": width, "h": height, "runs": [run, ...], "glyphs": [...],
+"xs": "base64", "turn": [degrees, scale]}, ...], "n_pages":
 n, "outline": [[level, title, page], ...], "left_out": ["one line", ...], "unmapped":
 n}`` (the PDF's bookmarks; ``left_out``: what was not read, when something was;
 ``unmapped``: characters read from fonts with no Unicode map, when there are any) or
@@ -16,18 +17,25 @@ coordinates, y upwards, in points); ``size`` the glyph height of the run's main 
 ``bold`` and ``italic`` the share of its letters so set; ``styles`` the run's text
 split where boldness, italics or the font change; superscript glyphs stand between
 ``SUP_OPEN`` and ``SUP_CLOSE`` in the text, as ``[[n_chars, bold, italic, font],
-...]``.
+...]``. ``glyphs``: each run's ``[y0, y1, text]`` (``_Run.glyphs``), ``xs`` the left and right
+edges of each of their characters in turn (32-bit floats, little-endian as the machine
+is, base64: compact for a document of millions), from which sentences are found on the
+page; ``turn``: the page's ``/Rotate`` and scale
+(:class:`~coresc.readers.pdf.turn.Turn`).
 """
 
 from __future__ import annotations
 
+import base64
 import ctypes
 import math
 import re
 import unicodedata
+from array import array
 
 from .hidden import PDFIUM_FORM_LEVELS, PageView, doubled_box
 from .slant import turned_note, upright_page
+from .turn import Turn as _Turn
 from .type3 import em_size, guessed_note, tex_glyph, unnamed_font
 from .vertical import stacks_note, vertical_runs
 
@@ -69,7 +77,7 @@ def _font_flags(name: str, weight: int, flags: int) -> tuple[bool, bool]:
 
 class _Run:
     __slots__ = ("x0", "y0", "x1", "y1", "base", "sizes", "chars", "bold", "italic",
-                 "font", "letters", "sup")
+                 "font", "letters", "sup", "marks")
 
     def __init__(self) -> None:
         self.x0 = self.y0 = float("inf")
@@ -80,6 +88,7 @@ class _Run:
         self.bold = self.italic = self.letters = 0
         self.font: dict[str, int] = {}
         self.sup = False  # inside a run of raised small glyphs
+        self.marks: list[tuple[int, float, float]] = []  # (index in chars, x0, x1) a glyph
 
     def size(self) -> float:
         return max(self.sizes.items(), key=lambda kv: kv[1])[0] if self.sizes else 0.0
@@ -103,7 +112,25 @@ class _Run:
         if raised != self.sup and (ch.strip() or not raised):
             self.chars.append((SUP_OPEN if raised else SUP_CLOSE, bold, italic, font))
             self.sup = raised
+        self.marks.append((len(self.chars), x0, x1))
         self.chars.append((ch, bold, italic, font))
+
+    def glyphs(self, xs: array) -> list:
+        """The run's glyphs for locating sentences on the page (:mod:`.boxes`): ``[y0, y1,
+        text]``, with each character's left and right edge added to ``xs`` in turn (an
+        accent composed onto its letter is one; a ligature's letters split its width)."""
+        text = []
+        for i, x0, x1 in self.marks:
+            ch = self.chars[i][0]
+            step = (x1 - x0) / len(ch)  # a ligature's letters share its box
+            for k in range(len(ch)):
+                xs.extend((x0 + k * step, x0 + (k + 1) * step))
+            text.append(ch)
+        # the line's height in its main font: a tall glyph (a math font's loose box)
+        # would reach into the lines above and below
+        size = self.size() or (self.y1 - self.y0)
+        y0, y1 = max(self.y0, self.base - 0.3 * size), min(self.y1, self.base + 0.85 * size)
+        return [round(y0, 1), round(y1, 1), "".join(text)]
 
     def dump(self) -> list:
         if self.sup:
@@ -125,51 +152,13 @@ class _Run:
                 round(self.italic / n, 3), font, styles]
 
 
-#: A page smaller than this (points, its longer side) is scaled up to :data:`_PAGE_SIZE`:
-#: its fonts would be under half a point (a page set in other units).
-_TINY_PAGE = 100.0
-_PAGE_SIZE = 792.0
-
-
-class _Turn:
-    """A page's ``/Rotate`` (clockwise degrees): PDF space to the frame the page is shown
-    in (y upwards), for a page of ``width`` x ``height`` before turning; a tiny page is
-    scaled up to a letter page's height."""
-
-    __slots__ = ("degrees", "radians", "width", "height", "scale")
-
-    def __init__(self, degrees: int, width: float, height: float) -> None:
-        self.degrees = degrees % 360
-        self.radians = math.radians(self.degrees)
-        self.width, self.height = width, height
-        longer = max(width, height)
-        self.scale = _PAGE_SIZE / longer if 0 < longer < _TINY_PAGE else 1.0
-
-    def size(self) -> tuple[float, float]:
-        """The page's width and height as shown."""
-        w, h = self.width * self.scale, self.height * self.scale
-        return (h, w) if self.degrees in (90, 270) else (w, h)
-
-    def point(self, x: float, y: float) -> tuple[float, float]:
-        k = self.scale
-        if self.degrees == 90:
-            return k * y, k * (self.width - x)
-        if self.degrees == 180:
-            return k * (self.width - x), k * (self.height - y)
-        if self.degrees == 270:
-            return k * (self.height - y), k * x
-        return k * x, k * y
-
-    def box(self, x0: float, y0: float, x1: float, y1: float) -> tuple[float, ...]:
-        (ax, ay), (bx, by) = self.point(x0, y0), self.point(x1, y1)
-        return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
-
-
 def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
-               view: PageView | None = None, fonts: dict | None = None) -> list[list]:
+               view: PageView | None = None, fonts: dict | None = None,
+               glyphs: list | None = None, xs: array | None = None) -> list[list]:
     """The runs of one page, in content order, in the page's upright frame (``turn``: its
     ``/Rotate``), without the glyphs nobody sees (``view``: the page's objects,
-    :mod:`coresc.readers.pdf.hidden`); ``fonts``: the names given to unnamed fonts."""
+    :mod:`coresc.readers.pdf.hidden`); ``fonts``: the names given to unnamed fonts;
+    ``glyphs``: gets each run's :meth:`_Run.glyphs`, ``xs`` its characters' edges."""
     turn = turn or _Turn(0, 0.0, 0.0)
     tp = textpage.raw
     count = raw.FPDFText_CountChars(tp)
@@ -269,6 +258,8 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
                 gap > 0.5 * max(size, prev_size) and _number_so_far(run)  # a line number
             if not same_line or wide or back:
                 runs.append(run.dump())
+                if glyphs is not None:
+                    glyphs.append(run.glyphs(xs))
                 run = None
             elif (gap > 0.18 * max(size, prev_size) or spaced and not (tied and gap < 0.1 * size)) \
                     and run.chars and run.chars[-1][0] != " ":
@@ -289,6 +280,8 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
             prev_base, prev_size = base, size
     if run is not None:
         runs.append(run.dump())
+        if glyphs is not None:
+            glyphs.append(run.glyphs(xs))
     return runs
 
 
@@ -362,12 +355,17 @@ def extract(data: bytes) -> dict:
             textpage, turn = upright, _Turn(0, *page.get_size())
             width, height = turn.size()
             view = PageView(page.raw, raw, pdf.raw)
-        runs, stacks = vertical_runs(_page_runs(textpage, raw, budget, turn, view, fonts))
+        glyphs: list[list] = []
+        xs = array("f")
+        runs, stacks = vertical_runs(_page_runs(textpage, raw, budget, turn, view, fonts,
+                                                glyphs, xs))
         columns.extend(stacks)  # text set vertically in a margin: left out, said
         for why, n in view.dropped.items():
             dropped[why] = dropped.get(why, 0) + n
         budget -= sum(len(r[6]) for r in runs)
-        pages.append({"w": round(width, 2), "h": round(height, 2), "runs": runs})
+        pages.append({"w": round(width, 2), "h": round(height, 2), "runs": runs,
+                      "glyphs": glyphs, "xs": base64.b64encode(xs.tobytes()).decode("ascii"),
+                      "turn": [turn.degrees, turn.scale]})
         textpage.close()
         page.close()
     outline = _outline(pdf)
