@@ -578,7 +578,8 @@ def test_a_structured_abstracts_inline_parts_and_a_box_are_read():
         in texts
 
 
-def unheaded_introduction(abstract_size: float = 9, indent: float = 30) -> bytes:
+def unheaded_introduction(abstract_size: float = 9, indent: float = 30,
+                          first_indent: float = 0) -> bytes:
     """A LaTeX article with no introduction heading: the abstract set apart by its size
     or its narrower measure, or set as the body with the body's first paragraph indented
     after it; section numbers set a quad and more before
@@ -589,7 +590,9 @@ def unheaded_introduction(abstract_size: float = 9, indent: float = 30) -> bytes
     fx._lines(c, 72, height - 80, ["Weighing Dried Samples"], "Helvetica-Bold", 16)
     y = fx._lines(c, 250, height - 110, ["Abstract"], "Helvetica-Bold", 11)
     abstract = fx._wrap(" ".join(SENTENCES[:3]), 90 if indent == 0 else 80)
-    y = fx._lines(c, 72 + indent, y - 4, abstract, "Times-Roman", abstract_size,
+    y = fx._lines(c, 72 + indent + first_indent, y - 4, abstract[:1], "Times-Roman",
+                  abstract_size, abstract_size + 2)  # (French sets its first line indented)
+    y = fx._lines(c, 72 + indent, y, abstract[1:], "Times-Roman", abstract_size,
                   abstract_size + 2)
     intro = fx._wrap(" ".join(SENTENCES[3:9]), 90)
     y = _page(c, height, intro[:1], y - 12, x=72 + 15 * (indent == 0))  # (its indent)
@@ -606,9 +609,11 @@ def unheaded_introduction(abstract_size: float = 9, indent: float = 30) -> bytes
     return _finish(c, buf)
 
 
-@pytest.mark.parametrize("abstract_size,indent", [(9, 0), (10, 30), (10, 0)])
-def test_an_introduction_with_no_heading_is_not_read_as_the_abstract(abstract_size, indent):
-    doc, _ = _texts(unheaded_introduction(abstract_size, indent), "unheaded.pdf")
+@pytest.mark.parametrize("abstract_size,indent,first", [(9, 0, 0), (10, 30, 0), (10, 0, 0),
+                                                        (10, 0, 15)])
+def test_an_introduction_with_no_heading_is_not_read_as_the_abstract(abstract_size, indent,
+                                                                     first):
+    doc, _ = _texts(unheaded_introduction(abstract_size, indent, first), "unheaded.pdf")
     by_head = {s.heading: [x.text for x in s.sentences()] for s in doc.sections}
     assert by_head["Abstract"] == SENTENCES[:3]
     assert [s.heading for s in doc.sections][2:] == [

@@ -69,8 +69,7 @@ class _Walk:
         self.body_heads = 0  # main headings of the body met ("Introduction", "2 Methods")
         self.last_caption: Part | None = None
         self.unfinished: Part | None = None  # the last paragraph, cut mid-sentence
-        # the abstract's size, width, and whether its first paragraph is indented
-        self.abstract_look: tuple[float, float, bool] | None = None
+        self.abstract_look: tuple[float, float] | None = None  # its size and width
 
     def take(self, block: Block, parts: list[Part]) -> None:
         if block.kind == "drop":
@@ -145,9 +144,9 @@ class _Walk:
         """Whether a block of the body's size after the abstract's first is set otherwise
         than the abstract (another size, or another width): the body has begun."""
         if self.abstract_look is None:
-            self.abstract_look = (block.size, _width(block), _indented(block))
+            self.abstract_look = (block.size, _width(block))
             return False
-        size, width, indented = self.abstract_look
+        size, width = self.abstract_look
         if block.kind != "body" or abs(block.size - self.body) > 0.6:
             return False
         wide = _width(block)
@@ -157,8 +156,7 @@ class _Walk:
         # set exactly as the body (article's two columns): an abstract is one paragraph
         # as a rule, and an indented paragraph after it opens the body (a second one of
         # the abstract, set so, is read as the body's: the page cannot tell them apart)
-        return _indented(block) and not indented and _run_in(block) is None and \
-            abs(size - self.body) <= 0.4
+        return _indented(block) and _run_in(block) is None and abs(size - self.body) <= 0.4
 
     def start_abstract(self, parts: list[Part]) -> None:
         self.abstracts += 1
