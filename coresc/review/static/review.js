@@ -123,6 +123,7 @@
     if (spans[j]) {
       spans[j].classList.add("rv-cur");
       if (scroll !== false) { spans[j].scrollIntoView({ block: "center" }); }
+      document.dispatchEvent(new CustomEvent("coresc:sentence", { detail: String(j) }));
     }
     panel();
   }
