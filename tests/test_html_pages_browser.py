@@ -129,6 +129,11 @@ def test_review_shows_the_current_sentence_on_its_served_page(browser, tmp_path)
         cur = wait_for(lambda: browser.find_elements("css selector", ".s.rv-cur"))[0]
         lit = wait_for(lambda: browser.find_elements("css selector", ".bx.on"))
         assert {b.get_attribute("data-sid") for b in lit} == {cur.get_attribute("data-sid")}
+        body.send_keys("h")  # a label set: its boxes take its colour at once
+        wait_for(lambda: {b.get_attribute("data-label") for b in lit} == {"Hyp"})
+        colour = browser.execute_script(
+            "return getComputedStyle(arguments[0]).backgroundColor;", lit[0])
+        assert colour == "rgb(255, 170, 187)"  # Hyp's #FFAABB
         # a box clicked makes its sentence the current one
         box = browser.find_elements("css selector", "#pg-1 .bx")[-1]
         browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", box)
