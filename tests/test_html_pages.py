@@ -8,7 +8,7 @@ import struct
 import zlib
 
 import pytest
-from helpers import need
+from helpers import need, run_cli
 from test_pdf_highlights import two_column_paper
 
 from coresc.document import PDF_PAGES, PDF_SOURCE, Prediction
@@ -81,6 +81,16 @@ def test_a_paper_not_read_from_a_pdf_has_no_pages_pane(fixtures):
 
     html = render_paper(read_file(fixtures / "jats_small.xml")[0])
     assert 'id="pdf-pages"' not in html and 'class="with-pages"' not in html
+
+
+def test_coresc_view_of_a_pdf_shows_its_pages(tmp_path, capsys):
+    pdf, out = tmp_path / "two.pdf", tmp_path / "two.html"
+    pdf.write_bytes(two_column_paper())
+    rc, _, err = run_cli(["view", str(pdf), "-o", str(out)], capsys)
+    assert rc == 0, err
+    html = out.read_text(encoding="utf-8")
+    assert html.count('class="pg"') == 2 and html.count("data:image/png;base64,") == 2
+    assert html.count('class="bx"') >= 25  # every sentence boxed (unlabelled: uncoloured)
 
 
 def test_review_serves_pages_one_at_a_time(tmp_path):
