@@ -1,14 +1,16 @@
 """The review's web application (FastAPI, as ``coresc serve``; its refusals are serve's).
 
 Pages: ``GET /`` (the papers and their progress), ``GET /paper/{i}`` (one paper to
-review). API: ``GET /api/papers`` (progress), ``GET /api/papers/{i}`` (a paper's
-sentences, suggestions and decisions), ``POST /api/papers/{i}/sentences/{j}`` (a
-decision: ``{"accept": true}`` or ``{"labels": [...], "novelty", "advantage",
-"comment"}``), ``POST /api/papers/{i}/undo``, ``GET``/``POST /api/adapt`` (switch to an
-adapted model), ``GET /health``. A decision or undo may carry ``"request": ID``: the
-same ID sent again with the same request is answered again, not carried out twice (the
-page sends one again when the server saved it but died before answering); the ID sent
-with another request (another sentence, labels, paper, or an undo) is refused (409).
+review), ``GET /paper/{i}/page/{n}.png`` (page ``n`` of a paper read from a PDF,
+rendered when asked for, one at a time). API: ``GET /api/papers`` (progress), ``GET
+/api/papers/{i}`` (a paper's sentences, suggestions and decisions), ``POST
+/api/papers/{i}/sentences/{j}`` (a decision: ``{"accept": true}`` or ``{"labels": [...],
+"novelty", "advantage", "comment"}``), ``POST /api/papers/{i}/undo``, ``GET``/``POST
+/api/adapt`` (switch to an adapted model), ``GET /health``. A decision or undo may carry
+``"request": ID``: the same ID sent again with the same request is answered again, not
+carried out twice (the page sends one again when the server saved it but died before
+answering); the ID sent with another request (another sentence, labels, paper, or an
+undo) is refused (409).
 
 Papers and sentences are addressed by their index among the papers given on the
 command line: nothing a request sends names a file. A server with a token wants it as
@@ -39,10 +41,12 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .._version import __version__
+from ..document import PDF_SOURCE
 from ..errors import CorescError
 from ..readers.grobid import _is_loopback as is_loopback
 from ..serve.app import add_error_handlers, bearer_matches
 from ..serve.work import Failure
+from ..writers.html.pages import page_png
 from .adapt import Adapter
 from .decisions import ReusedRequest
 from .page import index_page, message_page, page_data, review_page, token_page
@@ -140,6 +144,19 @@ def create_app(store: ReviewStore, adapter: Adapter, settings: Settings) -> Fast
     @app.get("/paper/{i}", response_class=HTMLResponse, include_in_schema=False)
     def paper(request: Request, i: str) -> Response:
         return page(request, lambda: review_page(store, _paper_index(store, i)))
+
+    @app.get("/paper/{i}/page/{n}.png", include_in_schema=False)
+    async def page_image(request: Request, i: str, n: str) -> Response:
+        authorise(request)
+        pdf = store.paper(_paper_index(store, i)).paper.meta.get(PDF_SOURCE)
+        if not isinstance(pdf, bytes):
+            raise Failure(404, f"paper {i} was not read from a PDF: it has no pages")
+        try:
+            png = await run_in_threadpool(page_png, pdf, path_index(n, "page"))
+        except IndexError as exc:
+            raise Failure(404, str(exc)) from None
+        return Response(png, media_type="image/png",
+                        headers={"Cache-Control": "private, max-age=3600"})
 
     @app.get("/api/papers")
     def papers(request: Request) -> JSONResponse:

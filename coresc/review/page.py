@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 
-from ..document import Paper, Paragraph, Prediction, Section, Sentence
+from ..document import PDF_PAGES, Paper, Paragraph, Prediction, Section, Sentence
 from ..labels import LABEL_NAMES
 from ..writers.html import Addon, esc, html_page, label_styles, render_paper
 from .decisions import ADVANTAGE, NOVELTY, PaperReview
@@ -83,19 +83,23 @@ def _asset(name: str) -> str:
 
 def view_paper(review: PaperReview) -> Paper:
     """A copy of the paper for the HTML view: sids are sentence indexes (the page's
-    handles), the labels shown are the current ones."""
+    handles), the labels shown are the current ones; a PDF paper's boxes on its pages."""
     sections, j = [], 0
     for sec in review.paper.sections:
         paragraphs = []
         for para in sec.paragraphs:
             sentences = []
             for s in para.sentences:
-                sentences.append(Sentence(str(j), s.text, s.zone, pred=_shown(review, j)))
+                sentences.append(Sentence(str(j), s.text, s.zone, pred=_shown(review, j),
+                                          boxes=s.boxes))
                 j += 1
             paragraphs.append(Paragraph(sentences))
         sections.append(Section(sec.heading, sec.type, sec.depth, sec.parent, paragraphs))
     p = review.paper
-    return Paper(p.id, p.title, p.source_format, p.source_path, sections)
+    copy = Paper(p.id, p.title, p.source_format, p.source_path, sections)
+    if PDF_PAGES in p.meta:  # the images come from the server (``/paper/{i}/page/{n}.png``)
+        copy.meta[PDF_PAGES] = p.meta[PDF_PAGES]
+    return copy
 
 
 def _shown(review: PaperReview, j: int) -> list[Prediction]:
@@ -168,7 +172,8 @@ adapt the model</button>
 </aside>
 <script type="application/json" id="rv-data">{data}</script>
 """
-    addon = Addon(css=_asset("review.css"), html=bar, script=_asset("review.js"), connect=True)
+    addon = Addon(css=_asset("review.css"), html=bar, script=_asset("review.js"), connect=True,
+                  pages=f"{i}/page/{{n}}.png")
     return render_paper(view_paper(review), addon)
 
 

@@ -47,4 +47,41 @@
     });
   }
   apply();
+
+  // a PDF paper's pages: a sentence clicked (or chosen by another script, with the event
+  // "coresc:sentence") shows its boxes on its page; a box clicked selects its sentence
+  var pane = document.getElementById("pdf-pages");
+  if (!pane) { return; }
+  var lit = [];
+  var chosen = null;
+  function byId(sel, sid) { return sel + '[data-sid="' + CSS.escape(sid) + '"]'; }
+  function showBoxes(sid) {
+    lit.forEach(function (b) { b.classList.remove("on"); });
+    lit = Array.prototype.slice.call(pane.querySelectorAll(byId(".bx", sid)));
+    lit.forEach(function (b) { b.classList.add("on"); });
+    if (!lit.length) { return; }
+    var box = lit[0];  // scroll the pane only, never the text beside it
+    var top = box.parentElement.offsetTop + box.offsetTop;
+    if (top < pane.scrollTop || top + box.offsetHeight > pane.scrollTop + pane.clientHeight) {
+      pane.scrollTop = top - pane.clientHeight / 3;
+    }
+  }
+  function choose(el) {
+    if (chosen) { chosen.classList.remove("sel"); }
+    chosen = el;
+    el.classList.add("sel");
+    showBoxes(el.getAttribute("data-sid"));
+  }
+  sentences.forEach(function (el) { el.addEventListener("click", function () { choose(el); }); });
+  document.addEventListener("coresc:sentence", function (e) {
+    var el = document.querySelector(byId(".s", e.detail));
+    if (el) { choose(el); }
+  });
+  pane.addEventListener("click", function (e) {
+    var box = e.target.closest(".bx");
+    var el = box && document.querySelector(byId(".s", box.getAttribute("data-sid")));
+    if (!el) { return; }
+    el.click();  // the sentence's own handlers (the review selects it) run too
+    el.scrollIntoView({ block: "center" });
+  });
 }());

@@ -78,6 +78,10 @@
     const labels = shown(j);
     el.setAttribute("data-label", labels[0] || "");
     el.setAttribute("style", styleOf(labels[0]));
+    document.querySelectorAll('.bx[data-sid="' + j + '"]').forEach((b) => {  // its page boxes
+      b.style.setProperty("--c", el.style.getPropertyValue("--c"));
+      b.setAttribute("data-label", labels[0] || "");
+    });
     el.querySelector(".c").textContent = labels[0] ||
       (S[j].d ? labelText([]) : S[j].c ? choiceText(j) : "–");
     el.querySelectorAll(".b, .g, .w").forEach((b) => b.remove());
@@ -123,6 +127,7 @@
     if (spans[j]) {
       spans[j].classList.add("rv-cur");
       if (scroll !== false) { spans[j].scrollIntoView({ block: "center" }); }
+      document.dispatchEvent(new CustomEvent("coresc:sentence", { detail: String(j) }));
     }
     panel();
   }

@@ -26,7 +26,8 @@ Every sentence is one element ``<span class="s" data-sid=.. data-label=..>`` wit
 
 The package, one idea a module: ``styles`` (how labels look, escaping), ``page`` (the page
 shell and its Content-Security-Policy), ``summary`` (the bar, legend and label-source line
-both views share), ``paper`` (one paper's page), ``corpus`` (the corpus view) and
+both views share), ``paper`` (one paper's page), ``pages`` (a PDF paper's own pages with
+its sentences' boxes), ``corpus`` (the corpus view) and
 ``files`` (writing pages to files). Colours and underline styles: see ``styles``.
 """
 

@@ -21,13 +21,16 @@ def _static(name: str) -> str:
 @dataclass(frozen=True)
 class Addon:
     """What an application adds to a paper's page (``coresc review``): CSS, HTML at the
-    top of the body (and data blocks), a script run after the view's own, and whether
-    the page may talk to the server it came from (``connect-src 'self'``)."""
+    top of the body (and data blocks), a script run after the view's own, whether
+    the page may talk to the server it came from (``connect-src 'self'``), and where a
+    PDF paper's page images are (``pages``: a URL with ``{n}`` for the page's index,
+    served by that server, so ``img-src 'self'``; else they are embedded)."""
 
     css: str = ""
     html: str = ""
     script: str = ""
     connect: bool = False
+    pages: str = ""
 
 
 def _sha256(text: str) -> str:
@@ -40,7 +43,9 @@ def page(title: str, body: str, *, body_class: str = "", script: bool = True,
     css = _static("view.css") + addon.css
     scripts = [js for js in (_static("view.js") if script else "", addon.script) if js]
     hashes = " ".join(f"'sha256-{_sha256(js)}'" for js in scripts) or f"'sha256-{_sha256('')}'"
-    csp = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+    images = "data: 'self'" if addon.pages else "data:"
+    csp = ("default-src 'none'; style-src 'unsafe-inline'; "
+           f"img-src {images}; "
            f"script-src {hashes}" + ("; connect-src 'self'" if addon.connect else ""))
     cls = f' class="{body_class}"' if body_class else ""
     return (

@@ -10,6 +10,7 @@ from pathlib import Path
 from ...document import STDIN_ID, Paper, Section, Sentence, name_text
 from ..provenance import provenance
 from .page import Addon, page
+from .pages import embedded_src, has_pages, pages_pane
 from .styles import UNLABELLED, esc, label_styles, legend_labels, primary, style_attr
 from .summary import bar_svg, label_sources, legend, sentence_count
 
@@ -171,7 +172,17 @@ def render_paper(paper: Paper, addon: Addon | None = None) -> str:
 <main>
 {main}
 </main>"""
-    return page(title_text, body, addon=addon)
+    if not has_pages(paper):
+        return page(title_text, body, addon=addon)
+    pane = pages_pane(paper, styles, _page_src(paper, addon))
+    return page(title_text, body + "\n" + pane, body_class="with-pages", addon=addon)
+
+
+def _page_src(paper: Paper, addon: Addon | None):
+    """Where a page's image comes from: the application's server, else embedded."""
+    if addon is not None and addon.pages:
+        return lambda n: addon.pages.format(n=n)
+    return embedded_src(paper)
 
 
 #: The provenance a page shows, in order, with the words it names each by.
