@@ -40,6 +40,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from lxml import etree
+
 from coresc.config import data_dir
 from coresc.document import Paper
 from coresc.readers import read_file
@@ -223,6 +225,7 @@ class _Writer:
         self.truth: list[dict] = []
         self.captions: list[str] = []
         self.paragraphs = 0
+        self.cited: dict[str, str] = {}  # sentence -> its LaTeX with citations raised
 
     def add(self, role: str, text: str, tex: str, **extra) -> None:
         self.truth.append({"role": role, "text": text, **extra})
@@ -235,7 +238,7 @@ class _Writer:
 
     def paragraph(self, sentences: list[str]) -> None:
         self.paragraphs += 1
-        body = " ".join(escape(s) for s in sentences)
+        body = " ".join(self.cited.get(s) or escape(s) for s in sentences)
         if self.paragraphs == 2:  # a footnote mark inside the text, the note at the foot
             body += r"\footnote{The data are available from the authors on request.}"
             self.truth.append({"role": "footnote",
@@ -269,6 +272,28 @@ class _Writer:
                  r" \\ \hline" "\n" + rows + r" \\ \hline\end{tabular}\end{table}" "\n",
                  float="table")
         self.truth.append({"role": "table", "text": ""})
+
+
+_NUMERIC_CITE = re.compile(r"\d+(?:\s*[,\u2013-]\s*\d+)*")
+
+
+def cited_tex(sentence) -> str | None:
+    """A sentence's LaTeX with its numeric citations (SciXML's ``REF``, JATS's ``xref``)
+    raised, as journals that cite by number set them ("... ions.\\textsuperscript{3,4}");
+    None when it has none."""
+    el = getattr(sentence, "element", None)
+    if el is None or etree.QName(el).localname not in ("s", "S"):
+        return None  # (a paragraph's element holds its other sentences' citations too)
+    refs = [(r.text or "").strip() for r in el.iter("{*}REF", "{*}xref")]
+    refs = [r for r in refs if _NUMERIC_CITE.fullmatch(r)]
+    text, out, at = sentence.text, [], 0
+    for ref in refs:
+        k = text.find(ref, at)
+        if k < 0:
+            continue
+        out.append(escape(text[at:k]) + rf"\textsuperscript{{{escape(ref)}}}")
+        at = k + len(ref)
+    return "".join(out) + escape(text[at:]) if out else None
 
 
 def _sections(paper: Paper) -> list[tuple[str, int, list[list[str]], str]]:
@@ -319,6 +344,7 @@ def latex_of(paper: Paper, layout: Layout, seed: int = 0) -> tuple[str, dict]:
     authors = rng.sample(_NAMES, 3)
     abstract, abstract_truth = _abstract(paper)
     writer = _Writer(layout, rng)
+    writer.cited = {s.text: t for s in paper.sentences() if (t := cited_tex(s))}
     sections = _sections(paper)
     after = [sections.pop()] if layout.appendix and len(sections) > 2 else []
     for heading, depth, paras, _type in sections:
@@ -332,6 +358,7 @@ def latex_of(paper: Paper, layout: Layout, seed: int = 0) -> tuple[str, dict]:
     appendix_truth: list[dict] = []
     if after:
         tail = _Writer(layout, rng)
+        tail.cited = writer.cited
         tail.paragraphs = 100  # no more floats
         tail.heading(after[0][0] or "Supplementary methods", 1)
         for sentences in after[0][2]:

@@ -189,6 +189,9 @@ def test_the_layout_renderer_writes_latex_with_every_element():
 
     assert rl.escape("5% of {x} & α ≤ 2") == r"5\% of \{x\} \& $\alpha$ $\leq$ 2"
     assert rl.escape("ħω") == r"$\hbar$$\omega$"  # (T1 has no h-bar)
+    scixml = read_data(b'<mode2><s sid="1">Spectra were broad.<REF ID="cit3 cit4">3,4</REF>'
+                       b'</s></mode2>', "cited.xml")[0]
+    assert rl.cited_tex(scixml.sentences()[0]) == r"Spectra were broad.\textsuperscript{3,4}"
     doc = read_data(b"<article><front><article-meta><title-group><article-title>A title"
                     b"</article-title></title-group></article-meta></front><body><sec>"
                     b"<title>Methods</title><p>We dried it. We weighed it.</p></sec><sec>"
