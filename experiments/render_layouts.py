@@ -218,14 +218,15 @@ _TABLE_CAPTION = "Characteristics of the participants included in the analysis."
 class _Writer:
     """Writes one paper's body as LaTeX in one layout, recording each element's role."""
 
-    def __init__(self, layout: Layout, rng: random.Random) -> None:
+    def __init__(self, layout: Layout, rng: random.Random,
+                 cited: dict[str, str] | None = None) -> None:
         self.layout = layout
         self.rng = rng
         self.tex: list[str] = []
         self.truth: list[dict] = []
         self.captions: list[str] = []
         self.paragraphs = 0
-        self.cited: dict[str, str] = {}  # sentence -> its LaTeX with citations raised
+        self.cited = cited or {}  # sentence -> its LaTeX with citations raised
 
     def add(self, role: str, text: str, tex: str, **extra) -> None:
         self.truth.append({"role": role, "text": text, **extra})
@@ -343,8 +344,8 @@ def latex_of(paper: Paper, layout: Layout, seed: int = 0) -> tuple[str, dict]:
     title = paper.title or next((s.text for s in paper.sentences() if s.zone == "title"), "")
     authors = rng.sample(_NAMES, 3)
     abstract, abstract_truth = _abstract(paper)
-    writer = _Writer(layout, rng)
-    writer.cited = {s.text: t for s in paper.sentences() if (t := cited_tex(s))}
+    cited = {s.text: t for s in paper.sentences() if (t := cited_tex(s))}
+    writer = _Writer(layout, rng, cited)
     sections = _sections(paper)
     after = [sections.pop()] if layout.appendix and len(sections) > 2 else []
     for heading, depth, paras, _type in sections:
@@ -357,8 +358,7 @@ def latex_of(paper: Paper, layout: Layout, seed: int = 0) -> tuple[str, dict]:
     back = ""
     appendix_truth: list[dict] = []
     if after:
-        tail = _Writer(layout, rng)
-        tail.cited = writer.cited
+        tail = _Writer(layout, rng, cited)
         tail.paragraphs = 100  # no more floats
         tail.heading(after[0][0] or "Supplementary methods", 1)
         for sentences in after[0][2]:

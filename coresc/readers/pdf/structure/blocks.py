@@ -108,8 +108,9 @@ def make_blocks(lines: list[Line], body: float) -> list[Block]:
     blocks: list[Block] = []
     prev: Line | None = None
     spacing = line_spacing(lines, body)
+    steps = _steps(lines)
     for i, line in enumerate(lines):
-        if prev is None or _breaks(prev, line, body, spacing, _leading(lines, i)):
+        if prev is None or _breaks(prev, line, body, spacing, _leading(steps, i)):
             blocks.append(Block())
             if prev is not None and (prev.page, prev.column) != (line.page, line.column):
                 blocks[-1].continues = True  # a candidate, decided later
@@ -131,20 +132,22 @@ def line_spacing(lines: list[Line], body: float) -> float:
     return steps.most_common(1)[0][0] if steps else 1.2 * body
 
 
-def _leading(lines: list[Line], i: int) -> float:
-    """The step from line ``i - 1`` to line ``i`` where a neighbouring pair of lines of the
-    same size steps as far (the text's own leading, loose in a box set small), else 0."""
-    def step(k: int) -> float:
-        if k < 1 or k >= len(lines):
-            return 0.0
-        a, b = lines[k - 1], lines[k]
+def _steps(lines: list[Line]) -> list[float]:
+    """For each line, how far its baseline lies under the line before it where both are
+    of one size in one region, else 0."""
+    out = [0.0]
+    for a, b in zip(lines, lines[1:], strict=False):
         same = (a.page, a.column) == (b.page, b.column) and abs(a.size - b.size) <= 0.3
-        return a.base - b.base if same else 0.0
+        out.append(a.base - b.base if same else 0.0)
+    return out
 
-    here = step(i)
-    if here > 0 and any(abs(step(k) - here) < 0.3 for k in (i - 1, i + 1)):
-        return here
-    return 0.0
+
+def _leading(steps: list[float], i: int) -> float:
+    """The step to line ``i`` where a neighbouring pair of lines steps as far (the text's
+    own leading, loose in a box set small), else 0."""
+    here = steps[i]
+    near = steps[max(i - 1, 0):i] + steps[i + 1:i + 2]
+    return here if here > 0 and any(abs(k - here) < 0.3 for k in near) else 0.0
 
 
 def _breaks(prev: Line, line: Line, body: float, spacing: float = 0.0,
