@@ -366,6 +366,36 @@ def ligatures() -> bytes:
     return _finish(c, buf)
 
 
+def accents() -> bytes:
+    """A double acute set as a glyph of its own over the "o" of "Erdos", which PDFium
+    gives after its line: away from the letter that follows it in the text."""
+    import os
+
+    import reportlab
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    vera = os.path.join(os.path.dirname(reportlab.__file__), "fonts", "Vera.ttf")
+    pdfmetrics.registerFont(TTFont("Vera", vera))
+    c, buf, height, top = _start("A Paper With Accents", "1 Introduction")
+    width = lambda t: pdfmetrics.stringWidth(t, "Vera", 10)  # noqa: E731
+    c.setFont("Vera", 10)
+    c.drawString(72, top, "Erd")
+    c.drawString(72 + width("Erd") + 1, top, "\u02dd")
+    c.drawString(72 + width("Erd"), top, "os was here.")
+    c.drawString(72, top - 12.5, "The number of Erdos is small.")
+    c.drawString(72 + width("The number of Erd") + 1, top - 12.5, "\u02dd")
+    c.drawString(72, top - 25, "It can be found.")
+    return _finish(c, buf)
+
+
+def test_a_spacing_accent_goes_on_no_letter_it_is_not_drawn_over():
+    texts = _texts(accents(), "accents.pdf")[1]
+    # (before: a stray "\u02dd" glyph began a line, or the accent sat on "T" or "I")
+    assert texts[1:] == ["Erdos was here.", "The number of Erdos is small.",
+                         "It can be found."]
+
+
 def test_a_space_after_a_ligature_that_the_page_does_not_show_is_dropped():
     texts = _texts(ligatures(), "ligatures.pdf")[1]
     assert texts[-1] == "The genes were identified by a scientific method of ours."

@@ -49,7 +49,8 @@ MAX_PAGES = 2_000
 # Spacing accents that PDFs set as glyphs of their own beside the letter they sit on.
 _ACCENTS = {"\u00b4": "\u0301", "`": "\u0300", "\u00a8": "\u0308", "\u02c6": "\u0302",
             "^": "\u0302", "\u02dc": "\u0303", "~": "\u0303", "\u00b8": "\u0327",
-            "\u02c7": "\u030c", "\u02da": "\u030a", "\u00af": "\u0304", "\u02d9": "\u0307"}
+            "\u02c7": "\u030c", "\u02da": "\u030a", "\u00af": "\u0304", "\u02d9": "\u0307",
+            "\u02dd": "\u030b", "\u02d8": "\u0306", "\u02db": "\u0328"}
 # Characters that carry nothing: PDFium's markers, byte-order marks, controls.
 _DROP = {"\ufffe", "\uffff", "\ufeff", "\u0000", "\u0002", "\u00ad", "\u200b"}
 _SOFT_HYPHENS = {"\u00ad", "\ufffe", "\u0002"}
@@ -174,7 +175,7 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
     runs: list[list] = []
     run: _Run | None = None
     prev_x0 = prev_x1 = prev_base = prev_size = 0.0
-    accent = ""  # a spacing accent waiting for the letter after it
+    accent, accent_at = "", 0.0  # a spacing accent waiting for the letter under it
     font_cache: dict[tuple[bytes, int, int], tuple[bool, bool, str]] = {}
     get_object = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)(
         ctypes.cast(raw.FPDFText_GetTextObject, ctypes.c_void_p).value)
@@ -241,10 +242,10 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
                 composed = unicodedata.normalize("NFC", last + _ACCENTS[ch])
                 run.chars[-1] = (composed, *run.chars[-1][1:])
             else:
-                accent = _ACCENTS[ch]
+                accent, accent_at = _ACCENTS[ch], middle
             continue
         if accent:
-            if ch.isalpha():
+            if ch.isalpha() and x0 - 1 <= accent_at <= x1 + 1:  # (drawn over this letter)
                 ch = unicodedata.normalize("NFC", ch + accent)
             accent = ""
         ch = unicodedata.normalize("NFKC", ch) if "\ufb00" <= ch <= "\ufb4f" else ch
