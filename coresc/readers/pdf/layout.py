@@ -49,9 +49,16 @@ class Line:
     def bold_prefix(self) -> str:
         """The line's marked text up to where its bold start ends ("" unless it starts
         bold)."""
-        if not self.styles or not self.styles[0][1]:
-            return ""
-        return self.marked[: self.styles[0][0]]
+        end = 0
+        for count, bold, *_ in self.styles:
+            if not bold:
+                break
+            # bold runs in several fonts ("emm" in a font of its own) are one; a stop ends
+            # the head ("Aims:" before a species' name in bold italic)
+            end += count
+            if self.marked[:end].rstrip().endswith((".", ":", "\u2014")):
+                break
+        return self.marked[:end]
 
 
 _NAMED_BOLD = re.compile(r"bold|black|heavy|semibd|demi|[,-]b$|[,-]bd|medium", re.I)

@@ -85,20 +85,57 @@ def _columns(runs: list[list], body: float) -> list[list[list]] | None:
     # note beside one line); margin line numbers are a column of their own
     if sum(1 for p in parts if _lines(p, body) >= 2) < 2:
         return None
+    band = _new_band(runs, [p for p in parts if p], body)
+    if band is not None:
+        return _split(runs, [band], _down)
     if not crossing:
         return [p for p in parts if p]
     top, bottom = max(r[3] for r in inside), min(r[1] for r in inside)
     above = [r for r in crossing if r[1] >= top]
     below = [r for r in crossing if r[3] <= bottom and r[1] < top]
     middle = [r for r in crossing if r[3] > bottom and r[1] < top]
+    if any(_spans(r, cuts, body) for r in middle) and _across(runs, body):
+        return None  # a caption across the columns, its short lines under it: cut across
     for r in middle:
         parts[_part_of(r, cuts)].append(r)
     return [p for p in (above, *parts, below) if p]
 
 
+def _new_band(runs: list[list], columns: list[list[list]], body: float) -> float | None:
+    """Where the columns end together and new ones begin in another size (a reference
+    list set in two columns of small print under balanced columns of text): the middle
+    of that gap across the region, else None. Without it each column would be read
+    through the band's end, the reference list's first column before the text's second."""
+    for _height, middle in _rows_gaps(runs, 0.5 * body):
+        below = [_size_near(col, middle, False) for col in columns]
+        above = [_size_near(col, middle, True) for col in columns]
+        if None in below or None in above:
+            continue
+        if max(below) - min(below) <= 0.3 and all(abs(a - below[0]) >= 0.5 for a in above):
+            return middle
+    return None
+
+
+def _size_near(runs: list[list], middle: float, above: bool) -> float | None:
+    """The size of most of the last three runs of a column above a gap, or of its first
+    three below; None where the column has none there."""
+    side = sorted((r for r in runs if (_down(r) < middle) == above), key=_down,
+                  reverse=above)[:3]
+    if not side:
+        return None
+    sizes = sorted(round(r[5] * 2) / 2 for r in side)
+    return sizes[len(sizes) // 2]
+
+
 def _crosses(run: list, cuts: list[float]) -> bool:
     i = bisect.bisect_right(cuts, run[0])
     return i < len(cuts) and cuts[i] < run[2]
+
+
+def _spans(run: list, cuts: list[float], body: float) -> bool:
+    """Whether a run reaches well into the columns on both sides of a gutter (a line of
+    text set across them, not a page number or a figure's label on the gutter)."""
+    return any(run[0] < cut - 8 * body and run[2] > cut + 8 * body for cut in cuts)
 
 
 def _part_of(run: list, cuts: list[float]) -> int:

@@ -8,7 +8,7 @@ from collections import Counter
 
 from .blocks import Block
 from .outline import mark_outline
-from .patterns import CAPTION, CONTENTS_LINE, FRONT_LABEL, NUMBER, SMALL_PRINT, TOP
+from .patterns import CAPTION, CONTENTS_LINE, FRONT_LABEL, LOCATOR, NUMBER, SMALL_PRINT, TOP
 from .walk import Part, walk_parts
 
 
@@ -97,8 +97,8 @@ def _kind_of(block: Block, body: float) -> None:
     elif CAPTION.match(text) and (len(text) > 20 or block.bold > 0.5) and \
             _set_apart(block, text, body):
         block.kind = "caption"
-    elif _debris(text):
-        block.kind = "drop"  # a display equation, pieces of a figure
+    elif _debris(text) or LOCATOR.match(text):
+        block.kind = "drop"  # a display equation, pieces of a figure, a file's DOI
     elif _is_heading(block, text, body):
         block.kind = "heading"
         m = NUMBER.match(text)

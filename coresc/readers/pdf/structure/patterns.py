@@ -65,6 +65,8 @@ FRONT_LABEL = re.compile(
 SMALL_PRINT = re.compile(r"^(?:source|fonte|fuente|note|nota|notes|abbreviations?)\s*:", re.I)
 # A caption's own DOI at its end (PLOS, eLife): not part of its text, as in their XML.
 DOI_TAIL = re.compile(r"\s*(?:doi|DOI):\s*10\.\S+\s*$")
+# A supplementary file's locator alone (PLOS: "Found at: doi:10.1371/... (0.63 MB XLS)")
+LOCATOR = re.compile(r"^(?:found at:?\s*)?doi:?\s*10\.\d{4,}/\S+(?:\s*\([^)]{0,40}\))?$", re.I)
 SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
 
 TOP = re.compile(r"^(?:introduc|background|related work|methods?|materials?|results?|"

@@ -46,6 +46,7 @@ def walk_parts(blocks: list[Block], body: float) -> list[Part]:
                                (b.kind == "heading" or b.first.bold > 0.5) for b in blocks)
     for block in blocks:
         state.take(block, parts)
+    state.flush(parts)  # a caption after the paper's last paragraph
     for part, text in zip(parts, resolve_hyphens([p.text for p in parts]), strict=True):
         part.text = text
     return parts
@@ -336,12 +337,14 @@ def _run_in(block: Block) -> tuple[str, str] | None:
     if not prefix or len(prefix) >= len(line.text.strip()) - 1:
         return None
     # (a head may open in lower case: a gene's name, "emm-types and emm-patterns")
-    if len(prefix.split()) > 10 or not (prefix[:1].isupper() or len(prefix.split()) >= 2):
-        return None
+    if len(prefix.split()) > 10 or not (prefix[:1].isupper() or len(prefix.split()) >= 2) \
+            or prefix.split()[-1].lower() in _OPEN_ENDED:
+        return None  # "sampled populations of": a bold caption title's next line
     after = line.marked[len(line.bold_prefix()):].lstrip()
     stops = prefix.endswith((".", ":", "\u2014")) or after.startswith((".", ":", "\u2014"))
     # without a stop: a phrase of a few words, then a new sentence ("Patients The ...")
-    if not stops and not (2 <= len(prefix.split()) <= 8 and after[:1].isupper()
+    opens = after[:1].isupper() or after[:1].isdigit()  # "New sub-types 8 new ..."
+    if not stops and not (2 <= len(prefix.split()) <= 8 and opens
                           and not SENTENCE_END.search(prefix)):
         return None
     head = unmark(prefix).rstrip(".:\u2014 ")
@@ -350,6 +353,10 @@ def _run_in(block: Block) -> tuple[str, str] | None:
     rest = block.marked()[len(line.bold_prefix()):].lstrip().lstrip(".:\u2014").strip()
     return head, rest
 
+
+#: Words a heading does not end on.
+_OPEN_ENDED = frozenset("a an and as at between by for from in into of on or the to with "
+                        "de da do das dos e em et la le les el los y und der die das von".split())
 
 _INLINE_HEAD = re.compile(r"[A-Z\u00c0-\u00dd][^\W\d_]+(?:[ /&,-]+[^\W\d_]+){0,4}[.:]")
 

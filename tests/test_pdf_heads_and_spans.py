@@ -1,0 +1,130 @@
+"""The PDF reader on what the real pairs still showed (issue 50): a run-in head set in
+several bold fonts (a gene's name in a font of its own), a head that a bold species'
+name follows, a head before a number, a bold phrase that ends on "of", and a caption set
+across both columns at a page's foot whose last lines fall in one column. Each PDF is
+made here with reportlab."""
+
+from __future__ import annotations
+
+import io
+
+from helpers import need
+
+need("reportlab")
+
+import pdf_fixtures as fx  # noqa: E402
+from test_pdf_layouts import SENTENCES, _finish, _page, _start, _styled  # noqa: E402
+
+from coresc.readers import read_data  # noqa: E402
+from coresc.readers.pdf.xycut import xy_leaves  # noqa: E402
+
+
+def run_in_heads() -> bytes:
+    """One section whose paragraphs open with run-in heads in bold pieces of two fonts."""
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["Typing Streptococci in Two Cities"], "Helvetica-Bold", 16)
+    y = fx._lines(c, 72, height - 110, ["1 Results"], "Helvetica-Bold", 11) - 4
+    openings = [
+        [("emm", "Times-BoldItalic"), ("-types and patterns distribution", "Times-Bold"),
+         (" The emm-type was determined for all of the isolates.", "Times-Roman")],
+        [("Aims:", "Times-Bold"), (" Platycladus orientalis", "Times-BoldItalic"),
+         (" is a tree that lives for a long time.", "Times-Roman")],
+        [("New sub-types", "Times-Bold"), (" 8 new sub-types were identified here.",
+                                           "Times-Roman")],
+        [("effects of", "Times-Bold"), (" Streptomyces on the soil were measured twice.",
+                                        "Times-Roman")],
+    ]
+    for k, pieces in enumerate(openings):
+        _styled(c, 72, y, pieces)
+        y = _page(c, height, fx._wrap(" ".join(SENTENCES[3 * k:3 * k + 3]), 90), y - 12.5)
+        y -= 8
+    return _finish(c, buf)
+
+
+def test_run_in_heads_in_several_bold_fonts_end_at_their_stop():
+    doc = read_data(run_in_heads(), "heads.pdf")[0]
+    heads = [s.heading for s in doc.sections if s.depth >= 1]
+    assert heads == ["Results", "emm-types and patterns distribution", "Aims", "New sub-types"]
+    texts = [s.text for s in doc.sentences()]
+    assert "The emm-type was determined for all of the isolates." in texts
+    assert "Platycladus orientalis is a tree that lives for a long time." in texts
+    assert "8 new sub-types were identified here." in texts
+    assert "effects of Streptomyces on the soil were measured twice." in texts
+
+
+def caption_across_columns() -> bytes:
+    """Two columns whose paragraph runs from the left into the right, a caption set
+    across both at the page's foot, its last lines in the left column only."""
+    buf = io.BytesIO()
+    c, (width, height) = fx._canvas(buf)
+    # (no title over the columns: with the caption it would be a second run across them)
+    left = fx._wrap(" ".join(SENTENCES[:14]), 44)
+    right = fx._wrap(" ".join(SENTENCES[14:26]), 44)
+    y = fx._lines(c, 60, height - 100, ["1 Methods"], "Helvetica-Bold", 11)
+    fx._lines(c, 60, y - 4, left, "Times-Roman", 10)
+    fx._lines(c, 310, height - 100, right, "Times-Roman", 10)
+    foot = 180
+    fx._lines(c, 60, foot, ["Figure 1. The balance and the oven that every sample of this "
+                            "study was weighed and dried in, set",
+                            "across the page."], "Times-Roman", 9, 11)
+    c.drawString(60, foot - 22, "doi:10.1371/journal.x.g001")
+    return _finish(c, buf)
+
+
+def test_a_caption_across_the_columns_is_read_whole_after_them():
+    doc, = read_data(caption_across_columns(), "spans.pdf")
+    texts = [s.text for s in doc.sentences()]
+    assert "The balance and the oven that every sample of this study was weighed and dried " \
+           "in, set across the page." in texts
+    body = [t for t in texts if t.startswith("The sample number")]
+    assert body == SENTENCES[:26]
+
+
+def test_xy_cuts_read_a_caption_across_the_columns_after_them():
+    """Runs as the extractor gives them (x0, y0, x1, y1, baseline, size, text): two
+    columns, then a caption across both whose last lines stand in the left one only (a
+    page number on the gutter does not count as a line across)."""
+    def run(x0, x1, y, text):
+        return [x0, y - 2, x1, y + 8, y, 10.0, text]
+
+    left = [run(60, 290, y, f"left {y}") for y in range(700, 300, -12)]
+    right = [run(310, 540, y, f"right {y}") for y in range(700, 300, -12)]
+    caption = [run(60, 540, 178, "Figure 1. across"), run(60, 150, 167, "the page."),
+               run(60, 200, 156, "doi:10.1371/x.g001")]
+    number = run(296, 304, 40, "3")
+    leaves = xy_leaves(left + right + caption[::-1] + [number], 10.0)
+    where = {r[6]: k for k, leaf in enumerate(leaves) for r in leaf}  # each run's leaf
+    assert max(where[r[6]] for r in left) < min(where[r[6]] for r in right)
+    assert max(where[r[6]] for r in right) < min(where[r[6]] for r in caption)
+
+
+def test_xy_cuts_read_balanced_columns_before_a_reference_list_in_two_columns():
+    """Text in two columns ending together, then the reference list in two columns of
+    small print under its heading in the left one (PLOS's last page): the text's right
+    column is read before the list's first."""
+    def run(x0, x1, y, size, text):
+        return [x0, y - 2, x1, y + size - 2, y, size, text]
+
+    text_left = [run(60, 290, y, 10.0, f"text left {y}") for y in range(700, 400, -12)]
+    text_right = [run(310, 540, y, 10.0, f"text right {y}") for y in range(700, 400, -12)]
+    refs_left = [run(60, 160, 380, 11.0, "References")] + [
+        run(60, 290, y, 6.5, f"ref left {y}") for y in range(364, 200, -8)]
+    refs_right = [run(310, 540, y, 6.5, f"ref right {y}") for y in range(380, 200, -8)]
+    leaves = xy_leaves(text_left + refs_left + text_right + refs_right, 10.0)
+    where = {r[6]: k for k, leaf in enumerate(leaves) for r in leaf}
+    groups = [text_left, text_right, refs_left, refs_right]
+    for before, after in zip(groups, groups[1:], strict=False):
+        assert max(where[r[6]] for r in before) < min(where[r[6]] for r in after)
+
+
+def test_a_supplementary_files_locator_is_not_a_sentence():
+    c, buf, height, top = _start("Drying Samples", "1 Results")
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:4]), 90), top)
+    y = fx._lines(c, 72, y - 14, ["Supporting Information"], "Helvetica-Bold", 11)
+    y = fx._lines(c, 72, y - 4, ["Table S1. The weights of every sample we dried."],
+                  "Times-Bold", 10)
+    fx._lines(c, 72, y - 4, ["Found at: doi:10.1371/journal.pgen.1000100.s004 (0.63 MB XLS)"])
+    texts = [s.text for s in read_data(_finish(c, buf), "found.pdf")[0].sentences()]
+    assert "The weights of every sample we dried." in texts
+    assert not any("Found at" in t or "doi" in t for t in texts)
