@@ -17,6 +17,7 @@ about n log n for a page of n runs.
 from __future__ import annotations
 
 import bisect
+from collections import Counter
 
 #: Deeper than this a region is not cut again (its runs are read top to bottom).
 MAX_DEPTH = 16
@@ -107,24 +108,36 @@ def _new_band(runs: list[list], columns: list[list[list]], body: float) -> float
     of that gap across the region, else None. Without it each column would be read
     through the band's end, the reference list's first column before the text's second."""
     for _height, middle in _rows_gaps(runs, 0.5 * body):
-        below = [_size_near(col, middle, False) for col in columns]
-        above = [_size_near(col, middle, True) for col in columns]
-        if None in below or None in above:
-            continue
-        if max(below) - min(below) <= 0.3 and all(abs(a - below[0]) >= 0.5 for a in above):
+        if not all(_lines([r for r in col if (_down(r) < middle) == side], body) >= 2
+                   for col in columns for side in (True, False)):
+            continue  # (a running head over the columns is not a band of text)
+        below = [_size_of(col, middle, False) for col in columns]
+        above = [_size_of(col, middle, True) for col in columns]
+        if max(below) - min(below) <= 0.3 and all(abs(a - below[0]) >= 0.5 for a in above) \
+                and all(_edge(col, middle, below[0], body) for col in columns):
             return middle
     return None
 
 
-def _size_near(runs: list[list], middle: float, above: bool) -> float | None:
-    """The size of most of the last three runs of a column above a gap, or of its first
-    three below; None where the column has none there."""
-    side = sorted((r for r in runs if (_down(r) < middle) == above), key=_down,
-                  reverse=above)[:3]
-    if not side:
-        return None
-    sizes = sorted(round(r[5] * 2) / 2 for r in side)
-    return sizes[len(sizes) // 2]
+def _edge(runs: list[list], middle: float, size: float, body: float) -> bool:
+    """Whether the band's size begins right under the gap in a column (a heading over
+    it aside) and its last line above is set otherwise: the gap is the band's edge, not
+    a gap higher up in the text over it."""
+    down = sorted(runs, key=_down)
+    below = [r for r in down if _down(r) >= middle]
+    above = [r for r in down if _down(r) < middle]
+    if not (below and above) or abs(above[-1][5] - size) <= 0.3:
+        return False
+    first = [r for r in below if abs(r[4] - below[0][4]) > 0.5 * body][:1] \
+        if below[0][5] > size + 0.3 else below[:1]  # past one heading line
+    return bool(first) and abs(first[0][5] - size) <= 0.3
+
+
+def _size_of(runs: list[list], middle: float, above: bool) -> float:
+    """The size most of a column's runs are set in, above a gap or below it (a heading
+    at a column's top does not make a band)."""
+    sizes = Counter(round(r[5] * 2) / 2 for r in runs if (_down(r) < middle) == above)
+    return sizes.most_common(1)[0][0]
 
 
 def _crosses(run: list, cuts: list[float]) -> bool:
