@@ -128,3 +128,37 @@ def test_a_supplementary_files_locator_is_not_a_sentence():
     texts = [s.text for s in read_data(_finish(c, buf), "found.pdf")[0].sentences()]
     assert "The weights of every sample we dried." in texts
     assert not any("Found at" in t or "doi" in t for t in texts)
+
+
+def _wrap_to(text: str, width: float, font: str = "Times-Roman", size: float = 10) -> list[str]:
+    """``text`` in lines no wider than ``width`` points."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    lines, cur = [], ""
+    for word in text.split():
+        if cur and stringWidth(f"{cur} {word}", font, size) > width:
+            lines.append(cur)
+            cur = word
+        else:
+            cur = f"{cur} {word}".strip()
+    return [*lines, cur]
+
+
+def test_a_run_in_head_wrapped_onto_a_second_line_is_one_heading():
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    c, buf, height, top = _start("Typing Streptococci", "1 Results")
+    head = "emm-types, emm-pattern, clinical presentation and site"
+    width = stringWidth(head, "Times-Bold", 10)  # the column's: the head fills its line
+    y = _page(c, height, _wrap_to(" ".join(SENTENCES[:6]), width), top)
+    lines = _wrap_to("Each sample was weighed twice before it was dried. "
+                     + " ".join(SENTENCES[6:12]), width)
+    fx._lines(c, 72, y - 8, [head], "Times-Bold", 10)
+    _styled(c, 72, y - 20.5, [("preference", "Times-Bold"), (" emm pattern A strains are "
+                                                               "found in the throat.",
+                                                               "Times-Roman")])
+    _page(c, height, lines, y - 33)
+    doc = read_data(_finish(c, buf), "wrapped.pdf")[0]
+    heads = [s.heading for s in doc.sections if s.depth >= 1]
+    assert heads == ["Results", head + " preference"]
+    assert "emm pattern A strains are found in the throat." in [s.text for s in doc.sentences()]

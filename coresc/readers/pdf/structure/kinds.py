@@ -28,8 +28,17 @@ def classify(blocks: list[Block], body: float, outline: list[list] | None = None
         if block.kind == "heading" and not block.outlined and after.text()[:1].islower() and \
                 last.x1 >= last.col_right - 2 * last.size:
             block.kind = "body"  # a full line that runs on into the next: no heading
+            if len(block.lines) == 1 and _bold_start(after.first):
+                after.lines[:0] = block.lines  # a run-in head wrapped onto the next line
+                block.kind = "drop"
     _levels(blocks, body)
     return walk_parts(blocks, body)
+
+
+def _bold_start(line) -> bool:
+    """Whether a line opens with a few bold words and goes on in another style."""
+    prefix = line.bold_prefix().strip()
+    return 0 < len(prefix.split()) <= 4 and len(prefix) < len(line.text.strip()) - 1
 
 
 def _caption_runs(blocks: list[Block], body: float) -> None:

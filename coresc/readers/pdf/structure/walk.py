@@ -332,6 +332,9 @@ def _ends_sentence(marked: str) -> bool:
 def _run_in(block: Block) -> tuple[str, str] | None:
     """A bold phrase opening a paragraph, ending in a stop or colon or followed by a new
     sentence: (heading, rest)."""
+    wrapped = _wrapped_run_in(block)
+    if wrapped is not None:
+        return wrapped
     line = block.first
     prefix = line.bold_prefix().strip()
     if not prefix or len(prefix) >= len(line.text.strip()) - 1:
@@ -352,6 +355,25 @@ def _run_in(block: Block) -> tuple[str, str] | None:
         return None  # "Abstract\u2014" opening the abstract (IEEE): no part of its own
     rest = block.marked()[len(line.bold_prefix()):].lstrip().lstrip(".:\u2014").strip()
     return head, rest
+
+
+def _wrapped_run_in(block: Block) -> tuple[str, str] | None:
+    """A run-in head that fills its first line in bold and ends a few bold words into
+    the second ("... clinical presentation and site / **preference** emm pattern A-C
+    strains are ..."): (heading, rest), or None."""
+    if len(block.lines) < 2:
+        return None
+    first, second = block.lines[0], block.lines[1]
+    more = second.bold_prefix()
+    if len(first.bold_prefix()) < len(first.marked) or not more.strip() or \
+            len(more.strip().split()) > 4 or len(more.strip()) >= len(second.text.strip()) - 1:
+        return None
+    head = unmark(join_lines([first.marked, more.strip()], mark=True)).rstrip(".:\u2014 ")
+    if len(head.split()) > 12 or head.split()[-1].lower() in _OPEN_ENDED:
+        return None
+    rest = join_lines([second.marked[len(more):].lstrip()] +
+                      [ln.marked for ln in block.lines[2:]], mark=True)
+    return head, rest.lstrip(".:\u2014 ").strip()
 
 
 #: Words a heading does not end on.
