@@ -133,6 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     root = args.root / args.corpus
     layouts = args.layouts.split(",") if args.layouts else sorted(
         p.name for p in root.iterdir() if p.is_dir() and any(p.glob("*.pdf")))
+    missing = [name for name in layouts if not any((root / name).glob("*.truth.json"))]
+    if missing:
+        ap.error(f"no rendered papers under {root} for: {', '.join(missing)} "
+                 "(experiments/render_layouts.py makes them)")
     truths = {}
     for layout in layouts:
         for t in sorted((root / layout).glob("*.truth.json")):

@@ -162,3 +162,16 @@ def test_a_run_in_head_wrapped_onto_a_second_line_is_one_heading():
     heads = [s.heading for s in doc.sections if s.depth >= 1]
     assert heads == ["Results", head + " preference"]
     assert "emm pattern A strains are found in the throat." in [s.text for s in doc.sentences()]
+
+
+def test_a_paragraph_after_a_list_item_with_a_hanging_indent_is_its_own():
+    c, buf, height, top = _start("A Course in Forecasting", "1 Tutorials")
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:3]) + " The tutorials go:", 90), top)
+    y = fx._lines(c, 84, y, ["1. Loading time series data and transforming them",
+                             "2. Exploring further applications of the models in ecology "
+                             "(including species-"])
+    y = fx._lines(c, 96, y, ["distribution modeling and state space modeling)"])
+    _page(c, height, fx._wrap("R tutorials follow the principles of explicit teaching. "
+                              + " ".join(SENTENCES[3:6]), 90), y)
+    texts = [s.text for s in read_data(_finish(c, buf), "list.pdf")[0].sentences()]
+    assert "R tutorials follow the principles of explicit teaching." in texts
