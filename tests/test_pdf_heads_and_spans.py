@@ -175,3 +175,25 @@ def test_a_paragraph_after_a_list_item_with_a_hanging_indent_is_its_own():
                               + " ".join(SENTENCES[3:6]), 90), y)
     texts = [s.text for s in read_data(_finish(c, buf), "list.pdf")[0].sentences()]
     assert "R tutorials follow the principles of explicit teaching." in texts
+
+
+def test_a_box_set_smaller_does_not_take_the_sentence_it_interrupts():
+    c, buf, height, top = _start("A Call for Community Action", "1 Key Steps")
+    _page(c, height, fx._wrap(" ".join(SENTENCES[:30]) + " The list could be examined and "
+                              "modified by", 90), top)
+    c.showPage()
+    y = fx._lines(c, 72, height - 80, ["Box 1. A Very Highly Conserved Protein"],
+                  "Helvetica-Bold", 12)
+    y = fx._lines(c, 72, y - 4, fx._wrap("During studies of the genetics of heme "
+                                         "biosynthesis one gene was found to encode a "
+                                         "protein of unknown function. There are "
+                                         "additional paralogs of it in several genomes, "
+                                         "but their substrates remain to be identified.",
+                                         100), "Times-Roman", 8, 9.5)
+    _page(c, height, fx._wrap("alternative or additional predictions from other groups. "
+                              + " ".join(SENTENCES[30:34]), 90), y - 14)
+    texts = [s.text for s in read_data(_finish(c, buf), "box.pdf")[0].sentences()]
+    assert "The list could be examined and modified by alternative or additional " \
+           "predictions from other groups." in texts
+    assert "There are additional paralogs of it in several genomes, but their substrates " \
+           "remain to be identified." in texts

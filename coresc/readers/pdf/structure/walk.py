@@ -252,7 +252,8 @@ class _Walk:
             parts.append(Part("heading", head, level=2, zone=self.zone))
             self.last_para = Part("para", rest, zone=self.zone)
             parts.append(self.last_para)
-        if len(block.lines) > 2 or self.unfinished is None:  # (not a page's foot line)
+        # (not a page's foot line, nor a box set smaller that interrupts the body's text)
+        if self.unfinished is None or len(block.lines) > 2 and abs(block.size - self.body) <= 0.6:
             cut = not _ends_sentence(self.last_para.text)
             self.unfinished = self.last_para if cut else None
 
