@@ -180,7 +180,8 @@ def _breaks(prev: Line, line: Line, body: float, spacing: float = 0.0,
             SENTENCE_END.search(prev.text):
         return True  # a run-in head ("Methods: ...") opens a paragraph
     short = prev.x1 < line.col_right - 2.5 * body
-    if short and prev_indent - indent > 0.6 * body and _looks_new(line):
+    if short and prev_indent - indent > 0.6 * body and _looks_new(line) and \
+            abs(line.size - body) <= 0.6:  # (not a title's centred lines)
         return True  # out of a list item's hanging indent: "... modeling)" / "R tutorials"
     # (a short line ending in a colon: a list follows)
     ends = bool(SENTENCE_END.search(prev.text)) or prev.text.rstrip().endswith(":")
