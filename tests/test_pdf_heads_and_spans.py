@@ -197,3 +197,15 @@ def test_a_box_set_smaller_does_not_take_the_sentence_it_interrupts():
            "predictions from other groups." in texts
     assert "There are additional paralogs of it in several genomes, but their substrates " \
            "remain to be identified." in texts
+
+
+def test_descriptors_after_the_abstract_are_keywords_not_a_part_of_it():
+    c, buf, height, top = _start("Poverty and Mortality in Brazil", "Abstract")
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:4]), 90), top)
+    _styled(c, 72, y - 6, [("DESCRIPTORS:", "Times-Bold"),
+                           (" Geographic Locations, epidemiology.", "Times-Roman")])
+    y = fx._lines(c, 72, y - 30, ["INTRODUCTION"], "Helvetica-Bold", 11)
+    _page(c, height, fx._wrap(" ".join(SENTENCES[4:10]), 90), y - 4)
+    doc = read_data(_finish(c, buf), "descriptors.pdf")[0]
+    assert [s.heading for s in doc.sections if s.depth >= 1] == ["INTRODUCTION"]
+    assert not any("Geographic" in s.text for s in doc.sentences())

@@ -19,7 +19,7 @@ ABSTRACT = re.compile(
 # The first part of a structured abstract that has no "Abstract" heading.
 ABSTRACT_PART = re.compile(r"^(?:background|objectives?|purpose|aims?|context|"
                             r"introduction|rationale)\b", re.I)
-KEYWORDS = re.compile(r"^(?:key\s*-?\s*words?|palavras[- ]chave|palabras[- ]clave|"
+KEYWORDS = re.compile(r"^(?:key\s*-?\s*words?|palavras[- ]chave|palabras[- ]clave|descriptors|"
                        r"descritores|descriptores|index terms|subjects?(?=\s*[:\u2014]|\s*$))\b",
                       re.I)  # ("Subject selection" heads a section)
 # Back matter skipped to the next heading as high (the references, ENDS, end the paper).
