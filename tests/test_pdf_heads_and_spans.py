@@ -209,3 +209,16 @@ def test_descriptors_after_the_abstract_are_keywords_not_a_part_of_it():
     doc = read_data(_finish(c, buf), "descriptors.pdf")[0]
     assert [s.heading for s in doc.sections if s.depth >= 1] == ["INTRODUCTION"]
     assert not any("Geographic" in s.text for s in doc.sentences())
+
+
+def test_a_bold_label_among_a_tables_cells_is_not_a_heading():
+    c, buf, height, top = _start("Prenatal Care in Brazil", "1 Results")
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:4]), 90), top)
+    y = fx._lines(c, 72, y - 10, ["Table 1. Women by region, in percent."], "Times-Bold", 10)
+    for label in ("Idade", "Vive com companheiro", "Profissional responsavel"):
+        y = fx._lines(c, 72, y - 4, [label], "Times-Bold", 10)
+        for value in ("12,0", "4,5"):
+            y = fx._lines(c, 90, y, [value], "Times-Roman", 7, 9)
+    _page(c, height, fx._wrap(" ".join(SENTENCES[4:8]), 90), y - 14)
+    doc = read_data(_finish(c, buf), "table.pdf")[0]
+    assert [s.heading for s in doc.sections if s.depth >= 1] == ["Results"]

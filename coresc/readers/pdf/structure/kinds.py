@@ -31,8 +31,24 @@ def classify(blocks: list[Block], body: float, outline: list[list] | None = None
             if len(block.lines) == 1 and _bold_start(after.first):
                 after.lines[:0] = block.lines  # a run-in head wrapped onto the next line
                 block.kind = "drop"
+    _table_labels(blocks)
     _levels(blocks, body)
     return walk_parts(blocks, body)
+
+
+def _table_labels(blocks: list[Block]) -> None:
+    """A bold label between a table's cells ("Vive com companheiro" over its rows of
+    numbers) is the table's, not a heading: a heading with short cells (small print or
+    dropped lines) on its page right before it (or the table's caption) and after it."""
+    for before, block, after in zip(blocks, blocks[1:], blocks[2:], strict=False):
+        if block.kind == "heading" and not block.outlined and not block.number and \
+                (_cell(before) or before.kind == "caption") and _cell(after) and \
+                before.first.page == block.first.page == after.first.page:
+            block.kind = "drop"
+
+
+def _cell(block: Block) -> bool:
+    return block.kind in ("small", "drop") and all(len(ln.text) <= 25 for ln in block.lines)
 
 
 def _bold_start(line) -> bool:
