@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from helpers import need, run_cli
 
-from coresc.document import PDF_PAGES
+from coresc.document import PDF_PAGES, Prediction
+from coresc.labels import LABELS
 from coresc.readers import read_data
 from coresc.readers.pdf.boxes import norm
 from coresc.writers.html.styles import CORESC_STYLES
@@ -86,6 +87,14 @@ def two_column_paper(link: bool = False, encrypt=None) -> bytes:
     c.showPage()
     c.save()
     return buf.getvalue()
+
+
+def labelled_pdf_paper():
+    """The generated two-column, two-page paper, each sentence given a label in turn."""
+    paper = read_data(two_column_paper(), "two.pdf")[0]
+    for k, s in enumerate(paper.sentences()):
+        s.pred = [Prediction(LABELS[k % len(LABELS)], 0.9)]
+    return paper
 
 
 def test_each_sentence_is_found_where_its_words_are():
@@ -226,3 +235,67 @@ def test_without_pypdf_one_line_names_the_extra(tmp_path, monkeypatch, capsys):
     lines = err.strip().splitlines()
     assert rc != 0 and len(lines) == 1 and "pip install 'coresc[pdf]'" in lines[0], err
     assert not out.exists()
+
+
+def recoloured(pdf: bytes, drop_appearance: bool = False) -> bytes:
+    """``pdf`` with every highlight's ``/C`` turned blue (and its ``/AP`` dropped): a
+    viewer that still shows the label colours draws the appearance stream."""
+    from pypdf import PdfWriter
+    from pypdf.generic import ArrayObject, FloatObject, NameObject
+
+    writer = PdfWriter(io.BytesIO(pdf))
+    for page in writer.pages:
+        for ref in page.get("/Annots") or ():
+            annot = ref.get_object()
+            if annot["/Subtype"] == "/Highlight":
+                annot[NameObject("/C")] = ArrayObject(FloatObject(v) for v in (0, 0, 1))
+                if drop_appearance:
+                    annot.pop("/AP", None)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def test_each_highlight_carries_its_appearance(tmp_path):
+    need("pypdf")
+    from pypdf import PdfReader
+
+    from coresc.writers.pdf import render_pdf
+
+    written = render_pdf(labelled_pdf_paper())
+    annots = [a.get_object() for page in PdfReader(io.BytesIO(written)).pages
+              for a in page.get("/Annots") or ()]
+    highlights = [a for a in annots if a["/Subtype"] == "/Highlight"]
+    assert highlights
+    for annot in highlights:
+        form = annot["/AP"]["/N"].get_object()
+        assert form["/Subtype"] == "/Form"
+        assert [float(v) for v in form["/BBox"]] == [float(v) for v in annot["/Rect"]]
+        state = form["/Resources"]["/ExtGState"]["/GS0"].get_object()
+        assert state["/BM"] == "/Multiply"  # the ink stays black under the colour
+        ops = form.get_data().decode()
+        colour = " ".join(f"{float(v):.4f}" for v in annot["/C"])
+        assert ops.startswith(f"/GS0 gs {colour} rg")
+        assert ops.count(" f") == len(annot["/QuadPoints"]) // 8  # one fill per quad
+
+
+def _share_of(image, colour: str) -> int:
+    import numpy as np
+
+    rgb = [int(colour[k:k + 2], 16) for k in (1, 3, 5)]
+    return int((np.abs(np.asarray(image, dtype=int) - rgb) <= 12).all(axis=2).sum())
+
+
+def test_pdfium_draws_the_appearance_not_its_own():
+    pdfium = need("pypdfium2")
+    from coresc.writers.pdf import render_pdf
+
+    title = CORESC_STYLES[LABELS[0]][0]  # the first sentence, the title, has the first label
+    written = render_pdf(labelled_pdf_paper())
+    shown = {}
+    for name, pdf in (("ours", recoloured(written)), ("none", recoloured(written, True))):
+        page = pdfium.PdfDocument(pdf)[0]
+        image = page.render(scale=2, draw_annots=True).to_pil().convert("RGB")
+        shown[name] = (_share_of(image, title), _share_of(image, "#0000FF"))
+    assert shown["ours"][0] > 5000 and shown["ours"][1] == 0
+    assert shown["none"][0] == 0 and shown["none"][1] > 5000  # /C, had /AP been missing
