@@ -13,9 +13,11 @@ With ``--pdfjs``, each highlighted PDF is then opened in pdf.js in headless Chro
 (``pdfjs_pages.py``; pdf.js from ``$CORESC_PDFJS`` or Debian's libjs-pdf) and its pages
 (the first ``--pages N``, all by default) drawn with and without their annotations: per
 PDF, the pages pdf.js drew without an error, the highlighted sentences whose boxes
-show their colour (at least ``SHOWN`` of the paper in them took it; one whose boxes hold
-no paper pixel cannot tell and is counted apart), and the pixels the annotations changed
-outside every box.
+show their colour (at least ``SHOWN`` of the pixels in them that the colour changes
+took its multiply blend; one whose boxes hold no such pixel cannot tell and is counted
+apart), how many of those not shown overlap another highlight (two sentences that claim
+the same words: their colours multiply into a third), and the pixels the annotations
+changed outside every box.
 
     python benchmarks/pdf_highlights.py [--data DIR] [--repeat 5] [-v] [--pdfjs [--pages N]]
 """
@@ -111,7 +113,8 @@ def pdfjs_check(written: dict[str, bytes], pages: int = 0) -> None:
 
     folder = Path(tempfile.mkdtemp(prefix="coresc-pdfjs-"))
     browser = driver(str(folder / "profile"))
-    print(f"{'pdf.js':40s} {'pages':>7s}  {'shown':>11s}  {'':6s}  unclear  outside  s")
+    print(f"{'pdf.js':40s} {'pages':>7s}  {'shown':>11s}  {'':6s}  overlap  unclear  "
+          f"outside  s")
     try:
         with serving(folder, pdfjs_root()) as base:
             for name, pdf in written.items():
@@ -125,9 +128,10 @@ def pdfjs_check(written: dict[str, bytes], pages: int = 0) -> None:
 
 
 def _pdfjs_row(drawn: list[dict | None], pdf: bytes) -> str:
-    """Pages drawn, highlighted sentences shown of those that can tell, those that
-    cannot, pixels changed outside every box: of the pages pdf.js drew."""
-    from pdfjs_pages import SHOWN, changed_outside, shares
+    """Pages drawn, highlighted sentences shown of those that can tell, how many of those
+    not shown overlap another highlight, those that cannot tell, pixels changed outside
+    every box: of the pages pdf.js drew."""
+    from pdfjs_pages import SHOWN, changed_outside, overlapping, shares
 
     rects = {nm: [b for b in boxes if b[0] < len(drawn)]
              for nm, boxes in highlight_rects(pdf).items()}
@@ -135,12 +139,15 @@ def _pdfjs_row(drawn: list[dict | None], pdf: bytes) -> str:
     got = shares(drawn, rects, highlight_colours(pdf))
     known = [v for v in got.values() if v is not None]
     shown = sum(v >= SHOWN for v in known)
+    crossed = overlapping(rects)
+    overlap = sum(nm in crossed for nm, v in got.items() if v is not None and v < SHOWN)
     outside = sum(changed_outside(page, [r for boxes in rects.values()
                                          for i, r in boxes if i == k])
                   for k, page in enumerate(drawn) if page is not None)
     ok = sum(page is not None for page in drawn)
     return (f"{ok:3d} / {len(drawn):<3d} {shown:4d} / {len(known):<4d} "
-            f"{shown / max(len(known), 1):6.1%}  {len(got) - len(known):7d}  {outside:7d}")
+            f"{shown / max(len(known), 1):6.1%}  {overlap:7d}  {len(got) - len(known):7d}  "
+            f"{outside:7d}")
 
 
 def _draw_all(browser, base: str, name: str, pages: int) -> list[dict | None]:

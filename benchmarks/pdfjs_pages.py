@@ -7,9 +7,10 @@ Debian's ``libjs-pdf`` puts it (a folder holding ``build/pdf.js`` and
 ``build/pdf.worker.js``). A small threaded HTTP server on the loopback address serves
 pdf.js under ``/pdfjs/`` and one folder's files (the PDFs) under ``/``; a page of our
 own renders one page of a PDF into a canvas twice, with its annotations drawn and
-without them, and hands both back as PNG. A highlight shows when the paper's white
-under it turns the highlight's colour (a multiply blend: the paper takes the colour,
-the ink stays black) and nothing else on the page changes.
+without them, and hands both back as PNG. A highlight shows when what lies under it
+turns into what a multiply blend of its colour makes of it (white paper takes the
+colour, a tinted box a darker tint, the ink stays black) and nothing else on the page
+changes.
 """
 
 from __future__ import annotations
@@ -29,9 +30,8 @@ PDFJS_DIRS = (Path("/usr/share/javascript/pdf"), Path("/usr/share/nodejs/pdfjs-d
 #: How far (0-255, per channel) a pixel may be from the colour expected of it:
 #: antialiasing and the canvas's colour rounding stay well inside.
 TOLERANCE = 12
-#: A pixel of the page drawn without annotations this light in every channel is paper.
-PAPER = 235
-#: A highlight shows when at least this share of the paper in its boxes took its colour.
+#: A highlight shows when at least this share of the pixels in its boxes that its
+#: colour would change (not the ink: black stays black) took the blend.
 SHOWN = 0.95
 
 PAGE = """<!doctype html><meta charset="utf-8"><title>pdf.js</title><link rel="icon" href="data:,">
@@ -153,8 +153,9 @@ def core(box: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def tint(drawn: dict, rect: tuple[float, ...], colour: tuple[float, ...]) -> tuple[int, int]:
-    """Of the paper pixels in ``rect``'s core, how many took ``colour`` (RGB in 0-1)
-    when the annotations were drawn; and how many paper pixels there are."""
+    """Of the pixels in ``rect``'s core that ``colour`` (RGB in 0-1) changes when
+    multiplied in, how many took the blend when the annotations were drawn; and how
+    many it changes."""
     import numpy as np
 
     top, left, bottom, right = core(pixel_box(drawn["transform"], rect, drawn["with"].shape))
@@ -162,10 +163,10 @@ def tint(drawn: dict, rect: tuple[float, ...], colour: tuple[float, ...]) -> tup
         return 0, 0
     before = drawn["without"][top:bottom, left:right]
     after = drawn["with"][top:bottom, left:right]
-    paper = (before >= PAPER).all(axis=2)
     want = np.asarray(colour) * before  # a multiply blend over what was there
-    took = (np.abs(after - want) <= TOLERANCE).all(axis=2) & paper
-    return int(took.sum()), int(paper.sum())
+    visible = (np.abs(want - before) > TOLERANCE).any(axis=2)
+    took = (np.abs(after - want) <= TOLERANCE).all(axis=2) & visible
+    return int(took.sum()), int(visible.sum())
 
 
 def changed_outside(drawn: dict, rects: list[tuple[float, ...]], margin: int = 3) -> int:
@@ -181,9 +182,9 @@ def changed_outside(drawn: dict, rects: list[tuple[float, ...]], margin: int = 3
 
 
 def shares(pages: list[dict], rects: dict, colours: dict) -> dict[str, float | None]:
-    """Per highlight (``/NM``): the share of the paper in its boxes that took
-    ``colours[nm]``, over the pages drawn (``pages[i]`` page ``i``, or None when not
-    drawn); None for one whose boxes hold no paper pixel to tell by."""
+    """Per highlight (``/NM``): the share of the pixels in its boxes that took the blend
+    of ``colours[nm]`` (:func:`tint`), over the pages drawn (``pages[i]`` page ``i``, or
+    None when not drawn); None for one whose boxes hold no pixel to tell by."""
     out: dict[str, float | None] = {}
     for nm, boxes in rects.items():
         took = seen = 0
@@ -192,4 +193,22 @@ def shares(pages: list[dict], rects: dict, colours: dict) -> dict[str, float | N
                 a, b = tint(pages[page], rect, colours[nm])
                 took, seen = took + a, seen + b
         out[nm] = took / seen if seen else None
+    return out
+
+
+def overlapping(rects: dict) -> set[str]:
+    """The highlights (``/NM``) one of whose boxes' middle halves (see :func:`core`)
+    crosses another highlight's on its page: there the colours multiply into a third,
+    and neither shows its own (two sentences that claim the same words)."""
+    by_page: dict[int, list] = {}
+    for nm, boxes in rects.items():
+        for page, (x0, y0, x1, y1) in boxes:
+            quarter = (y1 - y0) / 4
+            by_page.setdefault(page, []).append((nm, x0, y0 + quarter, x1, y1 - quarter))
+    out = set()
+    for boxes in by_page.values():
+        for i, (a, ax0, ay0, ax1, ay1) in enumerate(boxes):
+            for b, bx0, by0, bx1, by1 in boxes[i + 1:]:
+                if a != b and min(ax1, bx1) > max(ax0, bx0) and min(ay1, by1) > max(ay0, by0):
+                    out |= {a, b}
     return out

@@ -299,3 +299,24 @@ def test_pdfium_draws_the_appearance_not_its_own():
         shown[name] = (_share_of(image, title), _share_of(image, "#0000FF"))
     assert shown["ours"][0] > 5000 and shown["ours"][1] == 0
     assert shown["none"][0] == 0 and shown["none"][1] > 5000  # /C, had /AP been missing
+
+
+def test_pdfjs_measure_counts_the_blend_on_any_paper_and_finds_overlaps():
+    np = need("numpy")
+    from pdfjs_pages import overlapping, tint
+
+    # a 40 x 40 page: white paper left, a pink box right, a black line of ink across
+    without = np.full((40, 40, 3), 255, dtype=np.int16)
+    without[:, 20:] = (243, 207, 193)
+    without[18:22, :] = 0
+    colour = (0.5, 1.0, 0.5)
+    lit = without.copy()
+    lit[8:32, 4:36] = (np.asarray(colour) * without[8:32, 4:36]).round()
+    drawn = {"with": lit, "without": without, "transform": [1, 0, 0, 1, 0, 0]}
+    took, seen = tint(drawn, (4, 8, 36, 32), colour)
+    assert took == seen and seen == (36 - 4 - 2) * 12 - 30 * 4  # the ink cannot tell
+    assert tint(drawn, (4, 8, 36, 32), (1.0, 0.5, 0.5))[0] == 0  # another colour
+    assert tint({**drawn, "with": without}, (4, 8, 36, 32), colour)[0] == 0  # not drawn
+    rects = {"a": [(0, (0, 0, 10, 10))], "b": [(0, (5, 2, 20, 12))],
+             "c": [(0, (0, 9, 10, 19))], "d": [(1, (0, 0, 10, 10))]}
+    assert overlapping(rects) == {"a", "b"}  # c only touches a's edge; d is on page 2

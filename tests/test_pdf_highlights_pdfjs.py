@@ -69,7 +69,7 @@ def drawn_pages(browser, pdfjs: Path, folder: Path, pdfs: dict[str, bytes]) -> d
 
 
 def tinted(pages: list[dict], rects: dict, colours: dict) -> dict[str, float]:
-    """Per highlight: the share of the paper in its boxes drawn in ``colours[nm]``."""
+    """Per highlight: the share of its boxes' pixels that took ``colours[nm]``'s blend."""
     return {nm: share or 0.0 for nm, share in shares(pages, rects, colours).items()}
 
 
