@@ -197,14 +197,16 @@ def shares(pages: list[dict], rects: dict, colours: dict) -> dict[str, float | N
 
 
 def overlapping(rects: dict) -> set[str]:
-    """The highlights (``/NM``) one of whose boxes' middle halves (see :func:`core`)
-    crosses another highlight's on its page: there the colours multiply into a third,
-    and neither shows its own (two sentences that claim the same words)."""
+    """The highlights (``/NM``) one of whose boxes crosses another highlight's on its
+    page, each box taken a quarter of its smaller side in from every edge (a line's
+    height on an upright page, its width on a turned one: boxes that only touch do not
+    cross): there the colours multiply into a third, and neither shows its own (two
+    sentences that claim the same words)."""
     by_page: dict[int, list] = {}
     for nm, boxes in rects.items():
         for page, (x0, y0, x1, y1) in boxes:
-            quarter = (y1 - y0) / 4
-            by_page.setdefault(page, []).append((nm, x0, y0 + quarter, x1, y1 - quarter))
+            q = min(x1 - x0, y1 - y0) / 4
+            by_page.setdefault(page, []).append((nm, x0 + q, y0 + q, x1 - q, y1 - q))
     out = set()
     for boxes in by_page.values():
         for i, (a, ax0, ay0, ax1, ay1) in enumerate(boxes):

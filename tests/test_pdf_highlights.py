@@ -89,9 +89,10 @@ def two_column_paper(link: bool = False, encrypt=None) -> bytes:
     return buf.getvalue()
 
 
-def labelled_pdf_paper():
-    """The generated two-column, two-page paper, each sentence given a label in turn."""
-    paper = read_data(two_column_paper(), "two.pdf")[0]
+def labelled_pdf_paper(data: bytes | None = None):
+    """The generated two-column, two-page paper (or the PDF ``data``) read, each sentence
+    given a label in turn."""
+    paper = read_data(data or two_column_paper(), "two.pdf")[0]
     for k, s in enumerate(paper.sentences()):
         s.pred = [Prediction(LABELS[k % len(LABELS)], 0.9)]
     return paper
@@ -317,6 +318,6 @@ def test_pdfjs_measure_counts_the_blend_on_any_paper_and_finds_overlaps():
     assert took == seen and seen == (36 - 4 - 2) * 12 - 30 * 4  # the ink cannot tell
     assert tint(drawn, (4, 8, 36, 32), (1.0, 0.5, 0.5))[0] == 0  # another colour
     assert tint({**drawn, "with": without}, (4, 8, 36, 32), colour)[0] == 0  # not drawn
-    rects = {"a": [(0, (0, 0, 10, 10))], "b": [(0, (5, 2, 20, 12))],
+    rects = {"a": [(0, (0, 0, 10, 10))], "b": [(0, (4, 2, 20, 12))],
              "c": [(0, (0, 9, 10, 19))], "d": [(1, (0, 0, 10, 10))]}
     assert overlapping(rects) == {"a", "b"}  # c only touches a's edge; d is on page 2

@@ -15,7 +15,7 @@ from helpers import console_errors, need, run_cli
 from test_pdf_highlights import labelled_pdf_paper, recoloured, two_column_paper
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from pdf_highlights import highlight_colours, highlight_rects  # noqa: E402
+from pdf_highlights import highlight_colours, highlight_rects, matches  # noqa: E402
 from pdfjs_pages import (  # noqa: E402
     SHOWN,
     changed_outside,
@@ -108,3 +108,20 @@ def test_annotate_to_pdf_opens_in_pdfjs(browser, pdfjs, tmp_path, capsys):
     assert len(pages) == 2
     rects, colours = highlight_rects(written), highlight_colours(written)
     assert min(tinted(pages, rects, colours).values()) > SHOWN
+
+
+@pytest.mark.parametrize("rotate", [90, 270])
+def test_pdfjs_draws_highlights_on_turned_pages(browser, pdfjs, tmp_path, rotate):
+    from test_pdf_layouts import turned
+
+    from coresc.writers.pdf import render_pdf
+
+    paper = labelled_pdf_paper(turned(rotate))
+    written = render_pdf(paper)
+    good, total, missed = matches(paper, written)  # the quads are where the words are
+    assert good == total, missed
+    pages = drawn_pages(browser, pdfjs, tmp_path, {"turned.pdf": written})["turned.pdf"]
+    assert pages[0]["transform"][0] == 0  # pdf.js shows the page turned
+    rects, colours = highlight_rects(written), highlight_colours(written)
+    assert len(rects) > 10 and min(tinted(pages, rects, colours).values()) > SHOWN
+    assert changed_outside(pages[0], [r for boxes in rects.values() for _, r in boxes]) == 0
