@@ -257,7 +257,7 @@ def recoloured(pdf: bytes, drop_appearance: bool = False) -> bytes:
     return out.getvalue()
 
 
-def test_each_highlight_carries_its_appearance(tmp_path):
+def test_each_highlight_carries_its_appearance():
     need("pypdf")
     from pypdf import PdfReader
 
@@ -280,7 +280,7 @@ def test_each_highlight_carries_its_appearance(tmp_path):
         assert ops.count(" f") == len(annot["/QuadPoints"]) // 8  # one fill per quad
 
 
-def _share_of(image, colour: str) -> int:
+def _pixels_of(image, colour: str) -> int:
     import numpy as np
 
     rgb = [int(colour[k:k + 2], 16) for k in (1, 3, 5)]
@@ -289,6 +289,7 @@ def _share_of(image, colour: str) -> int:
 
 def test_pdfium_draws_the_appearance_not_its_own():
     pdfium = need("pypdfium2")
+    need("PIL")  # the rendered page as an image (Pillow comes with matplotlib)
     from coresc.writers.pdf import render_pdf
 
     title = CORESC_STYLES[LABELS[0]][0]  # the first sentence, the title, has the first label
@@ -297,7 +298,7 @@ def test_pdfium_draws_the_appearance_not_its_own():
     for name, pdf in (("ours", recoloured(written)), ("none", recoloured(written, True))):
         page = pdfium.PdfDocument(pdf)[0]
         image = page.render(scale=2, draw_annots=True).to_pil().convert("RGB")
-        shown[name] = (_share_of(image, title), _share_of(image, "#0000FF"))
+        shown[name] = (_pixels_of(image, title), _pixels_of(image, "#0000FF"))
     assert shown["ours"][0] > 5000 and shown["ours"][1] == 0
     assert shown["none"][0] == 0 and shown["none"][1] > 5000  # /C, had /AP been missing
 
