@@ -9,25 +9,15 @@ import zlib
 
 import pytest
 from helpers import need, run_cli
-from test_pdf_highlights import two_column_paper
+from test_pdf_highlights import labelled_pdf_paper, two_column_paper
 
-from coresc.document import PDF_PAGES, PDF_SOURCE, Prediction
-from coresc.labels import LABELS
-from coresc.readers import read_data
+from coresc.document import PDF_PAGES, PDF_SOURCE
 from coresc.writers.html import pages as pages_module
 from coresc.writers.html import render_paper
 from coresc.writers.html.pages import PAGE_SCALE, box_percent, page_png
 from coresc.writers.html.styles import CORESC_STYLES
 
 need("reportlab")
-
-
-def labelled_pdf_paper():
-    """The generated two-column, two-page paper, each sentence given a label in turn."""
-    paper = read_data(two_column_paper(), "two.pdf")[0]
-    for k, s in enumerate(paper.sentences()):
-        s.pred = [Prediction(LABELS[k % len(LABELS)], 0.9)]
-    return paper
 
 
 def test_box_percent_turns_pdf_points_into_css_percent():

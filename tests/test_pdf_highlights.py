@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from helpers import need, run_cli
 
-from coresc.document import PDF_PAGES
+from coresc.document import PDF_PAGES, Prediction
+from coresc.labels import LABELS
 from coresc.readers import read_data
 from coresc.readers.pdf.boxes import norm
 from coresc.writers.html.styles import CORESC_STYLES
@@ -86,6 +87,15 @@ def two_column_paper(link: bool = False, encrypt=None) -> bytes:
     c.showPage()
     c.save()
     return buf.getvalue()
+
+
+def labelled_pdf_paper(data: bytes | None = None):
+    """The generated two-column, two-page paper (or the PDF ``data``) read, each sentence
+    given a label in turn."""
+    paper = read_data(data or two_column_paper(), "two.pdf")[0]
+    for k, s in enumerate(paper.sentences()):
+        s.pred = [Prediction(LABELS[k % len(LABELS)], 0.9)]
+    return paper
 
 
 def test_each_sentence_is_found_where_its_words_are():
@@ -226,3 +236,89 @@ def test_without_pypdf_one_line_names_the_extra(tmp_path, monkeypatch, capsys):
     lines = err.strip().splitlines()
     assert rc != 0 and len(lines) == 1 and "pip install 'coresc[pdf]'" in lines[0], err
     assert not out.exists()
+
+
+def recoloured(pdf: bytes, drop_appearance: bool = False) -> bytes:
+    """``pdf`` with every highlight's ``/C`` turned blue (and its ``/AP`` dropped): a
+    viewer that still shows the label colours draws the appearance stream."""
+    from pypdf import PdfWriter
+    from pypdf.generic import ArrayObject, FloatObject, NameObject
+
+    writer = PdfWriter(io.BytesIO(pdf))
+    for page in writer.pages:
+        for ref in page.get("/Annots") or ():
+            annot = ref.get_object()
+            if annot["/Subtype"] == "/Highlight":
+                annot[NameObject("/C")] = ArrayObject(FloatObject(v) for v in (0, 0, 1))
+                if drop_appearance:
+                    annot.pop("/AP", None)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def test_each_highlight_carries_its_appearance():
+    need("pypdf")
+    from pypdf import PdfReader
+
+    from coresc.writers.pdf import render_pdf
+
+    written = render_pdf(labelled_pdf_paper())
+    annots = [a.get_object() for page in PdfReader(io.BytesIO(written)).pages
+              for a in page.get("/Annots") or ()]
+    highlights = [a for a in annots if a["/Subtype"] == "/Highlight"]
+    assert highlights
+    for annot in highlights:
+        form = annot["/AP"]["/N"].get_object()
+        assert form["/Subtype"] == "/Form"
+        assert [float(v) for v in form["/BBox"]] == [float(v) for v in annot["/Rect"]]
+        state = form["/Resources"]["/ExtGState"]["/GS0"].get_object()
+        assert state["/BM"] == "/Multiply"  # the ink stays black under the colour
+        ops = form.get_data().decode()
+        colour = " ".join(f"{float(v):.4f}" for v in annot["/C"])
+        assert ops.startswith(f"/GS0 gs {colour} rg")
+        assert ops.count(" f") == len(annot["/QuadPoints"]) // 8  # one fill per quad
+
+
+def _pixels_of(image, colour: str) -> int:
+    import numpy as np
+
+    rgb = [int(colour[k:k + 2], 16) for k in (1, 3, 5)]
+    return int((np.abs(np.asarray(image, dtype=int) - rgb) <= 12).all(axis=2).sum())
+
+
+def test_pdfium_draws_the_appearance_not_its_own():
+    pdfium = need("pypdfium2")
+    need("PIL")  # the rendered page as an image (Pillow comes with matplotlib)
+    from coresc.writers.pdf import render_pdf
+
+    title = CORESC_STYLES[LABELS[0]][0]  # the first sentence, the title, has the first label
+    written = render_pdf(labelled_pdf_paper())
+    shown = {}
+    for name, pdf in (("ours", recoloured(written)), ("none", recoloured(written, True))):
+        page = pdfium.PdfDocument(pdf)[0]
+        image = page.render(scale=2, draw_annots=True).to_pil().convert("RGB")
+        shown[name] = (_pixels_of(image, title), _pixels_of(image, "#0000FF"))
+    assert shown["ours"][0] > 5000 and shown["ours"][1] == 0
+    assert shown["none"][0] == 0 and shown["none"][1] > 5000  # /C, had /AP been missing
+
+
+def test_pdfjs_measure_counts_the_blend_on_any_paper_and_finds_overlaps():
+    np = need("numpy")
+    from pdfjs_pages import overlapping, tint
+
+    # a 40 x 40 page: white paper left, a pink box right, a black line of ink across
+    without = np.full((40, 40, 3), 255, dtype=np.int16)
+    without[:, 20:] = (243, 207, 193)
+    without[18:22, :] = 0
+    colour = (0.5, 1.0, 0.5)
+    lit = without.copy()
+    lit[8:32, 4:36] = (np.asarray(colour) * without[8:32, 4:36]).round()
+    drawn = {"with": lit, "without": without, "transform": [1, 0, 0, 1, 0, 0]}
+    took, seen = tint(drawn, (4, 8, 36, 32), colour)
+    assert took == seen and seen == (36 - 4 - 2) * 12 - 30 * 4  # the ink cannot tell
+    assert tint(drawn, (4, 8, 36, 32), (1.0, 0.5, 0.5))[0] == 0  # another colour
+    assert tint({**drawn, "with": without}, (4, 8, 36, 32), colour)[0] == 0  # not drawn
+    rects = {"a": [(0, (0, 0, 10, 10))], "b": [(0, (4, 2, 20, 12))],
+             "c": [(0, (0, 9, 10, 19))], "d": [(1, (0, 0, 10, 10))]}
+    assert overlapping(rects) == {"a", "b"}  # c only touches a's edge; d is on page 2

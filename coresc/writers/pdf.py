@@ -5,7 +5,9 @@ The PDF is not rewritten: the highlights are an incremental update appended to i
 bytes (pypdf, the ``pdf`` extra), so its content, its existing annotations and its
 signatures' byte ranges stay as they were. Each sentence gets one standard highlight
 annotation per page it stands on (``/QuadPoints``: one quadrilateral per line
-fragment, from the reader's ``Sentence.boxes``), its note (``/Contents``, shown on hover
+fragment, from the reader's ``Sentence.boxes``) with its appearance stream (``/AP``:
+the quadrilaterals filled in the colour through a multiply blend, so the paper takes the
+colour and the ink stays black), its note (``/Contents``, shown on hover
 by Acrobat, Preview, pdf.js, Okular and Zotero) the label, its score and the secondary
 labels. The first page gains a note listing the colours; the document information
 dictionary gains the label summary (``/CoreSCLabels``). A sentence left without a label
@@ -55,11 +57,14 @@ def render_pdf(paper: Paper) -> bytes:
     shown = _shown(paper)
     pages = paper.meta.get(PDF_PAGES) or []
     styles = label_styles(s.pred[0].label for s in shown)
+    resources = _blend_resources(writer)
     for sent in shown:
         colour = styles[sent.pred[0].label][0]
         for page, boxes in _by_page(sent.boxes).items():
             if page < len(writer.pages):
-                writer.add_annotation(page, _highlight(sent, boxes, _page(pages, page), colour))
+                quads = _quads(boxes, _page(pages, page))
+                look = _appearance(writer, quads, colour, resources)
+                writer.add_annotation(page, _highlight(sent, quads, colour, look))
     if writer.pages:
         writer.add_annotation(0, _legend(writer.pages[0], styles))
     writer.add_metadata({"/CoreSCLabels": _summary(shown)})
@@ -119,23 +124,66 @@ def _unturn(page: tuple, x: float, y: float) -> tuple[float, float]:
 
 def _quads(boxes: list[tuple], page: tuple) -> list[float]:
     """Each box's corners in PDF space, in the order viewers read ``/QuadPoints``: top
-    left, top right, bottom left, bottom right (as the page is shown)."""
+    left, top right, bottom left, bottom right (as the page is shown); to 0.01 pt."""
     out: list[float] = []
     for x0, y0, x1, y1 in boxes:
         for x, y in ((x0, y1), (x1, y1), (x0, y0), (x1, y0)):
-            out += _unturn(page, x, y)
+            out += (round(v, 2) for v in _unturn(page, x, y))
     return out
 
 
-def _highlight(sent: Sentence, boxes: list[tuple], page: tuple, colour: str):
+def _rect(quads: list[float]) -> tuple[float, float, float, float]:
+    xs, ys = quads[0::2], quads[1::2]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _blend_resources(writer):
+    """The resources every highlight's appearance shares: a graphics state that
+    multiplies, so the paper takes the colour and the ink stays black."""
+    from pypdf.generic import DictionaryObject, NameObject
+
+    state = DictionaryObject({NameObject("/Type"): NameObject("/ExtGState"),
+                              NameObject("/BM"): NameObject("/Multiply")})
+    states = DictionaryObject({NameObject("/GS0"): writer._add_object(state)})
+    return writer._add_object(DictionaryObject({NameObject("/ExtGState"): states}))
+
+
+def _appearance(writer, quads: list[float], colour: str, resources):
+    """The highlight drawn (``/AP``): its quadrilaterals filled in ``colour`` through
+    the multiplying state, as Acrobat writes them. Viewers that make their own when it
+    is missing (pdf.js, Poppler, PDFium) would not need it; one that only draws ``/AP``
+    would show nothing, and PDF 2.0 asks for it. pdf.js uses it only because its
+    resources hold the ``/ExtGState``."""
+    from pypdf.generic import (
+        ArrayObject,
+        DecodedStreamObject,
+        DictionaryObject,
+        FloatObject,
+        NameObject,
+    )
+
+    rgb = " ".join(f"{int(colour[k:k + 2], 16) / 255:.4f}" for k in (1, 3, 5))
+    ops = [f"/GS0 gs {rgb} rg"]
+    for k in range(0, len(quads), 8):
+        q = [f"{v:.2f}" for v in quads[k:k + 8]]  # corners 1 2 4 3: round the quad
+        ops.append(f"{q[0]} {q[1]} m {q[2]} {q[3]} l {q[6]} {q[7]} l {q[4]} {q[5]} l f")
+    form = DecodedStreamObject()
+    form.set_data("\n".join(ops).encode("ascii"))
+    form.update({NameObject("/Type"): NameObject("/XObject"),
+                 NameObject("/Subtype"): NameObject("/Form"),
+                 NameObject("/BBox"): ArrayObject(FloatObject(v) for v in _rect(quads)),
+                 NameObject("/Resources"): resources})
+    # a stream is always an indirect object (pypdf would write it inline otherwise)
+    return DictionaryObject({NameObject("/N"): writer._add_object(form)})
+
+
+def _highlight(sent: Sentence, quads: list[float], colour: str, look):
     from pypdf.annotations import Highlight
     from pypdf.generic import ArrayObject, FloatObject, NameObject, TextStringObject
 
-    quads = _quads(boxes, page)
-    xs, ys = quads[0::2], quads[1::2]
-    annot = Highlight(rect=(min(xs), min(ys), max(xs), max(ys)),
-                      quad_points=ArrayObject(FloatObject(round(v, 2)) for v in quads),
+    annot = Highlight(rect=_rect(quads), quad_points=ArrayObject(FloatObject(v) for v in quads),
                       highlight_color=colour.lstrip("#"), printing=True)
+    annot[NameObject("/AP")] = look
     annot[NameObject("/Contents")] = TextStringObject(_note(sent))
     annot[NameObject("/T")] = TextStringObject(AUTHOR)
     annot[NameObject("/NM")] = TextStringObject(f"coresc-{sent.sid}")
