@@ -222,3 +222,16 @@ def test_a_bold_label_among_a_tables_cells_is_not_a_heading():
     _page(c, height, fx._wrap(" ".join(SENTENCES[4:8]), 90), y - 14)
     doc = read_data(_finish(c, buf), "table.pdf")[0]
     assert [s.heading for s in doc.sections if s.depth >= 1] == ["Results"]
+
+
+def test_an_item_led_in_bold_after_a_colon_across_columns_is_its_own_paragraph():
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    y = fx._lines(c, 60, height - 80, ["1 Tasks"], "Helvetica-Bold", 11)
+    left = fx._wrap(" ".join(SENTENCES[:10]) + " We define the two tasks we test on:", 44)
+    fx._lines(c, 60, y - 4, left, "Times-Roman", 10)
+    _styled(c, 310, height - 80, [("Co-Views", "Times-Bold"),
+                                  (" Our dataset consists of thirty papers.", "Times-Roman")])
+    fx._lines(c, 310, height - 92.5, fx._wrap(" ".join(SENTENCES[10:20]), 44))
+    texts = [s.text for s in read_data(_finish(c, buf), "colon.pdf")[0].sentences()]
+    assert "We define the two tasks we test on:" in texts

@@ -318,6 +318,8 @@ def _carries_on(before: str, text: str, block: Block) -> bool:
     line = block.first
     if line.x0 - line.col_left > 0.6 * line.size:
         return False  # indented: a new paragraph
+    if before.rstrip().endswith(":") and text[:1].isupper() and line.bold_prefix().strip():
+        return False  # "... two tasks:" then "**Co-Views** Our ...": an item of its own
     return text[:1].islower() or not _ends_sentence(before) or \
         before.endswith(("-", "\u00ad"))
 
