@@ -202,6 +202,7 @@ def _note(sent: Sentence) -> str:
 def _legend(first_page, styles: dict[str, tuple[str, str]]):
     """A note in the first page's top left corner listing each label's colour."""
     from pypdf.annotations import Text
+    from pypdf.generic import NameObject, TextStringObject
 
     box = first_page.mediabox
     left, top = float(box.left), float(box.top)
@@ -209,8 +210,6 @@ def _legend(first_page, styles: dict[str, tuple[str, str]]):
              for label, (colour, _) in styles.items()]
     text = "CoreSC labels highlighted by coresc, by colour:\n" + "\n".join(lines)
     note = Text(rect=(left + 4, top - 24, left + 24, top - 4), text=text)
-    from pypdf.generic import NameObject, TextStringObject
-
     note[NameObject("/T")] = TextStringObject(AUTHOR)
     return note
 

@@ -95,8 +95,10 @@ def _columns(runs: list[list], body: float) -> list[list[list]] | None:
     above = [r for r in crossing if r[1] >= top]
     below = [r for r in crossing if r[3] <= bottom and r[1] < top]
     middle = [r for r in crossing if r[3] > bottom and r[1] < top]
-    if any(_spans(r, cuts, body) for r in middle) and _across(runs, body):
-        return None  # a caption across the columns, its short lines under it: cut across
+    if any(_spans(r, cuts, body) for r in middle):
+        across = _across(runs, body)
+        if across:
+            return across  # a caption across the columns, its short lines under it
     for r in middle:
         parts[_part_of(r, cuts)].append(r)
     return [p for p in (above, *parts, below) if p]
@@ -107,37 +109,37 @@ def _new_band(runs: list[list], columns: list[list[list]], body: float) -> float
     list set in two columns of small print under balanced columns of text): the middle
     of that gap across the region, else None. Without it each column would be read
     through the band's end, the reference list's first column before the text's second."""
+    cols = [sorted(col, key=_down) for col in columns]  # each column sorted once, down
+    downs = [[_down(r) for r in col] for col in cols]
     for _height, middle in _rows_gaps(runs, 0.5 * body):
-        if not all(_lines([r for r in col if (_down(r) < middle) == side], body) >= 2
-                   for col in columns for side in (True, False)):
+        sides = [(col[:k], col[k:]) for col, down in zip(cols, downs, strict=True)
+                 for k in [bisect.bisect_left(down, middle)]]
+        if not all(_lines(side, body) >= 2 for pair in sides for side in pair):
             continue  # (a running head over the columns is not a band of text)
-        below = [_size_of(col, middle, False) for col in columns]
-        above = [_size_of(col, middle, True) for col in columns]
+        below = [_size_of(b) for _a, b in sides]
+        above = [_size_of(a) for a, _b in sides]
         if max(below) - min(below) <= 0.3 and all(abs(a - below[0]) >= 0.5 for a in above) \
-                and all(_edge(col, middle, below[0], body) for col in columns):
+                and all(_edge(a, b, below[0], body) for a, b in sides):
             return middle
     return None
 
 
-def _edge(runs: list[list], middle: float, size: float, body: float) -> bool:
+def _edge(above: list[list], below: list[list], size: float, body: float) -> bool:
     """Whether the band's size begins right under the gap in a column (a heading over
     it aside) and its last line above is set otherwise: the gap is the band's edge, not
-    a gap higher up in the text over it."""
-    down = sorted(runs, key=_down)
-    below = [r for r in down if _down(r) >= middle]
-    above = [r for r in down if _down(r) < middle]
-    if not (below and above) or abs(above[-1][5] - size) <= 0.3:
+    a gap higher up in the text over it. ``above`` and ``below``: the column's runs on
+    either side of the gap, down the page."""
+    if abs(above[-1][5] - size) <= 0.3:
         return False
     first = [r for r in below if abs(r[4] - below[0][4]) > 0.5 * body][:1] \
         if below[0][5] > size + 0.3 else below[:1]  # past one heading line
     return bool(first) and abs(first[0][5] - size) <= 0.3
 
 
-def _size_of(runs: list[list], middle: float, above: bool) -> float:
-    """The size most of a column's runs are set in, above a gap or below it (a heading
-    at a column's top does not make a band)."""
-    sizes = Counter(round(r[5] * 2) / 2 for r in runs if (_down(r) < middle) == above)
-    return sizes.most_common(1)[0][0]
+def _size_of(runs: list[list]) -> float:
+    """The size most of a column's runs on one side of a gap are set in (a heading at a
+    column's top does not make a band)."""
+    return Counter(round(r[5] * 2) / 2 for r in runs).most_common(1)[0][0]
 
 
 def _crosses(run: list, cuts: list[float]) -> bool:

@@ -9,7 +9,7 @@ from collections import Counter
 from .blocks import Block
 from .outline import mark_outline
 from .patterns import CAPTION, CONTENTS_LINE, FRONT_LABEL, LOCATOR, NUMBER, SMALL_PRINT, TOP
-from .walk import Part, walk_parts
+from .walk import Part, bold_lead, walk_parts
 
 
 def classify(blocks: list[Block], body: float, outline: list[list] | None = None) -> list[Part]:
@@ -28,7 +28,7 @@ def classify(blocks: list[Block], body: float, outline: list[list] | None = None
         if block.kind == "heading" and not block.outlined and after.text()[:1].islower() and \
                 last.x1 >= last.col_right - 2 * last.size:
             block.kind = "body"  # a full line that runs on into the next: no heading
-            if len(block.lines) == 1 and _bold_start(after.first):
+            if len(block.lines) == 1 and bold_lead(after.first):
                 after.lines[:0] = block.lines  # a run-in head wrapped onto the next line
                 block.kind = "drop"
     _table_labels(blocks)
@@ -49,12 +49,6 @@ def _table_labels(blocks: list[Block]) -> None:
 
 def _cell(block: Block) -> bool:
     return block.kind in ("small", "drop") and all(len(ln.text) <= 25 for ln in block.lines)
-
-
-def _bold_start(line) -> bool:
-    """Whether a line opens with a few bold words and goes on in another style."""
-    prefix = line.bold_prefix().strip()
-    return 0 < len(prefix.split()) <= 4 and len(prefix) < len(line.text.strip()) - 1
 
 
 def _caption_runs(blocks: list[Block], body: float) -> None:

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from ..extract import SUP_CLOSE, SUP_OPEN
-from ..layout import unmark
+from ..layout import Line, unmark
 from .blocks import Block, join_lines, resolve_hyphens
 from .patterns import (
     ABSTRACT,
@@ -367,10 +367,9 @@ def _wrapped_run_in(block: Block) -> tuple[str, str] | None:
     if len(block.lines) < 2:
         return None
     first, second = block.lines[0], block.lines[1]
-    more = second.bold_prefix()
-    if len(first.bold_prefix()) < len(first.marked) or not more.strip() or \
-            len(more.strip().split()) > 4 or len(more.strip()) >= len(second.text.strip()) - 1:
+    if len(first.bold_prefix()) < len(first.marked) or not bold_lead(second):
         return None
+    more = second.bold_prefix()
     head = unmark(join_lines([first.marked, more.strip()], mark=True)).rstrip(".:\u2014 ")
     if len(head.split()) > 12 or head.split()[-1].lower() in _OPEN_ENDED:
         return None
@@ -379,9 +378,16 @@ def _wrapped_run_in(block: Block) -> tuple[str, str] | None:
     return head, rest.lstrip(".:\u2014 ").strip()
 
 
+def bold_lead(line: Line) -> bool:
+    """Whether a line opens with a few bold words and goes on in another style (the end
+    of a run-in head wrapped onto it)."""
+    prefix = line.bold_prefix().strip()
+    return 0 < len(prefix.split()) <= 4 and len(prefix) < len(line.text.strip()) - 1
+
+
 #: Words a heading does not end on.
 _OPEN_ENDED = frozenset("a an and as at between by for from in into of on or the to with "
-                        "de da do das dos e em et la le les el los y und der die das von".split())
+                        "de da do das dos e em et la le les el los y und der die von".split())
 
 _INLINE_HEAD = re.compile(r"[A-Z\u00c0-\u00dd][^\W\d_]+(?:[ /&,-]+[^\W\d_]+){0,4}[.:]")
 
