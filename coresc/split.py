@@ -110,7 +110,10 @@ def _is_boundary(text: str, m: re.Match[str], stop: int) -> bool:
     if m.group("cite") and m.group("cite")[0].isdigit() and start and text[start - 1].isdigit():
         return False  # "0.5 M", "7.4 The": a decimal, not a citation
     if term != ".":
-        return True
+        # "p1 ! p2": a symbol set apart before a name (an arrow a PDF's font gives as
+        # "!"), not an exclamation
+        return not (start and text[start - 1].isspace() and
+                    nxt.lstrip(_OPENERS)[:1].islower())
     i = start  # the token before the terminator (a backwards scan: regex search is O(n))
     while i > 0 and not text[i - 1].isspace():
         i -= 1

@@ -79,3 +79,24 @@ def test_real_jats_files(shared_data):
         assert [s.text for s in _read_back(paper).sentences()] == [s.text for s in sents], f
         types = {s.type for s in paper.sections}
         assert {"title", "abstract"} <= types and types & {"methods", "results"}, (f, types)
+
+
+def test_an_untitled_part_of_the_abstract_carries_on_the_part_before_it():
+    """PLOS Medicine ends a structured abstract with a part that has no title (a pointer
+    to the Editors' Summary): no section a reader sees, so no section of its own (its
+    ordinal would shift every later section's)."""
+    jats = b"""<article><front><article-meta>
+      <title-group><article-title>Ovens</article-title></title-group>
+      <abstract>
+        <sec><title>Background</title><p>Ovens dry samples.</p></sec>
+        <sec><title>Conclusions</title><p>Drying took a day.</p></sec>
+        <sec><p>Please see later in the article for the Editors' Summary.</p></sec>
+      </abstract></article-meta></front>
+      <body><sec><title>Introduction</title><p>We dried samples.</p></sec></body>
+    </article>"""
+    [paper] = read_data(jats, "ovens.xml", "jats")
+    heads = [(s.heading, s.depth) for s in paper.sections]
+    assert heads == [("Title", 0), ("Abstract", 0), ("Background", 1), ("Conclusions", 1),
+                     ("Introduction", 1)]
+    assert [s.text for s in paper.sections[3].sentences()] == [
+        "Drying took a day.", "Please see later in the article for the Editors' Summary."]

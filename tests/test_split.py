@@ -36,6 +36,9 @@ from coresc.split import split, split_offsets
      ["It was small.", "13C NMR showed it.", "p53 was high.", "mRNA fell."]),
     ("It was small. and not large.", ["It was small. and not large."]),
     ("Why? Because! Yes.", ["Why?", "Because!", "Yes."]),
+    # an arrow a PDF's font gives as "!": no exclamation before a lower-case name
+    ("An edge p1 ! p2 for each p2 in p1. Next.", ["An edge p1 ! p2 for each p2 in p1.",
+                                                   "Next."]),
     ("The result: (i) one thing. (ii) Another.", ["The result: (i) one thing.", "(ii) Another."]),
     ("Treated with NO. The result held.", ["Treated with NO.", "The result held."]),
     ("β-Carotene was used. α-Helices formed.", ["β-Carotene was used.", "α-Helices formed."]),

@@ -79,8 +79,17 @@ def _child(el: etree._Element, name: str) -> etree._Element | None:
 class _Reader(NestedReader):
     # -- containers ----------------------------------------------------------------
     def section(self, sec: etree._Element, zone: str) -> None:
-        self.nested(sec, _title_text(_child(sec, "title")),
-                    "abstract" if zone == "abstract" else None, zone)
+        title = _title_text(_child(sec, "title"))
+        if zone == "abstract" and not title:
+            # a part of the abstract with no title (PLOS Medicine's pointer to the
+            # Editors' Summary) is no section its reader sees: it carries on the part
+            # before it
+            outer = self.state.current
+            self.state.enter(len(self.state.builder.sections) - 1)
+            self.container(sec, zone)
+            self.state.enter(outer)
+            return
+        self.nested(sec, title, "abstract" if zone == "abstract" else None, zone)
 
     def paragraph(self, p: etree._Element, zone: str) -> None:
         if _is_doi_line(p):

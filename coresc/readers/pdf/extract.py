@@ -34,6 +34,7 @@ import unicodedata
 from array import array
 
 from .hidden import PDFIUM_FORM_LEVELS, PageView, doubled_box
+from .mono import is_mono, mono_size, page_ratio
 from .slant import turned_note, upright_page
 from .turn import Turn as _Turn
 from .type3 import em_size, guessed_note, tex_glyph, unnamed_font
@@ -71,7 +72,10 @@ _ITALIC_NAME = re.compile(r"ital|obli|slant|[-,_ ](?:i|it)$", re.I)
 def _font_flags(name: str, weight: int, flags: int) -> tuple[bool, bool]:
     """Whether a font is bold and italic, by its weight, flags and name ("-Book" is not
     bold, "-BoldItalic" and ",Bold" are)."""
-    bold = weight >= 600 or bool(_BOLD_NAME.search(name)) or bool(flags & (1 << 18))
+    # ForceBold counts where the weight (from the stems' width) is not known to be
+    # regular: txfonts' typewriter sets it on a font of weight 420
+    bold = weight >= 600 or bool(_BOLD_NAME.search(name)) or \
+        bool(flags & (1 << 18)) and not 0 < weight < 500
     italic = bool(_ITALIC_NAME.search(name)) or bool(flags & (1 << 6))
     return bold, italic
 
@@ -180,6 +184,8 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
     get_object = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)(
         ctypes.cast(raw.FPDFText_GetTextObject, ctypes.c_void_p).value)
     codes = _page_codes(tp, raw, count)
+    ratio = page_ratio(raw, tp, count, codes, rect)
+    mono = False
     angle = raw.FPDFText_GetCharAngle
     last_obj = None
     style, flip = (False, False, ""), 0.0
@@ -206,6 +212,7 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
                                         {} if fonts is None else fonts)
             unmapped = bool(raw.FPDFText_HasUnicodeMapError(tp, i))  # its font's, as a rule
             em = em_size(raw, tp, i, style[2])
+            mono = bool(ratio) and is_mono(style[2])
         if unmapped and code < 0x20:  # TeX's ligatures, quotes, dashes (a Type3 font)
             ch = tex_glyph(codes, i)
         # the angle as the page is shown (clockwise), the glyphs half turned by a negative
@@ -224,6 +231,8 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
             size, bottom, top = em, base - 0.25 * em, base + 0.75 * em
         if not (size > 0.5 and base == base):  # (NaN: a matrix of no size)
             continue
+        if mono:
+            size = mono_size(raw, tp, i, size, ratio)
         if unseen or (x1 - x0 < 0.05 * size and ch.isalnum()) or not (
                 bx0 <= rect.left + rect.right <= bx1 and by0 <= rect.bottom + rect.top <= by1):
             dropped["hidden"] = dropped.get("hidden", 0) + 1

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .extract import SUP_CLOSE, SUP_OPEN
+from .mono import is_mono
 from .xycut import xy_leaves
 
 
@@ -82,8 +83,9 @@ def restyle(pages: list[dict]) -> None:
         return
     body_font, most = letters.most_common(1)[0]
     # a font for headings and run-in phrases is used little, in short pieces (not, say,
-    # the whole abstract's font)
-    emphasis = {f for f, n in letters.items() if n < 0.1 * most and n / pieces[f] < 50}
+    # the whole abstract's font; nor a typewriter font: URLs and code)
+    emphasis = {f for f, n in letters.items()
+                if n < 0.1 * most and n / pieces[f] < 50 and not is_mono(f)}
     for page in pages:
         for r in page["runs"]:
             total = marked = 0

@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..layout import Line
-from .patterns import CAPTION, SENTENCE_END
+from .patterns import BULLETS, CAPTION, ENUMERATOR, SENTENCE_END
 
 
 @dataclass
@@ -23,6 +23,7 @@ class Block:
     continues: bool = False  # carries on the paragraph before it (across a column or page)
     heading_text: str = ""
     outlined: bool = False  # a heading that a bookmark of the PDF names
+    boxed: bool = False  # a box's title or text, read after the body as the XML has it
 
     @property
     def first(self) -> Line:
@@ -164,12 +165,15 @@ def _breaks(prev: Line, line: Line, body: float, spacing: float = 0.0,
         return True
     if abs(prev.size - line.size) > 0.6:
         return True
-    if prev.bold >= 0.6 and line.bold < 0.3 or prev.bold < 0.3 and line.bold >= 0.6:
+    if prev.bold >= 0.6 and line.bold < 0.3 and \
+            not (_run_in(prev) or _item_title(prev, line, body)) or \
+            prev.bold < 0.3 and line.bold >= 0.6:
         return True
     indent = line.x0 - line.col_left
     prev_indent = prev.x0 - prev.col_left
     if 0.6 * body < indent < 5 * body and prev_indent < 0.3 * body and \
-            not (prev.bold >= 0.6 and line.bold >= 0.6):  # (a heading's hanging indent)
+            not (prev.bold >= 0.6 and line.bold >= 0.6) and \
+            not _hanging(prev, line, body):  # (a heading's or a list item's hanging indent)
         return True  # a first-line indent starts a paragraph
     if indent >= 5 * body and SENTENCE_END.search(prev.text):
         return True  # a centred block under a sentence: table rows under their caption
@@ -190,7 +194,31 @@ def _breaks(prev: Line, line: Line, body: float, spacing: float = 0.0,
         _looks_new(line)
 
 
+def _run_in(line: Line) -> bool:
+    """Whether ``line`` opens with a run-in head and goes on in the body's type ("**Preparing
+    the input layer.** We split each"): bold for the most part, but not a heading."""
+    head = line.bold_prefix().strip()
+    return head[-1:] in (".", ":") and len(line.text.strip()) - len(head) >= 8
+
+
+def _item_title(prev: Line, line: Line, body: float) -> bool:
+    """Whether ``prev`` is a numbered item's bold title on a line of its own, and
+    ``line`` the item's text under it, set in from the number ("1. **Select and
+    simplify**" / "To reduce cognitive overload ..."): one paragraph, as in the XML. A
+    list is set in from its column; a numbered heading ("1. Introduction") is not."""
+    return bool(ENUMERATOR.match(prev.text)) and prev.x0 - prev.col_left > 0.3 * body \
+        and 0.3 * body < line.x0 - prev.x0 < 3 * body
+
+
+def _hanging(prev: Line, line: Line, body: float) -> bool:
+    """Whether indented ``line`` carries on the full line before it, as a list item's
+    second line does ("• What is the percentage of female subjects in" / "depression
+    clinical trials?"): a paragraph does not open in lower case mid-sentence."""
+    return line.text[:1].islower() and prev.x1 >= line.col_right - 2.5 * body and \
+        not SENTENCE_END.search(prev.text)
+
+
 def _looks_new(line: Line) -> bool:
     first = line.text[:1]
-    return first.isupper() or first.isdigit()
+    return first.isupper() or first.isdigit() or first in BULLETS
 

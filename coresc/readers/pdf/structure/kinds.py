@@ -7,9 +7,10 @@ import re
 from collections import Counter
 
 from .blocks import Block
+from .cues import bold_lead
 from .outline import mark_outline
 from .patterns import CAPTION, CONTENTS_LINE, FRONT_LABEL, LOCATOR, NUMBER, SMALL_PRINT, TOP
-from .walk import Part, bold_lead, walk_parts
+from .walk import Part, walk_parts
 
 
 def classify(blocks: list[Block], body: float, outline: list[list] | None = None) -> list[Part]:
@@ -71,8 +72,9 @@ _BOX = re.compile(r"^box\s*\d", re.I)
 
 def _box_text(blocks: list[Block]) -> None:
     """The paragraphs of a box ("Box 1. ..."), set smaller than the body, are the paper's
-    text (the XML has them as boxed text), not small print; a box of cells (SciELO's
-    "Box 1" is a table) stays out: its blocks are not running lines of text."""
+    text (the XML has them as boxed text), not small print, marked ``boxed`` with their
+    title; a box of cells (SciELO's "Box 1" is a table) stays out: its blocks are not
+    running lines of text."""
     box: Block | None = None
     for block in blocks:
         if block.kind == "caption":
@@ -80,6 +82,7 @@ def _box_text(blocks: list[Block]) -> None:
         elif box is not None and block.kind == "small" and _right_below(box, block) and \
                 len(block.lines) >= 2 and len(block.text()) >= 45 * len(block.lines):
             block.kind = "body"
+            block.boxed = box.boxed = True
             box = block
         else:
             box = None
@@ -128,7 +131,7 @@ def _kind_of(block: Block, body: float) -> None:
             block.heading_text = text
         block.heading_text = block.heading_text.rstrip(":").strip()
     elif sum(1 for ln in block.lines if ln.gaps >= 2) * 2 > len(block.lines) or \
-            _mostly_numbers(text) or _table_rows(block):
+            _mostly_numbers(text) or _table_rows(block) or _word_column(block):
         block.kind = "drop"  # table rows
     elif block.size < body - 0.9:
         block.kind = "small"  # footnotes, tables, figure text; the abstract may be small
@@ -188,6 +191,15 @@ def _table_rows(block: Block) -> bool:
     same = widths.most_common(1)[0][1] >= 0.6 * len(cells)
     return same and numeric >= 0.35 * sum(len(row) for row in cells) and \
         not any(ln.text.endswith(".") for ln in block.lines)
+
+
+def _word_column(block: Block) -> bool:
+    """A table's column of words, one short cell a line ("title", "authors",
+    "bibliography titles" ...): four lines or more, none over three words or eight
+    times its size wide, none ending as a sentence or a clause does."""
+    return len(block.lines) >= 4 and all(
+        len(ln.text.split()) <= 3 and ln.x1 - ln.x0 < 8 * ln.size
+        and ln.text.rstrip()[-1:] not in ".!?:;," for ln in block.lines)
 
 
 def _mostly_numbers(text: str) -> bool:

@@ -7,6 +7,12 @@ from __future__ import annotations
 import re
 
 NUMBER = re.compile(r"^((?:\d{1,2}|[IVX]{1,4}|[A-H])(?:\.\d{1,2}){0,3})\.?\s+(?=\S)")
+#: What a bulleted list's items open with.
+BULLETS = "\u2022\u25e6\u25aa\u2023\u2043\u25cf\u25cb\u25a0\u00b7"
+# A list item's bullet, number or letter ("•", "1.", "(b)", "iv)"), as the XML readers
+# leave it out ("a." and "V." are not: "E. coli", "V. cholerae").
+ENUMERATOR = re.compile(r"^(?:[" + BULLETS + r"]|\(?(?:\d{1,2}|[ivx]{1,4}|[a-h])\)|"
+                        r"\d{1,2}\.)\s+(?=[^\W\d_])")
 CAPTION = re.compile(
     r"^((?:supplementary\s+|suppl\.\s+)?(?:fig(?:ure)?s?|fig|table|tabela|tabla|quadro|cuadro|"
     r"gr[áa]fico|scheme|chart|plate|box|figura|algorithm|abbildung|abb|tabelle|tab|"
