@@ -11,6 +11,7 @@ do) is fine: the DTD is never fetched or loaded.
 
 from __future__ import annotations
 
+import html.entities
 import io
 import re
 from pathlib import Path
@@ -116,7 +117,32 @@ def parse_xml(path: str | Path, data: bytes | None = None) -> etree._ElementTree
     dtd = tree.docinfo.internalDTD
     if dtd is not None and any(True for _ in dtd.iterentities()):
         raise InputError(path, _ENTITY_PROBLEM)
+    if _NAMED_REF.search(data):
+        _named_characters(tree)
     return tree
+
+
+# A named reference other than XML's own five ("&iacute;", "&hairsp;", "&equals;").
+_NAMED_REF = re.compile(rb"&(?!(?:amp|lt|gt|quot|apos);)[A-Za-z][A-Za-z0-9]*;")
+
+
+def _named_characters(tree: etree._ElementTree) -> None:
+    """Each named character reference that the document's external DTD would define
+    (JATS's DTD takes HTML's and MathML's names: "Bras&iacute;lia", "p&hairsp;&equals;")
+    made the character HTML names so, from Python's own table: no DTD is read, and the
+    text keeps its letters ("Braslia" otherwise). Unknown names stay as they are."""
+    for ent in list(tree.iter(etree.Entity)):
+        char = html.entities.html5.get(f"{ent.name};")
+        parent = ent.getparent()
+        if char is None or parent is None:
+            continue
+        text = char + (ent.tail or "")
+        before = ent.getprevious()
+        if before is not None:
+            before.tail = (before.tail or "") + text
+        else:
+            parent.text = (parent.text or "") + text
+        parent.remove(ent)
 
 
 #: libxml2's limits without ``huge_tree`` (which coresc never sets), as its messages say.

@@ -153,7 +153,7 @@ def test_a_box_is_read_after_the_body_and_does_not_cut_its_section():
 def test_a_typewriter_font_is_not_taken_for_bold():
     """Where no font is named bold, a font used little is taken as bold (a heading's),
     but not a typewriter font: txfonts' ``t1xtt`` even carries the ForceBold flag."""
-    from coresc.readers.pdf.extract import _font_flags
+    from coresc.readers.pdf.fonts import font_flags
     from coresc.readers.pdf.layout import restyle
 
     def run(text: str, font: str) -> list:
@@ -164,5 +164,45 @@ def test_a_typewriter_font_is_not_taken_for_bold():
             run("www.example.org", "t1xtt")]
     restyle([{"runs": runs}])
     assert runs[1][7] == 1.0 and runs[2][7] == 0.0
-    assert _font_flags("t1xtt", 420, 1 << 18) == (False, False)
-    assert _font_flags("F12", 0, 1 << 18)[0]  # no weight known: the flag says bold
+    assert font_flags("t1xtt", 420, 1 << 18) == (False, False)
+    assert font_flags("F12", 0, 1 << 18)[0]  # no weight known: the flag says bold
+
+
+def test_an_accent_over_a_dotless_i_is_the_accented_i():
+    """TeX sets "í" as a dotless i under an accent ("Bras\\'{\\i}lia"): one letter, as
+    the XML has it, not "ı" and a combining mark."""
+    from coresc.readers.pdf.extract import compose
+
+    assert compose("\u0131", "\u0301") == "\u00ed"
+    assert compose("e", "\u0300") == "\u00e8"
+
+
+def citations_and_lone_figure() -> bytes:
+    """A paragraph one of whose lines holds more raised citation numbers than letters,
+    and a figure's caption with no number ("Figure. Flow ...", set smaller)."""
+    c, buf, height, y = _start("Counting Citations", "1 Results")
+    y = _page(c, height, ["The papers reviewed used a wide variety of variables, most "
+                          "commonly the household income"], y)
+    fx._superscript_cite(c, 72, y - 12.5, "(n = 17)", "21\u201327,29,30,32\u201334,36,40\u201343",
+                         ", status (n = 12)", "22,24,25,28,29,32,34\u201336,42,43", ", work",
+                         "21,23,27,35,44")
+    y = _page(c, height, ["and the crowding of the household (n = 5) of the families we "
+                          "asked."], y - 25)
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:3]), WIDTH), y) - 60
+    c.setFont("Times-Bold", 8)
+    c.drawString(72, y, "Figure. Flow diagram for the scoping review process.")
+    _page(c, height, fx._wrap(" ".join(SENTENCES[3:6]), WIDTH), y - 30)
+    return _finish(c, buf)
+
+
+def test_a_line_of_many_raised_citations_stays_in_its_paragraph():
+    _, texts = _texts(citations_and_lone_figure())
+    whole = [t for t in texts if t.startswith("The papers reviewed")]
+    assert len(whole) == 1 and whole[0].endswith("of the families we asked.")
+    assert "status (n = 12)" in whole[0]
+
+
+def test_a_caption_with_no_number_is_read_as_a_caption():
+    doc, _ = _texts(citations_and_lone_figure())
+    captions = [s.text for s in doc.sentences() if s.zone == "caption"]
+    assert captions == ["Flow diagram for the scoping review process."]

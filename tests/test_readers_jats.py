@@ -100,3 +100,20 @@ def test_an_untitled_part_of_the_abstract_carries_on_the_part_before_it():
                      ("Introduction", 1)]
     assert [s.text for s in paper.sections[3].sentences()] == [
         "Drying took a day.", "Please see later in the article for the Editors' Summary."]
+
+
+def test_named_character_references_of_the_dtd_are_read_as_their_characters():
+    """JATS's DTD defines HTML's and MathML's character names; the DTD is never read, so
+    they come from Python's own table: "Bras&iacute;lia" keeps its letter."""
+    jats = b"""<!DOCTYPE article PUBLIC "-//NLM//DTD Journal Publishing DTD v3.0 20080202//EN"
+      "journalpublishing3.dtd">
+      <article><front><article-meta><title-group><article-title>Ovens</article-title>
+      </title-group></article-meta></front><body><sec><title>Results</title>
+      <p>It was found in Bras&iacute;lia (p&hairsp;&equals;&hairsp;0,003) and &unknownname;
+      here.</p>
+      <fig><caption><title>Ovens.</title><p>10.1371/journal.pone.0000010.g001</p></caption>
+      </fig></sec></body></article>"""
+    [paper] = read_data(jats, "ovens.xml", "jats")
+    texts = [s.text for s in paper.sentences()]
+    assert "It was found in Bras\u00edlia (p = 0,003) and here." in texts
+    assert not any("10.1371" in t for t in texts)  # a caption's bare DOI is no sentence

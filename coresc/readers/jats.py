@@ -56,8 +56,9 @@ SKIPPED = frozenset({
 })
 
 
-# eLife ends captions and sections with a paragraph holding only the part's DOI.
-_DOI_ONLY = re.compile(r"^\s*DOI:\s*\S+\s*$")
+# eLife ends captions and sections with a paragraph holding only the part's DOI ("DOI:
+# ..."), PLOS's early papers their captions with the bare DOI.
+_DOI_ONLY = re.compile(r"^\s*(?:DOI:\s*\S+|(?:doi:\s*)?10\.\d{4,}/\S+)\s*$")
 
 
 def _is_doi_line(p: etree._Element) -> bool:

@@ -29,15 +29,14 @@ from __future__ import annotations
 import base64
 import ctypes
 import math
-import re
 import unicodedata
 from array import array
 
+from .fonts import is_mono, mono_size, object_style, page_ratio
 from .hidden import PDFIUM_FORM_LEVELS, PageView, doubled_box
-from .mono import is_mono, mono_size, page_ratio
 from .slant import turned_note, upright_page
 from .turn import Turn as _Turn
-from .type3 import em_size, guessed_note, tex_glyph, unnamed_font
+from .type3 import em_size, guessed_note, tex_glyph
 from .vertical import stacks_note, vertical_runs
 
 #: Characters one page may hold, and the whole document: a page of millions of glyphs is
@@ -65,19 +64,13 @@ class ExtractError(Exception):
     """A PDF that cannot be read; the message is one line."""
 
 
-_BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibd|[-,_ ](?:b|bd|bl)$", re.I)
-_ITALIC_NAME = re.compile(r"ital|obli|slant|[-,_ ](?:i|it)$", re.I)
+def compose(letter: str, mark: str) -> str:
+    """A letter and the accent set over it as one character: TeX's dotless i and j
+    take the accent as "i" and "j" do ("\\'{\\i}": "í", not "ı́")."""
+    return unicodedata.normalize("NFC", _DOTTED.get(letter, letter) + mark)
 
 
-def _font_flags(name: str, weight: int, flags: int) -> tuple[bool, bool]:
-    """Whether a font is bold and italic, by its weight, flags and name ("-Book" is not
-    bold, "-BoldItalic" and ",Bold" are)."""
-    # ForceBold counts where the weight (from the stems' width) is not known to be
-    # regular: txfonts' typewriter sets it on a font of weight 420
-    bold = weight >= 600 or bool(_BOLD_NAME.search(name)) or \
-        bool(flags & (1 << 18)) and not 0 < weight < 500
-    italic = bool(_ITALIC_NAME.search(name)) or bool(flags & (1 << 6))
-    return bold, italic
+_DOTTED = {"\u0131": "i", "\u0237": "j"}
 
 
 class _Run:
@@ -106,14 +99,16 @@ class _Run:
         if main:
             self.base = base
         key = round(size * 2) / 2
+        raised = not main and self.sizes and y0 > self.base + 0.1 * self.size()
         if ch.strip():
-            self.sizes[key] = self.sizes.get(key, 0) + 1
+            # (a line of many raised citation numbers is set in its words' size)
+            if not raised or ch.isalpha():
+                self.sizes[key] = self.sizes.get(key, 0) + 1
             if ch.isalpha():
                 self.letters += 1
                 self.bold += bold
                 self.italic += italic
                 self.font[font] = self.font.get(font, 0) + 1
-        raised = not main and self.sizes and y0 > self.base + 0.1 * self.size()
         if raised != self.sup and (ch.strip() or not raised):
             self.chars.append((SUP_OPEN if raised else SUP_CLOSE, bold, italic, font))
             self.sup = raised
@@ -208,7 +203,7 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
         if obj != last_obj:  # a text object has one font: look it up once
             last_obj = obj
             unseen = view is not None and obj is not None and view.hidden(obj)
-            style, flip = _object_style(tp, raw, i, obj, font_cache, buffers,
+            style, flip = object_style(tp, raw, i, obj, font_cache, buffers,
                                         {} if fonts is None else fonts)
             unmapped = bool(raw.FPDFText_HasUnicodeMapError(tp, i))  # its font's, as a rule
             em = em_size(raw, tp, i, style[2])
@@ -248,14 +243,13 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
             last = run.chars[-1][0] if run is not None and run.chars else ""
             middle = (x0 + x1) / 2
             if last.isalpha() and prev_x0 - 1 <= middle <= prev_x1 + 1:
-                composed = unicodedata.normalize("NFC", last + _ACCENTS[ch])
-                run.chars[-1] = (composed, *run.chars[-1][1:])
+                run.chars[-1] = (compose(last, _ACCENTS[ch]), *run.chars[-1][1:])
             else:
                 accent, accent_at = _ACCENTS[ch], middle
             continue
         if accent:
             if ch.isalpha() and x0 - 1 <= accent_at <= x1 + 1:  # (drawn over this letter)
-                ch = unicodedata.normalize("NFC", ch + accent)
+                ch = compose(ch, accent)
             accent = ""
         ch = unicodedata.normalize("NFKC", ch) if "\ufb00" <= ch <= "\ufb4f" else ch
         if run is not None:
@@ -293,27 +287,6 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
         if glyphs is not None:
             glyphs.append(run.glyphs(xs))
     return runs
-
-
-def _object_style(tp, raw, i: int, obj, cache: dict, buffers: tuple,
-                  names: dict) -> tuple[tuple, float]:
-    """For the text object of character ``i``: its style (bold, italic, font name; a font
-    with no name named by ``names``), the half turn a negative font size gives its glyphs
-    (PDFium's angle leaves it out). ``buffers``: reused for the answers (font name,
-    flags, font size)."""
-    buf, flags, size = buffers
-    n = raw.FPDFText_GetFontInfo(tp, i, buf, 96, flags)
-    weight = raw.FPDFText_GetFontWeight(tp, i)
-    name = buf.raw[:max(n - 1, 0)].decode("latin-1") or unnamed_font(raw, obj, names)
-    key = (name, weight, flags.value)
-    style = cache.get(key)
-    if style is None:
-        style = cache[key] = (*_font_flags(name, weight, flags.value), name.split("+")[-1])
-    flip = 0.0
-    if obj is not None and raw.FPDFTextObj_GetFontSize(ctypes.cast(obj, raw.FPDF_PAGEOBJECT),
-                                                       size) and size.value < 0:
-        flip = math.pi
-    return style, flip
 
 
 def _number_so_far(run: _Run) -> bool:

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .extract import SUP_CLOSE, SUP_OPEN
-from .mono import is_mono
+from .fonts import is_mono
 from .xycut import xy_leaves
 
 

@@ -16,8 +16,9 @@ ENUMERATOR = re.compile(r"^(?:[" + BULLETS + r"]|\(?(?:\d{1,2}|[ivx]{1,4}|[a-h])
 CAPTION = re.compile(
     r"^((?:supplementary\s+|suppl\.\s+)?(?:fig(?:ure)?s?|fig|table|tabela|tabla|quadro|cuadro|"
     r"gr[áa]fico|scheme|chart|plate|box|figura|algorithm|abbildung|abb|tabelle|tab|"
-    r"tableau|tabella|figuur|tabel|рис(?:унок)?|таблица|图|表|図)\.?\s*"
-    r"(?:S?\d{1,3}[A-Za-z]?|[IVX]{1,4})(?:\s*[.:|\u2014\u2013-])?)\s*(?=\S|$)", re.I)
+    r"tableau|tabella|figuur|tabel|рис(?:унок)?|таблица|图|表|図)"
+    r"(?:\.?\s*(?:S?\d{1,3}[A-Za-z]?|[IVX]{1,4})(?:\s*[.:|\u2014\u2013-])?|"
+    r"[.:](?=\s)))\s*(?=\S|$)", re.I)  # (SciELO's only figure: "Figure. Flow diagram")
 ABSTRACT = re.compile(
     r"^(?:abstract|summary|resumo|resumen|r[ée]sum[ée]|zusammenfassung|kurzfassung|"
     r"sommario|riassunto|samenvatting|аннотация|резюме|реферат|"

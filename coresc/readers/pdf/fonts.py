@@ -1,5 +1,6 @@
-"""Typewriter fonts measured as the text around them (part of the child process,
-:mod:`coresc.readers.pdf.extract`).
+"""What a glyph's font says (part of the child process,
+:mod:`coresc.readers.pdf.extract`): whether it is bold or italic, by its weight, flags
+and name; and the size of a typewriter font's glyphs.
 
 The reader takes a glyph's size from its box, whose height comes from the font's own
 ascent and descent. A typewriter font (a URL, code, a parameter list in ``\\texttt``)
@@ -12,8 +13,12 @@ page's other text.
 
 from __future__ import annotations
 
+import ctypes
+import math
 import re
 import statistics
+
+from .type3 import unnamed_font
 
 #: Names of typewriter (monospaced) fonts: TeX's (cmtt, t1xtt, txtt, sftt, lmmono,
 #: inconsolata's zi4) and the systems' (Courier, Consolas, Menlo, DejaVu Sans Mono ...).
@@ -55,3 +60,39 @@ def mono_size(raw, tp, i: int, size: float, ratio: float) -> float:
     points = raw.FPDFText_GetFontSize(tp, i)
     fitted = points * ratio
     return fitted if ratio and 0.7 * fitted <= size <= 1.3 * fitted else size
+
+
+_BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibd|[-,_ ](?:b|bd|bl)$", re.I)
+_ITALIC_NAME = re.compile(r"ital|obli|slant|[-,_ ](?:i|it)$", re.I)
+
+
+def font_flags(name: str, weight: int, flags: int) -> tuple[bool, bool]:
+    """Whether a font is bold and italic, by its weight, flags and name ("-Book" is not
+    bold, "-BoldItalic" and ",Bold" are)."""
+    # ForceBold counts where the weight (from the stems' width) is not known to be
+    # regular: txfonts' typewriter sets it on a font of weight 420
+    bold = weight >= 600 or bool(_BOLD_NAME.search(name)) or \
+        bool(flags & (1 << 18)) and not 0 < weight < 500
+    italic = bool(_ITALIC_NAME.search(name)) or bool(flags & (1 << 6))
+    return bold, italic
+
+
+def object_style(tp, raw, i: int, obj, cache: dict, buffers: tuple,
+                  names: dict) -> tuple[tuple, float]:
+    """For the text object of character ``i``: its style (bold, italic, font name; a font
+    with no name named by ``names``), the half turn a negative font size gives its glyphs
+    (PDFium's angle leaves it out). ``buffers``: reused for the answers (font name,
+    flags, font size)."""
+    buf, flags, size = buffers
+    n = raw.FPDFText_GetFontInfo(tp, i, buf, 96, flags)
+    weight = raw.FPDFText_GetFontWeight(tp, i)
+    name = buf.raw[:max(n - 1, 0)].decode("latin-1") or unnamed_font(raw, obj, names)
+    key = (name, weight, flags.value)
+    style = cache.get(key)
+    if style is None:
+        style = cache[key] = (*font_flags(name, weight, flags.value), name.split("+")[-1])
+    flip = 0.0
+    if obj is not None and raw.FPDFTextObj_GetFontSize(ctypes.cast(obj, raw.FPDF_PAGEOBJECT),
+                                                       size) and size.value < 0:
+        flip = math.pi
+    return style, flip
