@@ -206,3 +206,29 @@ def test_a_caption_with_no_number_is_read_as_a_caption():
     doc, _ = _texts(citations_and_lone_figure())
     captions = [s.text for s in doc.sentences() if s.zone == "caption"]
     assert captions == ["Flow diagram for the scoping review process."]
+
+
+def author_summary() -> bytes:
+    """PLOS's Author Summary set in a box among the introduction's paragraphs: the box's
+    text is left out (as the XML leaves its summary abstract out), the introduction's
+    paragraph after the box is read."""
+    c, buf, height, y = _start("Sex Differences in the Primate Brain", "1 Introduction")
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:3]), WIDTH), y) - 24
+    y = fx._lines(c, 84, y, ["Author Summary"], "Helvetica-Bold", 10) - 4
+    box = fx._wrap("The contribution of genetics to behaviour is a question in the study of "
+                   "the brain. We measured gene expression in the brains of three species.",
+                   80)
+    y = fx._lines(c, 84, y, box, "Times-Roman", 9, 11) - 30
+    y = _page(c, height, fx._wrap("In order to determine whether genes are expressed "
+                                  "differently, we compared four males and four females.",
+                                  WIDTH), y, x=72)
+    y = fx._lines(c, 72, y - 14, ["2 Results"], "Helvetica-Bold", 11)
+    _page(c, height, fx._wrap(" ".join(SENTENCES[3:6]), WIDTH), y - 4)
+    return _finish(c, buf)
+
+
+def test_the_text_after_an_author_summary_box_is_read():
+    _, texts = _texts(author_summary())
+    assert "In order to determine whether genes are expressed differently, we compared " \
+           "four males and four females." in texts
+    assert not any("contribution of genetics" in t for t in texts)

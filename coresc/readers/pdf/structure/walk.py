@@ -5,6 +5,7 @@ headings."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .blocks import Block, join_lines, resolve_hyphens
@@ -34,6 +35,10 @@ from .patterns import (
     KEYWORDS,
     TOP,
 )
+
+#: A summary set in a box among the body's columns (PLOS's Author Summary): left out
+#: as the XML leaves it, up to the first block outside its box.
+_SUMMARY_BOX = re.compile(r"^author summary$", re.I)
 
 
 @dataclass
@@ -82,6 +87,7 @@ class _Walk:
         self.unfinished: Part | None = None  # the last paragraph, cut mid-sentence
         self.abstract_look: tuple[float, float] | None = None  # its size and width
         self.boxes: list[Part] = []  # boxes' titles and paragraphs, read after the body
+        self.box_at: tuple[int, int] | None = None  # where a skipped summary box is set
 
     def take(self, block: Block, parts: list[Part]) -> None:
         if block.kind == "drop":
@@ -98,7 +104,10 @@ class _Walk:
             self.heading(block, parts)
             return
         if self.skip_level is not None:
-            return
+            if self.box_at is None or (block.first.page, block.first.column) == self.box_at:
+                return
+            self.skip_level = None  # the text goes on after PLOS's Author Summary box
+        self.box_at = None
         marked = block.marked()
         if self.abstracts and not self.body_heads and opens_abstract(block, text):
             self.skip_level = 1  # the abstract again in another language (JATS's
@@ -204,6 +213,8 @@ class _Walk:
             return
         if BACK.match(text) or CONTENTS.match(text):
             self.skip_level = level
+            if _SUMMARY_BOX.match(text):
+                self.box_at = (block.first.page, block.first.column)
             return
         if self.where == "front" and block.first.page == 0 and not TOP.match(text) \
                 and not block.number and not block.outlined:
