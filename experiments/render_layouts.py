@@ -278,23 +278,33 @@ class _Writer:
 _NUMERIC_CITE = re.compile(r"\d+(?:\s*[,\u2013-]\s*\d+)*")
 
 
-def cited_tex(sentence) -> str | None:
-    """A sentence's LaTeX with its numeric citations (SciXML's ``REF``, JATS's ``xref``)
-    raised, as journals that cite by number set them ("... ions.\\textsuperscript{3,4}");
-    None when it has none."""
+def cite_spans(sentence) -> list[tuple[int, int]]:
+    """Where a sentence's numeric citations (SciXML's ``REF``, JATS's ``xref``) stand in
+    its text: ``(start, end)`` spans, in order; [] when it has none."""
     el = getattr(sentence, "element", None)
     if el is None or etree.QName(el).localname not in ("s", "S"):
-        return None  # (a paragraph's element holds its other sentences' citations too)
+        return []  # (a paragraph's element holds its other sentences' citations too)
     refs = [(r.text or "").strip() for r in el.iter("{*}REF", "{*}xref")]
-    refs = [r for r in refs if _NUMERIC_CITE.fullmatch(r)]
-    text, out, at = sentence.text, [], 0
+    spans, at = [], 0
     for ref in refs:
-        k = text.find(ref, at)
-        if k < 0:
-            continue
-        out.append(escape(text[at:k]) + rf"\textsuperscript{{{escape(ref)}}}")
-        at = k + len(ref)
-    return "".join(out) + escape(text[at:]) if out else None
+        k = sentence.text.find(ref, at) if _NUMERIC_CITE.fullmatch(ref) else -1
+        if k >= 0:
+            spans.append((k, k + len(ref)))
+            at = k + len(ref)
+    return spans
+
+
+def cited_tex(sentence) -> str | None:
+    """A sentence's LaTeX with its numeric citations raised, as journals that cite by
+    number set them ("... ions.\\textsuperscript{3,4}"); None when it has none."""
+    spans = cite_spans(sentence)
+    if not spans:
+        return None
+    text, out, at = sentence.text, [], 0
+    for k, end in spans:
+        out.append(escape(text[at:k]) + rf"\textsuperscript{{{escape(text[k:end])}}}")
+        at = end
+    return "".join(out) + escape(text[at:])
 
 
 def _sections(paper: Paper) -> list[tuple[str, int, list[list[str]], str]]:

@@ -232,3 +232,14 @@ def test_the_text_after_an_author_summary_box_is_read():
     assert "In order to determine whether genes are expressed differently, we compared " \
            "four males and four females." in texts
     assert not any("contribution of genetics" in t for t in texts)
+
+
+
+def test_a_tilde_over_no_letter_is_kept():
+    """A spacing accent is put on the letter under it ("a" and "~" drawn apart: "ã");
+    over no letter it is a character of the text ("~16% of deaths")."""
+    c, buf, height, y = _start("Approximate Counts", "1 Results")
+    _page(c, height, ["There were ~16% of all deaths in the group that we followed.",
+                      *fx._wrap(" ".join(SENTENCES[:3]), WIDTH)], y)
+    _, texts = _texts(_finish(c, buf))
+    assert "There were ~16% of all deaths in the group that we followed." in texts

@@ -473,10 +473,12 @@ def test_the_abstract_in_a_second_language_is_left_out_as_the_xml_readers_do():
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "layouts-sample" / "files"
 
 
-@pytest.mark.parametrize("layout", ["article-2col", "ieeetran-conf", "elsarticle-lineno"])
+@pytest.mark.parametrize("layout", ["article-2col", "ieeetran-conf", "elsarticle-lineno",
+                                    "word-manuscript", "word-2col"])
 def test_the_committed_layout_sample_reads_back_to_its_xml(layout):
     """``data/layouts-sample``: the example paper rendered by render_layouts.py through
-    three TeX templates; read back, every sentence of the XML is there, headings too."""
+    three TeX templates, and by render_word_layouts.py through LibreOffice in two; read
+    back, every sentence of the XML is there, headings too."""
     from coresc.readers import read_file
 
     truth = json.loads((SAMPLE / layout / "example-paper.truth.json").read_text())

@@ -32,7 +32,7 @@ import math
 import unicodedata
 from array import array
 
-from .fonts import is_mono, mono_size, object_style, page_ratio
+from .fonts import boxed_size, is_mono, mono_size, object_style, page_ratio
 from .hidden import PDFIUM_FORM_LEVELS, PageView, doubled_box
 from .slant import turned_note, upright_page
 from .turn import Turn as _Turn
@@ -174,12 +174,13 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
     runs: list[list] = []
     run: _Run | None = None
     prev_x0 = prev_x1 = prev_base = prev_size = 0.0
-    accent, accent_at = "", 0.0  # a spacing accent waiting for the letter under it
+    accent, accent_at, accent_x0 = "", 0.0, 0.0  # a spacing accent waiting for its letter
     font_cache: dict[tuple[bytes, int, int], tuple[bool, bool, str]] = {}
     get_object = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)(
         ctypes.cast(raw.FPDFText_GetTextObject, ctypes.c_void_p).value)
     codes = _page_codes(tp, raw, count)
     ratio = page_ratio(raw, tp, count, codes, rect)
+    boxed = ratio < 0  # the glyphs' own boxes: sizes from the fonts' point sizes
     mono = False
     angle = raw.FPDFText_GetCharAngle
     last_obj = None
@@ -207,7 +208,7 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
                                         {} if fonts is None else fonts)
             unmapped = bool(raw.FPDFText_HasUnicodeMapError(tp, i))  # its font's, as a rule
             em = em_size(raw, tp, i, style[2])
-            mono = bool(ratio) and is_mono(style[2])
+            mono = ratio > 0 and is_mono(style[2])
         if unmapped and code < 0x20:  # TeX's ligatures, quotes, dashes (a Type3 font)
             ch = tex_glyph(codes, i)
         # the angle as the page is shown (clockwise), the glyphs half turned by a negative
@@ -226,7 +227,10 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
             size, bottom, top = em, base - 0.25 * em, base + 0.75 * em
         if not (size > 0.5 and base == base):  # (NaN: a matrix of no size)
             continue
-        if mono:
+        if boxed and not em:  # the glyph's own box: the line's height from its font's size
+            size = boxed_size(raw, tp, i, size)
+            bottom, top = base - 0.25 * size, base + 0.75 * size
+        elif mono:
             size = mono_size(raw, tp, i, size, ratio)
         if unseen or (x1 - x0 < 0.05 * size and ch.isalnum()) or not (
                 bx0 <= rect.left + rect.right <= bx1 and by0 <= rect.bottom + rect.top <= by1):
@@ -245,11 +249,13 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
             if last.isalpha() and prev_x0 - 1 <= middle <= prev_x1 + 1:
                 run.chars[-1] = (compose(last, _ACCENTS[ch]), *run.chars[-1][1:])
             else:
-                accent, accent_at = _ACCENTS[ch], middle
+                accent, accent_at, accent_x0 = ch, middle, x0
             continue
         if accent:
             if ch.isalpha() and x0 - 1 <= accent_at <= x1 + 1:  # (drawn over this letter)
-                ch = compose(ch, accent)
+                ch = compose(ch, _ACCENTS[accent])
+            elif accent in "~^":  # over no letter: text's own ("~16%", "x^2"); another
+                ch, x0 = accent + ch, min(x0, accent_x0)  # is debris, left out
             accent = ""
         ch = unicodedata.normalize("NFKC", ch) if "\ufb00" <= ch <= "\ufb4f" else ch
         if run is not None:
