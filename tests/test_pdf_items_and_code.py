@@ -243,3 +243,15 @@ def test_a_tilde_over_no_letter_is_kept():
                       *fx._wrap(" ".join(SENTENCES[:3]), WIDTH)], y)
     _, texts = _texts(_finish(c, buf))
     assert "There were ~16% of all deaths in the group that we followed." in texts
+
+
+def test_a_line_broken_after_an_acronyms_hyphen_keeps_it():
+    """A line that ends "TCA-" or "p53-" and goes on in lower case breaks a compound
+    ("TCA-induced", "p53-dependent", "2-fold"); a word cut to fit loses its hyphen."""
+    from coresc.readers.pdf.structure.blocks import join_lines
+
+    assert join_lines(["Effect of DCA- and TCA-", "induced loss"]) == \
+        "Effect of DCA- and TCA-induced loss"
+    assert join_lines(["a p53-", "dependent and 2-", "fold rise"]) == \
+        "a p53-dependent and 2-fold rise"
+    assert join_lines(["the experi-", "ments ran"]) == "the experiments ran"
