@@ -27,27 +27,20 @@ Resumable: a PDF already made is kept. ``benchmarks/pdf_layouts.py`` reads them 
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from layout_corpus import Renderer, render_corpus
 from lxml import etree
 
-from coresc.config import data_dir
 from coresc.document import Paper
-from coresc.readers import read_file
-
-#: Gold corpora by name: the folder under the data directory.
-CORPORA = {"cra": "cra-corpus", "art": "art-corpus"}
 
 
 @dataclass(frozen=True)
@@ -417,51 +410,8 @@ def render(tex: str, pdf: Path, timeout: float = 120.0) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("files", nargs="*", type=Path,
-                    help="papers to render instead of a corpus (any XML coresc reads)")
-    ap.add_argument("--corpus", choices=sorted(CORPORA), default="cra")
-    ap.add_argument("--data", type=Path, default=None)
-    ap.add_argument("--layouts", default="all", help="comma-separated names, or all: "
-                    + ", ".join(LAYOUTS))
-    ap.add_argument("--papers", type=int, default=None, help="the first N papers only")
-    ap.add_argument("-o", "--out", type=Path, default=Path("out/layouts"))
-    args = ap.parse_args(argv)
-    if shutil.which("pdflatex") is None:
-        print("render_layouts: pdflatex not found: install TeX Live (see the docstring)",
-              file=sys.stderr)
-        return 2
-    names = list(LAYOUTS) if args.layouts == "all" else args.layouts.split(",")
-    unknown = [n for n in names if n not in LAYOUTS]
-    if unknown:
-        print(f"render_layouts: unknown layouts: {', '.join(unknown)}", file=sys.stderr)
-        return 2
-    files = args.files or sorted((args.data or data_dir()).joinpath(
-        CORPORA[args.corpus]).rglob("*.xml"))
-    files = files[:args.papers] if args.papers else files
-    group = "files" if args.files else args.corpus
-    done = failed = 0
-    t0 = time.monotonic()
-    for k, path in enumerate(files, 1):
-        paper = read_file(path)[0]
-        for name in names:
-            folder = args.out / group / name
-            folder.mkdir(parents=True, exist_ok=True)
-            pdf = folder / f"{paper.id}.pdf"
-            if pdf.exists():
-                continue
-            tex, truth = latex_of(paper, LAYOUTS[name])
-            problem = render(tex, pdf)
-            if problem:
-                failed += 1
-                print(f"  {paper.id} {name}: not rendered: {problem}", file=sys.stderr)
-                continue
-            truth.update(layout=name, corpus=group)
-            (folder / f"{paper.id}.truth.json").write_text(json.dumps(truth, indent=1))
-            done += 1
-        print(f"[{k}/{len(files)}] {paper.id}: {done} PDFs made, {failed} failed, "
-              f"{time.monotonic() - t0:.0f} s", flush=True)
-    return 1 if failed and not done else 0
+    return render_corpus(Renderer("render_layouts", LAYOUTS, "pdflatex", "TeX Live",
+                                  latex_of, render), argv, __doc__.split("\n\n")[0])
 
 
 if __name__ == "__main__":

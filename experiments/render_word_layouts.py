@@ -28,34 +28,29 @@ already made is kept.
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from layout_corpus import Renderer, render_corpus  # noqa: E402
 from render_layouts import (  # noqa: E402
     _CAPTIONS,
     _NAMES,
     _TABLE_CAPTION,
-    CORPORA,
     _abstract,
     _references,
     _sections,
     cite_spans,
 )
 
-from coresc.config import data_dir  # noqa: E402
 from coresc.document import Paper  # noqa: E402
-from coresc.readers import read_file  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -319,51 +314,9 @@ def render(doc: str, pdf: Path, timeout: float = 120.0) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("files", nargs="*", type=Path,
-                    help="papers to render instead of a corpus (any XML coresc reads)")
-    ap.add_argument("--corpus", choices=sorted(CORPORA), default="cra")
-    ap.add_argument("--data", type=Path, default=None)
-    ap.add_argument("--layouts", default="all", help="comma-separated names, or all: "
-                    + ", ".join(WORD_LAYOUTS))
-    ap.add_argument("--papers", type=int, default=None, help="the first N papers only")
-    ap.add_argument("-o", "--out", type=Path, default=Path("out/layouts"))
-    args = ap.parse_args(argv)
-    if shutil.which("soffice") is None:
-        print("render_word_layouts: soffice not found: install LibreOffice (see the "
-              "docstring)", file=sys.stderr)
-        return 2
-    names = list(WORD_LAYOUTS) if args.layouts == "all" else args.layouts.split(",")
-    unknown = [n for n in names if n not in WORD_LAYOUTS]
-    if unknown:
-        print(f"render_word_layouts: unknown layouts: {', '.join(unknown)}", file=sys.stderr)
-        return 2
-    files = args.files or sorted((args.data or data_dir()).joinpath(
-        CORPORA[args.corpus]).rglob("*.xml"))
-    files = files[:args.papers] if args.papers else files
-    group = "files" if args.files else args.corpus
-    done = failed = 0
-    t0 = time.monotonic()
-    for k, path in enumerate(files, 1):
-        paper = read_file(path)[0]
-        for name in names:
-            folder = args.out / group / name
-            folder.mkdir(parents=True, exist_ok=True)
-            pdf = folder / f"{paper.id}.pdf"
-            if pdf.exists():
-                continue
-            doc, truth = odt_of(paper, WORD_LAYOUTS[name])
-            problem = render(doc, pdf)
-            if problem:
-                failed += 1
-                print(f"  {paper.id} {name}: not rendered: {problem}", file=sys.stderr)
-                continue
-            truth.update(layout=name, corpus=group)
-            (folder / f"{paper.id}.truth.json").write_text(json.dumps(truth, indent=1))
-            done += 1
-        print(f"[{k}/{len(files)}] {paper.id}: {done} PDFs made, {failed} failed, "
-              f"{time.monotonic() - t0:.0f} s", flush=True)
-    return 1 if failed and not done else 0
+    return render_corpus(Renderer("render_word_layouts", WORD_LAYOUTS, "soffice",
+                                  "LibreOffice", odt_of, render), argv,
+                         __doc__.split("\n\n")[0])
 
 
 if __name__ == "__main__":

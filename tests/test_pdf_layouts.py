@@ -209,6 +209,35 @@ def test_the_layout_renderer_writes_latex_with_every_element():
     assert truth["elements"][-2]["back"] == "appendix"
 
 
+def test_the_word_layout_renderer_writes_an_opendocument_with_every_element():
+    """``render_word_layouts.py`` without LibreOffice: the flat OpenDocument it hands
+    LibreOffice holds the headings (numbered by hand in the manuscript), the raised
+    citations, the footnote and the floats that its truth lists."""
+    from lxml import etree
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
+    import render_word_layouts as rw
+
+    paras = "".join(f"<p><s>We dried sample {k}.<xref ref-type='bibr'>{k}</xref></s></p>"
+                    for k in range(1, 11))
+    doc = read_data(b"<article><front><article-meta><title-group><article-title>Ovens"
+                    b"</article-title></title-group></article-meta></front><body><sec>"
+                    b"<title>Methods</title>" + paras.encode() + b"</sec></body></article>",
+                    "ovens.xml")[0]
+    odt, truth = rw.odt_of(doc, rw.WORD_LAYOUTS["word-manuscript"])
+    root = etree.fromstring(odt.encode())
+    text = "".join(root.itertext())
+    assert "1. Methods" in text and "The data are available" in text
+    assert 'text:style-name="Sup">1</text:span>' in odt
+    roles = [e["role"] for e in truth["elements"]]
+    assert roles[0] == "title" and roles.count("paragraph") == 10
+    assert {"footnote", "caption", "table", "reference"} <= set(roles)
+    assert truth["captions"] == [e["text"] for e in truth["elements"] if e["role"] == "caption"]
+    odt = rw.odt_of(doc, rw.WORD_LAYOUTS["word-2col"])[0]
+    assert 'fo:column-count="2"' in odt and "1. Methods" not in "".join(
+        etree.fromstring(odt.encode()).itertext())
+
+
 def thesis() -> bytes:
     """A table of contents with dot leaders (its last entry "References"), then the
     chapters it lists."""
