@@ -255,3 +255,24 @@ def test_a_line_broken_after_an_acronyms_hyphen_keeps_it():
     assert join_lines(["a p53-", "dependent and 2-", "fold rise"]) == \
         "a p53-dependent and 2-fold rise"
     assert join_lines(["the experi-", "ments ran"]) == "the experiments ran"
+    assert join_lines(["its marker (8-", "OHdG) and IL-", "6 rose"]) == \
+        "its marker (8-OHdG) and IL-6 rose"
+    assert join_lines(["in vitro -", "The cells"]) == "in vitro - The cells"
+
+
+def test_a_glyph_drawn_apart_from_its_line_is_put_back_in_its_gap():
+    """A word processor draws a character its font lacks later, in a fallback font, over
+    the gap left for it ("2′-deoxy" as "2 -deoxy" and a lone "′"): it goes back there."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    c, buf, height, y = _start("Weights of Dried Samples", "1 Results")
+    left = "The weights were 12"
+    c.setFont("Times-Roman", 10)
+    c.drawString(72, y, left)
+    gap = 72 + stringWidth(left, "Times-Roman", 10)
+    c.drawString(gap + 6, y, "3 g in every group that we dried in the oven.")
+    _page(c, height, fx._wrap(" ".join(SENTENCES[:3]), WIDTH), y - 12.5)
+    c.setFont("Helvetica", 10)
+    c.drawString(gap + 0.3, y, "\u00b1")  # drawn last, in a font of its own
+    _, texts = _texts(_finish(c, buf))
+    assert "The weights were 12\u00b13 g in every group that we dried in the oven." in texts

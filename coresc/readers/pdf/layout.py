@@ -112,7 +112,7 @@ def page_lines(page: dict, index: int, body: float) -> list[Line]:
     """A page's lines in reading order: its runs in the leaf regions of the XY-cuts
     (:mod:`~coresc.readers.pdf.xycut`), each leaf a column of text read top to bottom;
     ``body``: the document's body size (in the runs' units)."""
-    runs = _join_pieces([r for r in page["runs"] if r[6].strip()])
+    runs = _join_pieces(_patch_glyphs([r for r in page["runs"] if r[6].strip()]))
     lines: list[Line] = []
     for col, leaf in enumerate(xy_leaves(runs, body)):
         for r in sorted(leaf, key=lambda r: (-r[4], r[0])):  # top to bottom, left to right
@@ -131,6 +131,35 @@ def _add_run(lines: list[Line], r: list, index: int, col: int) -> None:
         return
     lines.append(Line(index, x0, y0, x1, y1, base, size, unmark(text).strip(), bold,
                       italic, _strip_styles(styles, text), col, marked=text.strip()))
+
+
+def _patch_glyphs(runs: list[list]) -> list[list]:
+    """A glyph drawn apart from its line, later, in a font of its own (a word processor's
+    fallback for a character its font lacks: the prime of "2′-deoxy"), put back into the
+    gap it fills: the space the line's text holds where it stands."""
+    out: list[list] = []
+    for r in runs:
+        text = r[6].strip()
+        host = next((h for h in reversed(out[-4:]) if _fills(h, r)), None) \
+            if len(text) == 1 else None
+        if host is None:
+            out.append(r)
+            continue
+        at = round((r[0] - host[0]) / (host[2] - host[0]) * len(host[6]))
+        spaces = [k for k in range(max(at - 3, 1), min(at + 4, len(host[6]) - 1))
+                  if host[6][k] == " "]
+        if not spaces:
+            out.append(r)
+            continue
+        k = min(spaces, key=lambda k: abs(k - at))
+        host[6] = host[6][:k] + text + host[6][k + 1:]
+    return out
+
+
+def _fills(host: list, r: list) -> bool:
+    """Whether run ``r`` stands on ``host``'s baseline, inside its span."""
+    return abs(host[4] - r[4]) < 0.2 * host[5] and host[0] < r[0] and r[2] < host[2] and \
+        len(host[6]) > 8 and r[9] != host[9]
 
 
 def _join_pieces(runs: list[list]) -> list[list]:

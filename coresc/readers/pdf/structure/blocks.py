@@ -72,7 +72,8 @@ def join_lines(texts: list[str], mark: bool = False) -> str:
             out = text
         elif out.endswith("\u00ad"):  # PDFium's mark of a hyphen at a line's end
             out = out[:-1] + (HYPHEN_JOIN if mark and text[:1].islower() else "") + text
-        elif out.endswith("-") and len(out) > 1 and out[-2].isalnum() and text[:1].islower():
+        elif out.endswith("-") and len(out) > 1 and out[-2].isalnum() and (
+                text[:1].islower() or _ACRONYM_END.search(out) and text[:1].isalnum()):
             kept = bool(_ACRONYM_END.search(out))  # "TCA-" / "induced": a hyphen of its own
             out = out[:-1] + ("-" if kept else HYPHEN_JOIN if mark else "") + text
         else:
