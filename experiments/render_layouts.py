@@ -209,13 +209,14 @@ _TABLE_CAPTION = "Characteristics of the participants included in the analysis."
 
 
 class _Writer:
-    """Writes one paper's body as LaTeX in one layout, recording each element's role."""
+    """Writes one paper's body as LaTeX in one layout, recording each element's role
+    (``markup``: the body's pieces; ``truth``: its elements in order)."""
 
     def __init__(self, layout: Layout, rng: random.Random,
                  cited: dict[str, str] | None = None) -> None:
         self.layout = layout
         self.rng = rng
-        self.tex: list[str] = []
+        self.markup: list[str] = []
         self.truth: list[dict] = []
         self.captions: list[str] = []
         self.paragraphs = 0
@@ -223,7 +224,7 @@ class _Writer:
 
     def add(self, role: str, text: str, tex: str, **extra) -> None:
         self.truth.append({"role": role, "text": text, **extra})
-        self.tex.append(tex)
+        self.markup.append(tex)
 
     def heading(self, text: str, depth: int) -> None:
         command = ("section", "subsection", "subsubsection")[min(max(depth, 1), 3) - 1]
@@ -357,7 +358,7 @@ def latex_of(paper: Paper, layout: Layout, seed: int = 0) -> tuple[str, dict]:
         for sentences in paras:
             writer.paragraph(sentences)
     refs_tex, refs_truth = _references(rng, layout.refs_name)
-    body = "".join(t if t.endswith("\n") else t + "\n" for t in writer.tex)
+    body = "".join(t if t.endswith("\n") else t + "\n" for t in writer.markup)
     back = ""
     appendix_truth: list[dict] = []
     if after:
@@ -366,7 +367,7 @@ def latex_of(paper: Paper, layout: Layout, seed: int = 0) -> tuple[str, dict]:
         tail.heading(after[0][0] or "Supplementary methods", 1)
         for sentences in after[0][2]:
             tail.paragraph(sentences)
-        back = "\\appendix\n" + "".join(t + "\n" for t in tail.tex)
+        back = "\\appendix\n" + "".join(t + "\n" for t in tail.markup)
         appendix_truth = tail.truth
         appendix_truth[0]["back"] = "appendix"
     short = escape(title.split(":")[0][:60])

@@ -47,6 +47,7 @@ from render_layouts import (  # noqa: E402
     _abstract,
     _references,
     _sections,
+    _Writer,
     cite_spans,
 )
 
@@ -169,31 +170,24 @@ def _master(lay: WordLayout, short: str) -> str:
             '</text:p></style:footer></style:master-page></office:master-styles>')
 
 
-class _OdtWriter:
-    """Writes one paper's body as OpenDocument text, recording each element's role (the
-    truth of ``render_layouts.py``'s shape)."""
+class _OdtWriter(_Writer):
+    """Writes one paper's body as OpenDocument text, recording each element's role as
+    ``render_layouts.py``'s writer does (its ``add``, its truth)."""
 
     def __init__(self, lay: WordLayout, rng: random.Random, cited: dict[str, str]) -> None:
-        self.lay = lay
-        self.rng = rng
-        self.cited = cited
-        self.xml: list[str] = []
-        self.truth: list[dict] = []
-        self.captions: list[str] = []
-        self.paragraphs = 0
+        super().__init__(lay, rng, cited)
         self.numbers = [0, 0, 0]
         self.floats = 0
 
     def heading(self, text: str, depth: int) -> None:
         level = min(max(depth, 1), 3)
         shown = text
-        if self.lay.numbered:
+        if self.layout.numbered:
             self.numbers[level - 1] += 1
             self.numbers[level:] = [0] * (3 - level)
             shown = ".".join(str(n) for n in self.numbers[:level]) + ". " + text
-        self.truth.append({"role": "heading", "text": text, "level": depth})
-        self.xml.append(f'<text:h text:style-name="H{level}" text:outline-level="{level}">'
-                        f"{escape(shown)}</text:h>")
+        self.add("heading", text, f'<text:h text:style-name="H{level}" '
+                 f'text:outline-level="{level}">{escape(shown)}</text:h>', level=depth)
 
     def paragraph(self, sentences: list[str]) -> None:
         self.paragraphs += 1
@@ -204,9 +198,9 @@ class _OdtWriter:
                      '</text:note-citation><text:note-body><text:p text:style-name='
                      f'"Footnote">{note}</text:p></text:note-body></text:note>')
             self.truth.append({"role": "footnote", "text": note})
-        style = "Body" if self.paragraphs > 1 or self.lay.indent == "0in" else "Plain"
-        self.truth.append({"role": "paragraph", "text": " ".join(sentences)})
-        self.xml.append(f'<text:p text:style-name="{style}">{body}</text:p>')
+        style = "Body" if self.paragraphs > 1 or self.layout.indent == "0in" else "Plain"
+        self.add("paragraph", " ".join(sentences),
+                 f'<text:p text:style-name="{style}">{body}</text:p>')
         if self.paragraphs == 3:
             self.figure()
         elif self.paragraphs == 9:
@@ -215,13 +209,13 @@ class _OdtWriter:
     def _caption(self, kind: str, text: str) -> None:
         self.floats += 1
         self.captions.append(text)
-        self.truth.append({"role": "caption", "text": text, "float": kind.lower()})
-        self.xml.append(f'<text:p text:style-name="Caption"><text:span text:style-name='
-                        f'"Bold">{kind} {self.floats}.</text:span> {escape(text)}</text:p>')
+        self.add("caption", text, f'<text:p text:style-name="Caption"><text:span '
+                 f'text:style-name="Bold">{kind} {self.floats}.</text:span> {escape(text)}'
+                 "</text:p>", float=kind.lower())
 
     def figure(self) -> None:
-        width = "2.8in" if self.lay.columns == 2 else "4.5in"
-        self.xml.append('<text:p text:style-name="Unnumbered"><draw:frame draw:style-name='
+        width = "2.8in" if self.layout.columns == 2 else "4.5in"
+        self.markup.append('<text:p text:style-name="Unnumbered"><draw:frame draw:style-name='
                         f'"Frame" text:anchor-type="as-char" svg:width="{width}" '
                         'svg:height="1.4in"><draw:text-box/></draw:frame></text:p>')
         self._caption("Figure", self.rng.choice(_CAPTIONS))
@@ -235,7 +229,7 @@ class _OdtWriter:
             f'<table:table-cell table:style-name="Cell"><text:p text:style-name='
             f'"Unnumbered">{c}</text:p></table:table-cell>' for c in row) +
             "</table:table-row>" for row in rows)
-        self.xml.append('<table:table table:name="T1" table:style-name="Grid">'
+        self.markup.append('<table:table table:name="T1" table:style-name="Grid">'
                         '<table:table-column table:number-columns-repeated="4"/>'
                         f"{cells}</table:table>")
         self.truth.append({"role": "table", "text": ""})
@@ -277,7 +271,7 @@ def odt_of(paper: Paper, lay: WordLayout, seed: int = 0) -> tuple[str, dict]:
              '<text:h text:style-name="H1" text:outline-level="1">Abstract</text:h>']
     front += [f'<text:p text:style-name="Plain">{escape(a["text"])}</text:p>'
               for a in abstract_truth]
-    body = writer.xml + ['<text:h text:style-name="H1" text:outline-level="1">References'
+    body = writer.markup + ['<text:h text:style-name="H1" text:outline-level="1">References'
                          '</text:h>'] + refs
     short = title.split(":")[0][:60]
     doc = (f'<?xml version="1.0" encoding="UTF-8"?>\n<office:document {_NS} '

@@ -72,10 +72,10 @@ def join_lines(texts: list[str], mark: bool = False) -> str:
             out = text
         elif out.endswith("\u00ad"):  # PDFium's mark of a hyphen at a line's end
             out = out[:-1] + (HYPHEN_JOIN if mark and text[:1].islower() else "") + text
-        elif out.endswith("-") and len(out) > 1 and out[-2].isalnum() and (
-                text[:1].islower() or _ACRONYM_END.search(out) and text[:1].isalnum()):
-            kept = bool(_ACRONYM_END.search(out))  # "TCA-" / "induced": a hyphen of its own
-            out = out[:-1] + ("-" if kept else HYPHEN_JOIN if mark else "") + text
+        elif out.endswith("-") and len(out) > 1 and out[-2].isalnum() and \
+                text[:1].isalnum() and ((compound := _compound_end(out)) or text[:1].islower()):
+            # "TCA-" / "induced": a hyphen of its own; "experi-" / "ments": a cut word
+            out = out[:-1] + ("-" if compound else HYPHEN_JOIN if mark else "") + text
         else:
             out = out + " " + text
     return out.replace("\u00ad", "")
@@ -84,6 +84,12 @@ def join_lines(texts: list[str], mark: bool = False) -> str:
 #: A line ending in an acronym or a word with a digit and a hyphen ("TCA-", "p53-",
 #: "2-"): a compound's ("TCA-induced", "2-fold"), not a word cut to fit.
 _ACRONYM_END = re.compile(r"(?<![\w-])(?:\w*\d\w*|[A-Z]{2,}[A-Z0-9]*)-$")
+
+
+def _compound_end(text: str) -> bool:
+    """Whether ``text`` ends as :data:`_ACRONYM_END` says, looking at its last word only
+    (the paragraph so far grows with every line joined)."""
+    return bool(_ACRONYM_END.search(text, max(len(text) - 48, 0)))
 _COMPOUND = re.compile(r"(?<![\w-])([^\W\d_]+)-([^\W\d_]+)")
 _MARKED = re.compile(f"([^\\W\\d_]*){HYPHEN_JOIN}([^\\W\\d_]*)")
 
