@@ -222,6 +222,14 @@ class _Writer:
         self.paragraphs = 0
         self.cited = cited or {}  # sentence -> its LaTeX with citations raised
 
+    def write(self, sections: list[tuple[str, int, list[list[str]], str]]) -> None:
+        """The body's sections (as :func:`_sections` gives them), in order."""
+        for heading, depth, paras, _type in sections:
+            if heading:
+                self.heading(heading, depth)
+            for sentences in paras:
+                self.paragraph(sentences)
+
     def add(self, role: str, text: str, tex: str, **extra) -> None:
         self.truth.append({"role": role, "text": text, **extra})
         self.markup.append(tex)
@@ -352,11 +360,7 @@ def latex_of(paper: Paper, layout: Layout, seed: int = 0) -> tuple[str, dict]:
     writer = _Writer(layout, rng, cited)
     sections = _sections(paper)
     after = [sections.pop()] if layout.appendix and len(sections) > 2 else []
-    for heading, depth, paras, _type in sections:
-        if heading:
-            writer.heading(heading, depth)
-        for sentences in paras:
-            writer.paragraph(sentences)
+    writer.write(sections)
     refs_tex, refs_truth = _references(rng, layout.refs_name)
     body = "".join(t if t.endswith("\n") else t + "\n" for t in writer.markup)
     back = ""

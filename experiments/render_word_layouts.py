@@ -256,11 +256,7 @@ def odt_of(paper: Paper, lay: WordLayout, seed: int = 0) -> tuple[str, dict]:
     _tex, abstract_truth = _abstract(paper)
     cited = {s.text: x for s in paper.sentences() if (x := _cited_xml(s))}
     writer = _OdtWriter(lay, rng, cited)
-    for heading, depth, paras, _type in _sections(paper):
-        if heading:
-            writer.heading(heading, depth)
-        for sentences in paras:
-            writer.paragraph(sentences)
+    writer.write(_sections(paper))
     _refs_tex, refs_truth = _references(rng, "References")
     refs = [f'<text:p text:style-name="Reference">[{k}] {escape(r["text"])}</text:p>'
             for k, r in enumerate(refs_truth[1:], 1)]
