@@ -131,18 +131,35 @@ def _named_characters(tree: etree._ElementTree) -> None:
     (JATS's DTD takes HTML's and MathML's names: "Bras&iacute;lia", "p&hairsp;&equals;")
     made the character HTML names so, from Python's own table: no DTD is read, and the
     text keeps its letters ("Braslia" otherwise). Unknown names stay as they are."""
-    for ent in list(tree.iter(etree.Entity)):
-        char = html.entities.html5.get(f"{ent.name};")
-        parent = ent.getparent()
-        if char is None or parent is None:
-            continue
-        text = char + (ent.tail or "")
-        before = ent.getprevious()
-        if before is not None:
-            before.tail = (before.tail or "") + text
+    parents = dict.fromkeys(ent.getparent() for ent in tree.iter(etree.Entity)
+                            if _character(ent) is not None)
+    for parent in parents:
+        if parent is not None:
+            _resolve_children(parent)
+
+
+def _character(node: etree._Element) -> str | None:
+    return html.entities.html5.get(f"{node.name};") if node.tag is etree.Entity else None
+
+
+def _resolve_children(parent: etree._Element) -> None:
+    """``parent``'s known references made text, each text or tail joined once (a
+    paragraph of 100,000 references is linear, not quadratic)."""
+    text = [parent.text or ""]
+    kept: list[tuple[etree._Element, list[str]]] = []
+    gone = []
+    for child in parent:
+        char = _character(child)
+        if char is None:
+            kept.append((child, [child.tail or ""]))
         else:
-            parent.text = (parent.text or "") + text
-        parent.remove(ent)
+            (kept[-1][1] if kept else text).extend((char, child.tail or ""))
+            gone.append(child)
+    parent.text = "".join(text) or None
+    for child, tail in kept:
+        child.tail = "".join(tail) or None
+    for child in gone:
+        parent.remove(child)
 
 
 #: libxml2's limits without ``huge_tree`` (which coresc never sets), as its messages say.

@@ -117,3 +117,18 @@ def test_named_character_references_of_the_dtd_are_read_as_their_characters():
     texts = [s.text for s in paper.sentences()]
     assert "It was found in Bras\u00edlia (p = 0,003) and here." in texts
     assert not any("10.1371" in t for t in texts)  # a caption's bare DOI is no sentence
+
+
+def test_a_paragraph_of_many_named_references_is_read_in_linear_time():
+    """100,000 references in one paragraph: each text joined once (joining the tail again
+    for every reference took minutes); a bound ten times what it takes, not a timing."""
+    import time
+
+    from coresc.xmlsafe import parse_xml
+
+    jats = (b'<!DOCTYPE article PUBLIC "-//NLM//DTD JATS//EN" "jats.dtd"><article><body><p>'
+            + b"Bras&iacute;lia. " * 100_000 + b"</p></body></article>")
+    start = time.process_time()
+    tree = parse_xml("many.xml", jats)
+    assert time.process_time() - start < 10
+    assert "".join(tree.getroot().itertext()) == "Bras\u00edlia. " * 100_000
