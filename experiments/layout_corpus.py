@@ -10,7 +10,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from coresc.config import data_dir
@@ -33,6 +33,7 @@ class Renderer:
     install: str
     document: Callable[[Paper, object], tuple[str, dict]]
     render: Callable[[str, Path], str | None]
+    held_out: dict = field(default_factory=dict)  # layouts kept apart to judge on
 
 
 def render_corpus(maker: Renderer, argv: list[str] | None, description: str) -> int:
@@ -45,7 +46,8 @@ def render_corpus(maker: Renderer, argv: list[str] | None, description: str) -> 
     ap.add_argument("--corpus", choices=sorted(CORPORA), default="cra")
     ap.add_argument("--data", type=Path, default=None)
     ap.add_argument("--layouts", default="all", help="comma-separated names, or all: "
-                    + ", ".join(maker.layouts))
+                    + ", ".join(maker.layouts) + (", or held-out: " + ", ".join(
+                        maker.held_out) if maker.held_out else ""))
     ap.add_argument("--papers", type=int, default=None, help="the first N papers only")
     ap.add_argument("-o", "--out", type=Path, default=Path("out/layouts"))
     args = ap.parse_args(argv)
@@ -53,8 +55,10 @@ def render_corpus(maker: Renderer, argv: list[str] | None, description: str) -> 
         print(f"{maker.name}: {maker.program} not found: install {maker.install} (see the "
               "docstring)", file=sys.stderr)
         return 2
-    names = list(maker.layouts) if args.layouts == "all" else args.layouts.split(",")
-    unknown = [n for n in names if n not in maker.layouts]
+    layouts = {**maker.layouts, **maker.held_out}
+    names = ({"all": list(maker.layouts), "held-out": list(maker.held_out)}.get(args.layouts)
+             or args.layouts.split(","))
+    unknown = [n for n in names if n not in layouts]
     if unknown:
         print(f"{maker.name}: unknown layouts: {', '.join(unknown)}", file=sys.stderr)
         return 2
@@ -72,7 +76,7 @@ def render_corpus(maker: Renderer, argv: list[str] | None, description: str) -> 
             pdf = folder / f"{paper.id}.pdf"
             if pdf.exists():
                 continue
-            doc, truth = maker.document(paper, maker.layouts[name])
+            doc, truth = maker.document(paper, layouts[name])
             problem = maker.render(doc, pdf)
             if problem:
                 failed += 1

@@ -20,8 +20,18 @@ the captions' texts (which a reader should keep).
     python experiments/render_layouts.py data/example-paper.xml -o data/layouts-sample \
         --layouts article-2col,ieeetran-conf,elsarticle-lineno     # the committed sample
 
+Held-out layouts (:data:`tex_layouts.HELD_OUT`: a thesis in report with chapters and a
+table of contents, MNRAS, Elsevier's CAS double column, ACS's achemso manuscript,
+AASTeX two-column, PMLR, amsart, KOMA-Script two-column, Nature) are rendered apart, to
+judge the reader on layouts it was not built on (measured before any rule was chosen on
+them: docs/benchmarks.md):
+
+    python experiments/render_layouts.py --corpus cra --layouts held-out -o out/heldout
+    python benchmarks/pdf_layouts.py --root out/heldout --corpus cra --cv 3
+
 Needs TeX Live (Debian: ``apt-get install texlive-latex-extra texlive-publishers
-texlive-fonts-recommended texlive-lang-german texlive-lang-french``); kept out of CI.
+texlive-fonts-recommended texlive-lang-german texlive-lang-french texlive-science``,
+the last for PMLR's class); kept out of CI.
 Resumable: a PDF already made is kept. ``benchmarks/pdf_layouts.py`` reads them back.
 """
 
@@ -34,132 +44,13 @@ import subprocess
 import sys
 import tempfile
 import unicodedata
-from dataclasses import dataclass
 from pathlib import Path
 
 from layout_corpus import Renderer, render_corpus
 from lxml import etree
+from tex_layouts import _HEADS, HELD_OUT, LAYOUTS, Layout
 
 from coresc.document import Paper
-
-
-@dataclass(frozen=True)
-class Layout:
-    """How one template sets a paper."""
-
-    preamble: str  # \documentclass ... up to \begin{document}
-    front: str  # title, authors, abstract: @TITLE@ @AUTHORS@ @ABSTRACT@
-    numbered: bool = True  # \section or \section*
-    appendix: bool = False  # the last body section set after the references
-    heads: bool = True  # running heads set with fancyhdr (templates with their own: no)
-    abstract_name: str = "Abstract"
-    refs_name: str = "References"
-    author_sep: str = r" \and "  # between the authors' names in {authors}
-
-
-_HEADS = r"""\usepackage{fancyhdr}\pagestyle{fancy}\fancyhf{}
-\fancyhead[L]{\small Journal of Rendered Layouts 12 (2026)}\fancyhead[R]{\small {short}}
-\fancyfoot[C]{\small \thepage}"""
-
-_ARTICLE_FRONT = r"""\title{@TITLE@}
-\author{@AUTHORS@}
-\date{}
-\maketitle
-\begin{abstract}
-@ABSTRACT@
-\end{abstract}
-"""
-
-
-def _article(options: str, fonts: str, lang: str = "", extra: str = "") -> str:
-    babel = rf"\usepackage[{lang}]{{babel}}" if lang else ""
-    return (rf"\documentclass[{options}]{{article}}" "\n"
-            r"\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}" "\n"
-            rf"{fonts}{babel}\usepackage{{amsmath,graphicx}}\usepackage[margin=2cm]{{geometry}}"
-            f"\n{extra}\n")
-
-
-_ACM_FRONT = r"""\title{@TITLE@}
-\author{@AUTHORS@}\affiliation{\institution{Example University}\city{Cambridge}
-\country{UK}}
-\begin{abstract}
-@ABSTRACT@
-\end{abstract}
-\maketitle
-"""
-
-
-def _acm(style: str) -> str:
-    return (rf"\documentclass[{style},nonacm]{{acmart}}\settopmatter{{printacmref=false}}"
-            "\n")
-
-
-LAYOUTS: dict[str, Layout] = {
-    "article-1col": Layout(_article("11pt,a4paper", r"\usepackage{lmodern}"), _ARTICLE_FRONT),
-    "article-2col": Layout(_article("10pt,twocolumn,letterpaper", r"\usepackage{mathptmx}"),
-                           _ARTICLE_FRONT, appendix=True),
-    "ieeetran-conf": Layout(
-        r"\documentclass[conference]{IEEEtran}\usepackage[utf8]{inputenc}"
-        r"\usepackage[T1]{fontenc}\usepackage{mathptmx,amsmath,graphicx}" "\n",
-        r"""\title{@TITLE@}
-\author{\IEEEauthorblockN{@AUTHORS@}\IEEEauthorblockA{Department of Risk Sciences\\
-Example University, Cambridge, UK}}
-\maketitle
-\begin{abstract}
-@ABSTRACT@
-\end{abstract}
-""", heads=False, author_sep=", "),
-    "acm-sigconf": Layout(_acm("sigconf"), _ACM_FRONT, heads=False, author_sep="}\\author{"),
-    "acm-acmsmall": Layout(_acm("acmsmall"), _ACM_FRONT, heads=False, appendix=True,
-                           author_sep="}\\author{"),
-    "llncs": Layout(
-        r"\documentclass{llncs}\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}"
-        r"\usepackage{lmodern,amsmath,graphicx}" "\n",
-        r"""\title{@TITLE@}
-\author{@AUTHORS@}
-\institute{Example University, Cambridge, UK\\\email{first.author@example.org}}
-\maketitle
-\begin{abstract}
-@ABSTRACT@
-\end{abstract}
-""", heads=False),
-    "elsarticle-lineno": Layout(
-        r"\documentclass[preprint,12pt]{elsarticle}\usepackage[utf8]{inputenc}\usepackage{lmodern}"
-        r"\usepackage[T1]{fontenc}\usepackage{amsmath,graphicx,lineno}\linenumbers" "\n",
-        r"""\begin{frontmatter}
-\title{@TITLE@}
-\author{@AUTHORS@}
-\address{Example University, Cambridge, UK}
-\begin{abstract}
-@ABSTRACT@
-\end{abstract}
-\end{frontmatter}
-""", heads=False, author_sep="}\\author{"),
-    "revtex-aps": Layout(
-        r"\documentclass[aps,prl,twocolumn,superscriptaddress]{revtex4-2}"
-        r"\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}\usepackage{lmodern,amsmath}"
-        r"\usepackage{graphicx}" "\n",
-        r"""\title{@TITLE@}
-\author{@AUTHORS@}\affiliation{Example University, Cambridge, UK}
-\begin{abstract}
-@ABSTRACT@
-\end{abstract}
-\maketitle
-""", heads=False, author_sep="}\\author{"),
-    "article-german": Layout(_article("11pt,a4paper", r"\usepackage{mathpazo}", "ngerman"),
-                             _ARTICLE_FRONT, numbered=False,
-                             abstract_name="Zusammenfassung", refs_name="Literatur"),
-    "article-french-2col": Layout(
-        _article("10pt,twocolumn,a4paper", r"\usepackage{helvet}\renewcommand{\familydefault}"
-                 r"{\sfdefault}", "french"), _ARTICLE_FRONT,
-        abstract_name="Résumé", refs_name="Références"),
-    "article-italian": Layout(_article("12pt,a4paper", r"\usepackage{lmodern}", "italian"),
-                              _ARTICLE_FRONT, appendix=True, abstract_name="Sommario",
-                              refs_name="Riferimenti bibliografici"),
-    "article-dutch-2col": Layout(_article("10pt,twocolumn,a4paper", r"\usepackage{mathptmx}",
-                                          "dutch"), _ARTICLE_FRONT,
-                                 abstract_name="Samenvatting", refs_name="Referenties"),
-}
 
 _SYMBOLS = {"\u00b1": r"$\pm$", "\u00d7": r"$\times$", "\u00b0": r"\textdegree{}",
             "\u00b5": r"$\mu$", "\u2264": r"$\leq$", "\u2265": r"$\geq$",
@@ -235,7 +126,7 @@ class _Writer:
         self.markup.append(tex)
 
     def heading(self, text: str, depth: int) -> None:
-        command = ("section", "subsection", "subsubsection")[min(max(depth, 1), 3) - 1]
+        command = self.layout.sectioning[min(max(depth, 1), 3) - 1]
         star = "" if self.layout.numbered else "*"
         self.add("heading", text, rf"\{command}{star}{{{escape(text)}}}", level=depth)
 
@@ -335,15 +226,19 @@ def _abstract(paper: Paper) -> tuple[str, list[dict]]:
     return "\n\n".join(parts), truth
 
 
-def _references(rng: random.Random, name: str) -> tuple[str, list[dict]]:
+def _references(rng: random.Random, name: str,
+                labels: bool = False) -> tuple[str, list[dict]]:
     items, truth = [], []
     for k in range(1, 13):
         a, b = rng.sample(_NAMES, 2)
         text = (f"{a.split()[1]} {a[0]}, {b.split()[1]} {b[0]}. Effects of exposure in "
                 f"cohort {k}. J Risk Stud. {1990 + k}; {k + 10}: {100 + 7 * k}-{109 + 7 * k}.")
-        items.append(rf"\bibitem{{r{k}}} {text}")
+        label = f"[{a.split()[1]} et~al.({1990 + k})]" if labels else ""
+        items.append(rf"\bibitem{label}{{r{k}}} {text}")
         truth.append({"role": "reference", "text": text})
-    tex = (rf"\renewcommand{{\refname}}{{{name}}}" "\n"
+    # (a class with chapters names its list \bibname)
+    tex = (rf"\providecommand{{\refname}}{{}}\renewcommand{{\refname}}{{{name}}}"
+           rf"\providecommand{{\bibname}}{{}}\renewcommand{{\bibname}}{{{name}}}" "\n"
            r"\begin{thebibliography}{99}" "\n" + "\n".join(items) +
            "\n\\end{thebibliography}\n")
     return tex, [{"role": "heading", "text": name, "level": 1, "back": "references"}, *truth]
@@ -359,9 +254,11 @@ def latex_of(paper: Paper, layout: Layout, seed: int = 0) -> tuple[str, dict]:
     cited = {s.text: t for s in paper.sentences() if (t := cited_tex(s))}
     writer = _Writer(layout, rng, cited)
     sections = _sections(paper)
+    if layout.opening_section and sections and not sections[0][0]:
+        sections[0] = ("Introduction", 1, *sections[0][2:])
     after = [sections.pop()] if layout.appendix and len(sections) > 2 else []
     writer.write(sections)
-    refs_tex, refs_truth = _references(rng, layout.refs_name)
+    refs_tex, refs_truth = _references(rng, layout.refs_name, layout.cite_labels)
     body = "".join(t if t.endswith("\n") else t + "\n" for t in writer.markup)
     back = ""
     appendix_truth: list[dict] = []
@@ -375,15 +272,16 @@ def latex_of(paper: Paper, layout: Layout, seed: int = 0) -> tuple[str, dict]:
         appendix_truth = tail.truth
         appendix_truth[0]["back"] = "appendix"
     short = escape(title.split(":")[0][:60])
-    front = layout.front.replace("@TITLE@", escape(title)).replace(
+    front, preface = (text.replace("@TITLE@", escape(title)).replace(
         "@AUTHORS@", layout.author_sep.join(authors)).replace("@ABSTRACT@", abstract)
+        for text in (layout.front, layout.preface))
     heads = _HEADS.replace("{short}", short) if layout.heads else ""
     names = (rf"\renewcommand{{\abstractname}}{{{layout.abstract_name}}}"
              if layout.abstract_name != "Abstract" else "")
     # (a blank line after the front: article's two-column abstract does not end its
     # paragraph, and the body's first one would run on from it)
-    tex = (layout.preamble + heads + "\n\\begin{document}\n" + names + "\n" + front + "\n" + body
-           + refs_tex + back + "\\end{document}\n")
+    tex = (layout.preamble + heads + preface + "\n\\begin{document}\n" + names + "\n" + front
+           + "\n" + body + refs_tex + back + "\\end{document}\n")
     truth = {"paper": paper.id, "source": paper.source_path, "title": title,
              "captions": writer.captions,
              "elements": [{"role": "title", "text": title},
@@ -416,7 +314,7 @@ def render(tex: str, pdf: Path, timeout: float = 120.0) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     return render_corpus(Renderer("render_layouts", LAYOUTS, "pdflatex", "TeX Live",
-                                  latex_of, render), argv, __doc__.split("\n\n")[0])
+                                  latex_of, render, HELD_OUT), argv, __doc__.split("\n\n")[0])
 
 
 if __name__ == "__main__":

@@ -255,6 +255,9 @@ def test_a_line_broken_after_an_acronyms_hyphen_keeps_it():
     assert join_lines(["a p53-", "dependent and 2-", "fold rise"]) == \
         "a p53-dependent and 2-fold rise"
     assert join_lines(["the experi-", "ments ran"]) == "the experiments ran"
+    # PDFium marks a hyphen at a line's end as a soft one: an acronym's stays all the same
+    assert join_lines(["32P\u00ad", "post-labelled"]) == "32P-post-labelled"
+    assert join_lines(["experi\u00ad", "ments"]) == "experiments"
     assert join_lines(["its marker (8-", "OHdG) and IL-", "6 rose"]) == \
         "its marker (8-OHdG) and IL-6 rose"
     assert join_lines(["in vitro -", "The cells"]) == "in vitro - The cells"
@@ -276,3 +279,4 @@ def test_a_glyph_drawn_apart_from_its_line_is_put_back_in_its_gap():
     c.drawString(gap + 0.3, y, "\u00b1")  # drawn last, in a font of its own
     _, texts = _texts(_finish(c, buf))
     assert "The weights were 12\u00b13 g in every group that we dried in the oven." in texts
+

@@ -305,3 +305,40 @@ def test_running_heads_and_page_numbers_are_found():
     assert {ln.text for page in pages for ln in page if id(ln) in found} == \
         {"J Tests 12 (2026) 1-9", "J Tests 12 (2026) 2-9", "J Tests 12 (2026) 3-9",
          "1", "2", "3"}
+
+
+def test_a_running_head_that_stands_once_is_found_by_its_page_number():
+    """A short paper's odd pages' head ("Rendered layouts 3") stands once; its page
+    number, set where the even pages' heads set theirs, makes it a head. A heading at a
+    page's top with another number is no head."""
+    from coresc.readers.pdf.layout import Line, repeated_margins
+
+    def line(page, y, text):
+        return Line(page, 50, y, 300, y + 8, y + 2, 8.0, text, 0.0, 0.0)
+
+    heads = ["", "2 Ribeiro et al.", "Rendered layouts 3", "4 Ribeiro et al."]
+    body = ["Mice were fed.", "Rats were weighed.", "Cells grew.", "Tumours were seen."]
+    pages = [[line(p, 780, heads[p]), line(p, 400, body[p])] for p in range(4)]
+    pages[0][0] = line(0, 780, "Methods 7")
+    pages[0].append(line(0, 770, "Figure 1"))  # a float's label at the top: offset 1 too
+    found = repeated_margins(pages, [800.0] * 4)
+    assert {ln.text for page in pages for ln in page if id(ln) in found} == \
+        {"2 Ribeiro et al.", "Rendered layouts 3", "4 Ribeiro et al."}
+
+
+def test_a_running_head_set_low_is_found_as_its_pages_first_line():
+    """amsart sets its heads 13% down the page, below the margins' zone: a page's first
+    line, repeated (digits aside), is a head all the same."""
+    from coresc.readers.pdf.layout import Line, repeated_margins
+
+    def line(page, y, text):
+        return Line(page, 50, y, 300, y + 8, y + 2, 8.0, text, 0.0, 0.0)
+
+    heads = ["", "2 RIBEIRO AND NOWAK", "SIGNALLING IN RAT LIVER 3", "4 RIBEIRO AND NOWAK",
+             "SIGNALLING IN RAT LIVER 5"]
+    body = ["Mice were fed.", "Rats were weighed.", "Cells grew.", "Tumours were seen.",
+            "Livers were weighed."]
+    pages = [[line(p, 690, heads[p]), line(p, 400, body[p])] for p in range(1, 5)]
+    pages.insert(0, [line(0, 690, "Signalling in rat liver"), line(0, 400, body[0])])
+    found = repeated_margins(pages, [800.0] * 5)
+    assert {ln.text for page in pages for ln in page if id(ln) in found} == set(heads[1:])

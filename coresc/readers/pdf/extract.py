@@ -32,7 +32,7 @@ import math
 import unicodedata
 from array import array
 
-from .fonts import boxed_size, is_mono, mono_size, object_style, page_ratio
+from .fonts import boxed_size, is_mono, mono_size, object_style, own_boxes, page_ratio
 from .hidden import PDFIUM_FORM_LEVELS, PageView, doubled_box
 from .slant import turned_note, upright_page
 from .turn import Turn as _Turn
@@ -181,7 +181,8 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
     codes = _page_codes(tp, raw, count)
     ratio = page_ratio(raw, tp, count, codes, rect)
     boxed = ratio < 0  # the glyphs' own boxes: sizes from the fonts' point sizes
-    mono = False
+    mono = own = False
+    owned: dict[str, bool] = {}  # font -> its glyphs' boxes are their own (one font's)
     angle = raw.FPDFText_GetCharAngle
     last_obj = None
     style, flip = (False, False, ""), 0.0
@@ -209,6 +210,9 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
             unmapped = bool(raw.FPDFText_HasUnicodeMapError(tp, i))  # its font's, as a rule
             em = em_size(raw, tp, i, style[2])
             mono = ratio > 0 and is_mono(style[2])
+            if ratio > 0 and not mono and style[2] not in owned:
+                owned[style[2]] = own_boxes(raw, tp, i, codes, rect, style[2])
+            own = ratio > 0 and owned.get(style[2], False)
         if unmapped and code < 0x20:  # TeX's ligatures, quotes, dashes (a Type3 font)
             ch = tex_glyph(codes, i)
         # the angle as the page is shown (clockwise), the glyphs half turned by a negative
@@ -232,6 +236,9 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
             bottom, top = base - 0.25 * size, base + 0.75 * size
         elif mono:
             size = mono_size(raw, tp, i, size, ratio)
+        elif own and not em:  # (one font's glyphs in their own boxes: sized as the page's)
+            size = raw.FPDFText_GetFontSize(tp, i) * ratio or size
+            bottom, top = base - 0.25 * size, base + 0.75 * size
         if unseen or (x1 - x0 < 0.05 * size and ch.isalnum()) or not (
                 bx0 <= rect.left + rect.right <= bx1 and by0 <= rect.bottom + rect.top <= by1):
             dropped["hidden"] = dropped.get("hidden", 0) + 1
@@ -257,7 +264,9 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
             elif accent in "~^":  # over no letter: text's own ("~16%", "x^2"); another
                 ch, x0 = accent + ch, min(x0, accent_x0)  # is debris, left out
             accent = ""
-        ch = unicodedata.normalize("NFKC", ch) if "\ufb00" <= ch <= "\ufb4f" else ch
+        if "\ufb00" <= ch <= "\ufb4f" or "\U0001d400" <= ch <= "\U0001d7ff":
+            # ligatures, and maths' letters (a font set for maths gives "𝛽" for "β")
+            ch = unicodedata.normalize("NFKC", ch)
         if run is not None:
             small = size < 0.8 * prev_size or prev_size < 0.8 * size
             same_line = abs(base - prev_base) < 0.2 * max(size, prev_size) or (
@@ -309,7 +318,12 @@ def _page_codes(tp, raw, count: int) -> list[int]:
     units = list(buf[:max(written - 1, 0)])
     if len(units) == count and not any(0xD800 <= u <= 0xDFFF for u in units):
         return units
-    return [raw.FPDFText_GetUnicode(tp, i) for i in range(count)]
+    codes = [raw.FPDFText_GetUnicode(tp, i) for i in range(count)]
+    for i in range(count - 1):  # PDFium gives a pair's halves as characters of their own
+        if 0xD800 <= codes[i] < 0xDC00 and 0xDC00 <= codes[i + 1] < 0xE000:
+            codes[i] = 0x10000 + (codes[i] - 0xD800 << 10) + codes[i + 1] - 0xDC00
+            codes[i + 1] = 0  # (read as nothing)
+    return codes
 
 
 def extract(data: bytes) -> dict:

@@ -75,6 +75,29 @@ def boxed_size(raw, tp, i: int, size: float) -> float:
     return points * USUAL_RATIO if points > 2 else size
 
 
+def own_boxes(raw, tp, i: int, codes: list[int], rect, font: str) -> bool:
+    """Whether the glyphs of ``font`` (glyph ``i``'s) come in boxes of their own height
+    ("I" 7.5, "n" 5.7 at 10.9 points), on a page whose other fonts' boxes are the
+    font's ascent and descent: a font whose descriptor gives neither (Latin Modern's
+    small capitals, amsart's section heads, measured as small print). Judged on the
+    letters of that font among the next 200 glyphs."""
+    buf, flags = ctypes.create_string_buffer(96), ctypes.c_int()
+    heights: list[float] = []
+    for j in range(i, min(i + 200, len(codes))):
+        if not (0 < codes[j] < 0x110000 and chr(codes[j]).isalpha()):
+            continue
+        n = raw.FPDFText_GetFontInfo(tp, j, buf, 96, flags)
+        if buf.raw[:max(n - 1, 0)].decode("latin-1").split("+")[-1] != font:
+            continue
+        points = raw.FPDFText_GetFontSize(tp, j)
+        if points > 2:
+            raw.FPDFText_GetLooseCharBox(tp, j, rect)
+            heights.append((rect.top - rect.bottom) / points)
+        if len(heights) >= 12:
+            break
+    return len(heights) >= 3 and max(heights) > 1.08 * min(heights)
+
+
 def mono_size(raw, tp, i: int, size: float, ratio: float) -> float:
     """The size of typewriter glyph ``i`` (box height ``size``) as the page's other text
     of its point size measures; ``size`` itself where the two are far apart (a font

@@ -50,16 +50,26 @@ class Line:
     def bold_prefix(self) -> str:
         """The line's marked text up to where its bold start ends ("" unless it starts
         bold)."""
-        end = 0
-        for count, bold, *_ in self.styles:
+        end, seen, upright = 0, False, False
+        for k, (count, bold, *_) in enumerate(self.styles):
+            if not bold and k == 0 and _HEAD_NUMBER.match(self.marked[:count].strip()):
+                end += count  # a head's number set upright (amsart's "2.1. **Reagents.**";
+                upright = True  # a list item's "1. **Reusability** Writing" is none)
+                continue
             if not bold:
                 break
+            seen = True
             # bold runs in several fonts ("emm" in a font of its own) are one; a stop ends
             # the head ("Aims:" before a species' name in bold italic)
             end += count
-            if self.marked[:end].rstrip().endswith((".", ":", "\u2014")):
-                break
-        return self.marked[:end]
+            so_far = self.marked[:end].rstrip()
+            if so_far.endswith((".", ":", "\u2014")) and not _HEAD_NUMBER.match(so_far):
+                break  # (not at a section's number: "**2.1. Reagents.** MAP ...")
+        stops = self.marked[:end].rstrip().endswith((".", ":", "\u2014"))
+        return self.marked[:end] if seen and (stops or not upright) else ""
+
+
+_HEAD_NUMBER = re.compile(r"^(?:\d{1,2}\.){1,4}$")
 
 
 _NAMED_BOLD = re.compile(r"bold|black|heavy|semibd|demi|[,-]b$|[,-]bd|medium", re.I)
@@ -260,26 +270,51 @@ _DIGITS = re.compile(r"\d+")
 
 def repeated_margins(pages_lines: list[list[Line]], heights: list[float]) -> set[int]:
     """``id``s of the lines that are running heads or feet: near the top or bottom of a
-    page and repeated on other pages (digits aside), or only a page number."""
+    page and repeated on other pages (digits aside), or only a page number, or carrying
+    the page's number at one end as other pages' heads do (a journal's odd pages' head,
+    "Rendered layouts 3", may stand once in a short paper)."""
     seen: Counter = Counter()
-    marginal: list[tuple[Line, str]] = []
-    for lines, height in zip(pages_lines, heights, strict=True):
-        keys = set()
+    folios: Counter = Counter()  # printed page number less the page's index: pages
+    marginal: list[tuple[Line, str, int | None]] = []
+    for p, (lines, height) in enumerate(zip(pages_lines, heights, strict=True)):
+        keys, offsets = set(), set()
+        # (a page's first and last lines are its margins' too, however wide: amsart sets
+        # its heads 13% down the page; they count when repeated)
+        first = max(lines, key=lambda ln: ln.y1, default=None)
+        last = min(lines, key=lambda ln: ln.y0, default=None)
         for line in lines:
             zone = "top" if line.y0 > height * 0.9 else "bottom" if line.y1 < height * 0.09 \
                 else ""
-            if not zone:
+            edge = "top" if line is first else "bottom" if line is last else ""
+            if not zone and not edge:
                 continue
-            key = zone + _DIGITS.sub("#", line.text.lower().replace(" ", ""))
-            marginal.append((line, key))
+            key = (zone or edge) + _DIGITS.sub("#", line.text.lower().replace(" ", ""))
+            folio = _folio(line.text) if zone else None
+            offset = None if folio is None else folio - p
+            marginal.append((line, key, offset))
             keys.add(key)
+            offsets.add(offset)
         seen.update(keys)
+        folios.update(offsets - {None})
     out = set()
-    for line, key in marginal:
+    for line, key, offset in marginal:
         bare = key[3:] if key.startswith("top") else key[6:]
-        if seen[key] >= 2 or _is_page_number(bare):
+        if seen[key] >= 2 or _is_page_number(bare) or offset is not None and folios[offset] >= 2:
             out.add(id(line))
     return out
+
+
+# A page number at a running head's start or end, the head's words beside it.
+_FOLIO = re.compile(r"^(\d{1,4})\s+([^\W\d_][^\d]{2,60})$|^([^\W\d_][^\d]{2,60})\s(\d{1,4})$")
+
+
+def _folio(text: str) -> int | None:
+    """The page number a running head carries at its start or end, beside two words or
+    more ("Figure 3" at a page's top is no head)."""
+    m = _FOLIO.match(text.strip())
+    if m is None or len((m.group(2) or m.group(3)).split()) < 2:
+        return None
+    return int(m.group(1) or m.group(4))
 
 
 _PAGE_NUMBER = re.compile(r"^(?:page)?#(?:of#)?$|^[ivxlc]+$|^#[-/]#$")

@@ -121,7 +121,9 @@ def _wrapped_run_in(block: Block) -> tuple[str, str] | None:
         return None
     more = second.bold_prefix()
     head = unmark(join_lines([first.marked, more.strip()], mark=True)).rstrip(".:\u2014 ")
-    if len(head.split()) > 12 or head.split()[-1].lower() in _OPEN_ENDED:
+    words = head.split()
+    if len(words) - bool(re.fullmatch(r"[\d.]+", words[0])) > 12 or \
+            words[-1].lower() in _OPEN_ENDED:  # (its number aside)
         return None
     rest = join_lines([second.marked[len(more):].lstrip()] +
                       [ln.marked for ln in block.lines[2:]], mark=True)

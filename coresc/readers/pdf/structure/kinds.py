@@ -7,7 +7,7 @@ import re
 from collections import Counter
 
 from .blocks import Block
-from .cues import bold_lead
+from .cues import bold_lead, ends_sentence
 from .outline import mark_outline
 from .patterns import CAPTION, CONTENTS_LINE, FRONT_LABEL, LOCATOR, NUMBER, SMALL_PRINT, TOP
 from .walk import Part, walk_parts
@@ -22,11 +22,18 @@ def classify(blocks: list[Block], body: float, outline: list[list] | None = None
             continue
         _kind_of(block, body)
     mark_outline(blocks, outline or [])
+    _wrapped_headings(blocks)
+    _cell_runs(blocks)
     _caption_runs(blocks, body)
     _box_text(blocks)
     for block, after in zip(blocks, blocks[1:], strict=False):
         last = block.lines[-1]
-        if block.kind == "heading" and not block.outlined and after.text()[:1].islower() and \
+        # (or a bold head's end opens it: amsart's "3.1. The PP ... and p38" / "**MAP
+        # kinase.** To establish ...")
+        runs_on = after.text()[:1].islower() or bold_lead(after.first) and \
+            after.first.bold_prefix().rstrip().endswith((".", ":")) and \
+            not ends_sentence(block.text()) and len(block.text().split()) >= 6
+        if block.kind == "heading" and not block.outlined and runs_on and \
                 last.x1 >= last.col_right - 2 * last.size:
             block.kind = "body"  # a full line that runs on into the next: no heading
             if len(block.lines) == 1 and bold_lead(after.first):
@@ -46,6 +53,31 @@ def _table_labels(blocks: list[Block]) -> None:
                 (_cell(before) or before.kind == "caption") and _cell(after) and \
                 before.first.page == block.first.page == after.first.page:
             block.kind = "drop"
+
+
+def _cell_runs(blocks: list[Block]) -> None:
+    """The cells of a table whose rows are set apart (a word processor's: each cell a
+    block of its own, "Group 1", "Group 2" ... then "0.15", "0.73" ...): three blocks or
+    more in a row on one page, each :func:`_short_cell`, are the table's, not text."""
+    run: list[Block] = []
+    for block in [*blocks, None]:
+        if block is not None and _short_cell(block) and (
+                not run or run[-1].first.page == block.first.page):
+            run.append(block)
+            continue
+        if len(run) >= 3:
+            for cell in run:
+                cell.kind = "drop"
+        run = [block] if block is not None and _short_cell(block) else []
+
+
+def _short_cell(block: Block) -> bool:
+    """One short line of body text: three words at most, narrow, no sentence's or
+    clause's end."""
+    line = block.first
+    return block.kind == "body" and not block.outlined and len(block.lines) == 1 and \
+        len(line.text.split()) <= 3 and line.x1 - line.x0 < 8 * line.size and \
+        line.text.rstrip()[-1:] not in ".!?:;,"
 
 
 def _cell(block: Block) -> bool:
@@ -119,17 +151,11 @@ def _kind_of(block: Block, body: float) -> None:
     elif CAPTION.match(text) and (len(text) > 20 or block.bold > 0.5) and \
             _set_apart(block, text, body):
         block.kind = "caption"
-    elif _debris(text) or LOCATOR.match(text):
-        block.kind = "drop"  # a display equation, pieces of a figure, a file's DOI
+    elif _debris(text) or LOCATOR.match(text) or text[:1] == "\u00a9" and len(text) < 200:
+        block.kind = "drop"  # a display equation, pieces of a figure, a file's DOI, "©"
     elif _is_heading(block, text, body):
         block.kind = "heading"
-        m = NUMBER.match(text)
-        if m and not CAPTION.match(text):
-            block.number = m.group(1)
-            block.heading_text = text[m.end():].strip()
-        else:
-            block.heading_text = text
-        block.heading_text = block.heading_text.rstrip(":").strip()
+        _name_heading(block, text)
     elif sum(1 for ln in block.lines if ln.gaps >= 2) * 2 > len(block.lines) or \
             _mostly_numbers(text) or _table_rows(block) or _word_column(block):
         block.kind = "drop"  # table rows
@@ -137,6 +163,38 @@ def _kind_of(block: Block, body: float) -> None:
         block.kind = "small"  # footnotes, tables, figure text; the abstract may be small
     elif SMALL_PRINT.match(text) and len(text) < 300:
         block.kind = "drop"  # a table's source or note (a paragraph may open "Note:")
+
+
+def _name_heading(block: Block, text: str) -> None:
+    """A heading's number and text."""
+    m = NUMBER.match(text)
+    if m and not CAPTION.match(text):
+        block.number = m.group(1)
+        block.heading_text = text[m.end():].strip()
+    else:
+        block.heading_text = text
+    block.heading_text = block.heading_text.rstrip(":").strip()
+
+
+def _wrapped_headings(blocks: list[Block]) -> None:
+    """A heading wrapped over two lines set apart as widely as a double-spaced
+    manuscript sets them ("The PP nafenopin weakly activates ERK MAP kinase and p38 MAP"
+    / "kinase") is one heading: its first line fills its column, the next, in the same
+    style and unnumbered, stands right under it."""
+    for block, after in zip(blocks, blocks[1:], strict=False):
+        if block.kind != "heading" or after.kind != "heading" or after.number or \
+                block.outlined or after.outlined:
+            continue
+        last, first = block.lines[-1], after.first
+        width = last.col_right - last.col_left
+        # (a cut between the lines may put them in regions of their own: their left edge)
+        if last.page == first.page and abs(first.x0 - block.first.x0) < 2 and \
+                abs(last.size - first.size) <= 0.3 and abs(last.bold - first.bold) < 0.5 and \
+                last.x1 >= last.col_right - 0.15 * width and \
+                0 <= last.y0 - first.y1 < 1.6 * last.size:
+            after.lines[:0] = block.lines
+            _name_heading(after, after.text())
+            block.kind = "drop"
 
 
 def _contents(block: Block) -> bool:
@@ -217,7 +275,8 @@ def _is_heading(block: Block, text: str, body: float) -> bool:
     if len(letters) < 3:
         return False
     numbered = NUMBER.match(text) is not None
-    caps = sum(c.isupper() for c in letters) > 0.85 * len(letters) and len(letters) >= 4
+    caps = (sum(c.isupper() for c in letters) > 0.85 * len(letters) or
+            _small_caps(block) > 0.6) and len(letters) >= 4
     bigger = block.size >= body + 0.8
     styled = block.bold >= 0.75 or bigger or caps or (block.italic >= 0.9 and numbered)
     if not styled:
@@ -232,6 +291,20 @@ def _is_heading(block: Block, text: str, body: float) -> bool:
     if text.endswith((".", ",", ";")) and not numbered and not text.endswith("..."):
         return len(text.split()) <= 6  # "Results." alone on a line
     return True
+
+
+# A small-capitals font's name: Latin Modern's "LMRomanCaps10", TeX's "cmcsc10",
+# "Minion-SC", "Garamond SmallCaps" ...
+_SMALL_CAPS_FONT = re.compile(r"caps|csc\d|small\s*cap|[-_]sc$|\bsc\b", re.I)
+
+
+def _small_caps(block: Block) -> float:
+    """The share of a block's characters set in a small-capitals font (its letters
+    read as lower case: amsart's "1. Introduction")."""
+    runs = [(style[0], style[3] if len(style) > 3 else "") for ln in block.lines
+            for style in ln.styles]
+    total = sum(n for n, _ in runs)
+    return sum(n for n, font in runs if _SMALL_CAPS_FONT.search(font)) / total if total else 0.0
 
 
 def _style(block: Block, body: float) -> tuple:

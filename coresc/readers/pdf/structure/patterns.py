@@ -68,7 +68,7 @@ FRONT_LABEL = re.compile(
     r"funding|competing interests|abbreviations|e-?mail|correspond|\*\s*e-?mail|"
     r"open access|doi|issn|how to cite|recebido|aceito|aprovado|publicado|"
     r"recibido|aceptado|article info|keywords?|data availability|licen[sc]e|"
-    r"this is an open|\u00a9|\(c\)|edited by|reviewed by|submitted)\b", re.I)
+    r"this is an open|edited by|reviewed by|submitted)\b|^(?:\u00a9|\(c\)\s)", re.I)
 SMALL_PRINT = re.compile(r"^(?:source|fonte|fuente|note|nota|notes|abbreviations?)\s*:", re.I)
 # A caption's own DOI at its end (PLOS, eLife): not part of its text, as in their XML.
 DOI_TAIL = re.compile(r"\s*(?:doi|DOI):\s*10\.\S+\s*$")

@@ -33,6 +33,7 @@ from .patterns import (
     ENUMERATOR,
     FRONT_LABEL,
     KEYWORDS,
+    NUMBER,
     TOP,
 )
 
@@ -75,6 +76,7 @@ class _Walk:
         self.body = body
         self.where = "front"
         self.skip_level: int | None = None  # under a back heading of this level
+        self.keywords = False  # the skipping is a keywords line's (running text ends it)
         self.ended = False  # in the references (up to a back section: APPENDIX)
         self.back = False  # in a section after the references
         self.abstracts = 0
@@ -103,6 +105,12 @@ class _Walk:
         if block.kind == "heading":
             self.heading(block, parts)
             return
+        if self.skip_level is not None and self.keywords and block.kind == "body" and \
+                body_like(block, text, self.body):
+            self.skip_level, self.keywords = None, False  # an introduction with no
+            self.where = "body"  # heading after the keywords (MNRAS's "Key words: ...")
+            self.flush(parts)
+            self.unfinished = None
         if self.skip_level is not None:
             if self.box_at is None or (block.first.page, block.first.column) == self.box_at:
                 return
@@ -197,7 +205,7 @@ class _Walk:
         level = block.level
         if self.skip_level is not None and level > self.skip_level:
             return
-        self.skip_level = None
+        self.skip_level, self.keywords = None, False
         self.flush(parts)
         self.unfinished = None
         if abstract_heading(text) and (
@@ -205,7 +213,7 @@ class _Walk:
             self.start_abstract(parts)  # a second one: its translation, left out
             return
         if KEYWORDS.match(text):
-            self.skip_level = level
+            self.skip_level, self.keywords = level, True
             return
         if ENDS.match(text):
             self.add_boxes(parts)
@@ -278,7 +286,11 @@ class _Walk:
             head, rest = run_in
             self.flush(parts)
             level = 2 if self.where == "abstract" else self.level + 1
-            parts.append(Part("heading", head, level=level, zone=self.zone))
+            number = NUMBER.match(head + " ")  # "2.1. Reagents": its number apart
+            if number and number.end() < len(head):
+                head = head[number.end():]
+            parts.append(Part("heading", head, level=level, zone=self.zone,
+                              number=number.group(1) if number else ""))
             text = rest
             self.last_para = None
             if not text:

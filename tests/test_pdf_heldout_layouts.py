@@ -1,0 +1,148 @@
+"""The PDF reader on layouts it was not fitted on (issue 50, fifth step: journals' own
+classes and a thesis, rendered from the gold corpora): an introduction with no heading
+after a keywords line, a copyright line, a heading wrapped in a double-spaced
+manuscript, a word processor's table whose cells are blocks of their own, and a maths
+font's letters. Each PDF is made here (reportlab, or by hand)."""
+
+from __future__ import annotations
+
+from helpers import need
+
+need("reportlab")
+
+import pdf_fixtures as fx  # noqa: E402
+from test_pdf_layouts import SENTENCES, _finish, _page, _start  # noqa: E402
+
+from coresc.readers import read_data  # noqa: E402
+
+
+def _texts(pdf: bytes) -> tuple[object, list[str]]:
+    doc = read_data(pdf, "paper.pdf")[0]
+    return doc, [s.text for s in doc.sentences()]
+
+
+def _para(first: int, n: int) -> list[str]:
+    return fx._wrap(" ".join(SENTENCES[first:first + n]), 88)
+
+
+def keywords_then_text() -> bytes:
+    """An abstract, a bold keywords line, an introduction with no heading (MNRAS's
+    front), a numbered heading, and a copyright line at the first page's foot."""
+    c, buf, height, y = _start("Adducts of styrene in the lungs of rats and mice",
+                               "Abstract")
+    y = _page(c, height, _para(30, 4), y=y)
+    c.setFont("Times-Bold", 10)
+    c.drawString(72, y - 8, "Key words: styrene, DNA adducts, lung cells")
+    y -= 34
+    for first in (0, 4):
+        y = _page(c, height, _para(first, 4), y=y) - 8
+    fx._lines(c, 72, y - 6, ["2 Methods"], "Helvetica-Bold", 11)
+    _page(c, height, _para(10, 4), y=y - 26)
+    c.setFont("Times-Bold", 8)
+    c.drawString(72, 40, "\u00a9 2026 The Authors")
+    return _finish(c, buf)
+
+
+def test_an_introduction_with_no_heading_after_the_keywords_is_read():
+    """The keywords line is left out, not the text under it up to the next heading
+    (MNRAS: 9% of the gold sentences were lost), nor is "© 2026 ..." a heading."""
+    doc, texts = _texts(keywords_then_text())
+    assert SENTENCES[0] in texts and SENTENCES[5] in texts and SENTENCES[10] in texts
+    assert not any("Key words" in t or "styrene, DNA" in t for t in texts)
+    assert not any("2026 The Authors" in (s.heading + " ".join(
+        t.text for p in s.paragraphs for t in p.sentences)) for s in doc.sections)
+
+
+def _maths_letter_pdf(text: bytes) -> bytes:
+    """One page of Helvetica whose ToUnicode map gives "b" as MATHEMATICAL ITALIC SMALL
+    BETA (U+1D6FD), as a font set for maths (unicode-math, Elsevier's CAS classes) gives
+    its Greek letters."""
+    cmap = (b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
+            b"/CMapName /M def 1 begincodespacerange <00> <FF> endcodespacerange\n"
+            b"1 beginbfchar <62> <D835DEFD> endbfchar\n"
+            b"endcmap CMapName currentdict /CMap defineresource pop end end")
+    lines = [ln.encode() for ln in fx._wrap(text.decode(), 70)]
+    content = b"BT /F1 10 Tf 72 760 Td 13 TL " + b" ".join(
+        b"(" + ln + b") Tj T*" for ln in lines) + b" ET"
+    return fx.objects_pdf([
+        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>",
+        b"<< /Length %d >>\nstream\n" % len(cmap) + cmap + b"\nendstream"])
+
+
+def test_a_maths_letter_is_read_as_the_letter():
+    """"TGF-𝛽1" (a maths font's italic beta) is read "TGF-β1", as the XML has it."""
+    body = (b"Sixteen hours after the addition of TGF-b1, the monolayers were fixed with "
+            b"ice-cold methanol for five minutes and stained. ") * 6
+    texts = [s.text for s in read_data(_maths_letter_pdf(body),
+                                       "maths.pdf")[0].sentences()]
+    assert any("TGF-\u03b21, the monolayers" in t for t in texts), texts
+
+
+def run_in_with_upright_numbers() -> bytes:
+    """amsart's subsections: "2.1. " upright, "Reagents." bold, the text run on; and a
+    numbered list item whose bold title has no stop ("1. **Reusability** Writing")."""
+    from test_pdf_items_and_code import _styled
+
+    c, buf, height, y = _start("Signalling pathways in rat hepatocytes", "2 Methods")
+    for k, (number, head) in enumerate([("2.1. ", "Reagents. "), ("2.2. ", "Cell culture. ")]):
+        _styled(c, 72, y, [(number, "Times-Roman"), (head, "Times-Bold"),
+                           ("The sample number 1 was weighed twice before it was dried.",
+                            "Times-Roman")])
+        y = _page(c, height, _para(2 + 4 * k, 2), y=y - 12.5) - 8
+    _styled(c, 90, y, [("1. ", "Times-Roman"), ("Reusability", "Times-Bold"),
+                       (" Writing code from scratch takes time and it is prone to errors.",
+                        "Times-Roman")])
+    _page(c, height, _para(20, 4), y=y - 20)
+    return _finish(c, buf)
+
+
+def test_a_run_in_head_after_an_upright_number_is_a_heading():
+    doc, texts = _texts(run_in_with_upright_numbers())
+    heads = [s.heading for s in doc.sections]
+    assert "Reagents" in heads and "Cell culture" in heads
+    assert SENTENCES[1] in texts
+    assert "Reusability" not in heads and any(t.startswith("Reusability Writing") for t in texts)
+
+
+def table_cells_apart() -> bytes:
+    """A word processor's table under its caption: each cell a block of its own (its
+    rows set apart by padding), read down its columns."""
+    c, buf, height, y = _start("Characteristics of the groups", "1 Results")
+    y = _page(c, height, _para(0, 4), y=y) - 10
+    fx._lines(c, 72, y, ["Table 2. Characteristics of the participants in the analysis."],
+              "Times-Bold", 9)
+    for col, cells in enumerate([["Group 1", "Group 2", "Group 3", "Group 4"],
+                                 ["0.15", "0.73", "0.28", "0.50"]]):
+        for row, cell in enumerate(cells):
+            c.setFont("Times-Roman", 10)
+            c.drawString(80 + 90 * col, y - 30 - 26 * row, cell)
+    _page(c, height, _para(8, 4), y=y - 150)
+    return _finish(c, buf)
+
+
+def test_a_tables_cells_set_apart_are_not_a_sentence():
+    texts = _texts(table_cells_apart())[1]
+    assert not any("Group 1" in t or "0.73" in t for t in texts), texts
+    assert SENTENCES[0] in texts and SENTENCES[9] in texts
+
+
+def double_spaced_heading() -> bytes:
+    """A manuscript set double-spaced: a bold heading wrapped over two lines set as far
+    apart as the body's."""
+    c, buf, height, y = _start("Signalling pathways in rat hepatocytes", "3 Results")
+    y = _page(c, height, _para(0, 4), y=y) - 30
+    fx._lines(c, 72, y, ["The PP nafenopin weakly activates ERK MAP kinase and the p38",
+                         "kinase"], "Times-Bold", 14.5, leading=25)
+    _page(c, height, _para(8, 4), y=y - 60)
+    return _finish(c, buf)
+
+
+def test_a_heading_wrapped_in_a_double_spaced_manuscript_is_one():
+    doc = _texts(double_spaced_heading())[0]
+    heads = [s.heading for s in doc.sections]
+    assert "The PP nafenopin weakly activates ERK MAP kinase and the p38 kinase" in heads, heads
+
