@@ -1,6 +1,7 @@
 """The TeX Live templates of the layout corpus (``render_layouts.py``): how each sets a
 paper's front matter, sections and back matter. :data:`LAYOUTS` are the ones the PDF
-reader was judged and fitted on; :data:`HELD_OUT` were kept apart to judge it on layouts it was not built on."""
+reader was judged and fitted on; :data:`HELD_OUT` were kept apart, to judge it on
+layouts it was not built on."""
 
 from __future__ import annotations
 

@@ -10,6 +10,8 @@ from helpers import need
 
 need("reportlab")
 
+import io  # noqa: E402
+
 import pdf_fixtures as fx  # noqa: E402
 from test_pdf_layouts import SENTENCES, _finish, _page, _start  # noqa: E402
 
@@ -146,3 +148,73 @@ def test_a_heading_wrapped_in_a_double_spaced_manuscript_is_one():
     heads = [s.heading for s in doc.sections]
     assert "The PP nafenopin weakly activates ERK MAP kinase and the p38 kinase" in heads, heads
 
+
+
+def report_thesis() -> bytes:
+    """report's contents, its entries in bold for chapters, their numbers, titles and page
+    numbers set in columns of their own (a wrapped entry's first line has no page
+    number); then "Chapter 1" over its title, a numbered section wrapped under its hanging
+    indent, a short numbered head ending in a stop, and "Appendix A" over its title."""
+    buf = io.BytesIO()
+    c, (_, height) = fx._canvas(buf)
+    fx._lines(c, 72, height - 80, ["A Thesis on Drying Samples"], "Helvetica-Bold", 16)
+    c.showPage()
+    fx._lines(c, 72, height - 90, ["Contents"], "Helvetica-Bold", 22)
+    entries = [("1", "Introduction", "2", True), ("2", "Methods", "3", True),
+               ("2.1", "Weighing the samples twice before and after they were dried in", "", False),
+               ("", "the oven", "3", False), ("A", "Raw weights", "5", True)]
+    for k, (number, title, page, chapter) in enumerate(entries):
+        font = "Times-Bold" if chapter else "Times-Roman"
+        y = height - 140 - 22 * k
+        fx._lines(c, 72, y, [number], font, 11)
+        fx._lines(c, 110, y, [title], font, 11)
+        fx._lines(c, 520, y, [page], font, 11)
+    c.showPage()
+    y = fx._lines(c, 72, height - 100, ["Chapter 1"], "Helvetica-Bold", 20, leading=34)
+    y = fx._lines(c, 72, y, ["Introduction"], "Helvetica-Bold", 22, leading=30)
+    y = _page(c, height, _para(0, 8), y=y) - 20
+    y = fx._lines(c, 72, y, ["2.1"], "Helvetica-Bold", 14, leading=0)
+    y = fx._lines(c, 100, y, ["Weighing the samples twice before and after they were dri-",
+                              "ed in the oven"], "Helvetica-Bold", 14, leading=24) - 6
+    y = _page(c, height, _para(8, 4), y=y) - 20
+    y = fx._lines(c, 72, y, ["2.2 S-phase."], "Helvetica-Bold", 14, leading=22)
+    _page(c, height, _para(12, 4), y=y)
+    c.showPage()
+    y = fx._lines(c, 72, height - 100, ["Appendix A"], "Helvetica-Bold", 20, leading=34)
+    y = fx._lines(c, 72, y, ["Raw weights"], "Helvetica-Bold", 22, leading=30)
+    _page(c, height, _para(20, 4), y=y)
+    return _finish(c, buf)
+
+
+def test_a_reports_contents_and_chapters_are_read_as_its_structure():
+    doc, texts = _texts(report_thesis())
+    heads = [s.heading for s in doc.sections if s.depth >= 1]
+    assert "Weighing" not in " ".join(texts) and "the oven" not in " ".join(texts)
+    assert SENTENCES[0] in texts and SENTENCES[8] in texts and SENTENCES[23] in texts
+    assert heads == ["Introduction", "Weighing the samples twice before and after they were "
+                     "dried in the oven", "S-phase.", "Raw weights"], heads
+
+
+def nature_manuscript() -> bytes:
+    """A manuscript set as nature.cls sets it: double-spaced (18 points of white between
+    lines of 10.5), the abstract the first paragraph, in bold, with no heading."""
+    c, buf, height, _ = _start("Adducts of styrene in the lungs of rats", "")
+    y = fx._lines(c, 72, height - 120, ["Ana Ribeiro, Tomasz Nowak"], "Times-Roman", 10.5)
+    y = fx._lines(c, 72, y - 18, _para(30, 5), "Times-Bold", 10.5, leading=29)
+    for first in (0, 5):
+        lines = _para(first, 5)
+        fx._lines(c, 90, y - 12, lines[:1], "Times-Roman", 10.5)
+        y = fx._lines(c, 72, y - 41, lines[1:], "Times-Roman", 10.5, leading=29)
+    return _finish(c, buf)
+
+
+def test_a_double_spaced_manuscripts_bold_abstract_and_lines_are_read():
+    """Each line was a region of its own (cut at every gap a body line high), so every
+    line was a paragraph, and the bold abstract's lines headings."""
+    doc, texts = _texts(nature_manuscript())
+    abstract = [t.text for s in doc.sections if s.type == "abstract" for p in s.paragraphs
+                for t in p.sentences]
+    assert abstract == SENTENCES[30:35], abstract
+    assert SENTENCES[0] in texts and SENTENCES[9] in texts
+    assert [len(p.sentences) for s in doc.sections if s.type != "abstract" and s.depth
+            for p in s.paragraphs] == [5, 5]

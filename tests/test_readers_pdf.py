@@ -338,7 +338,9 @@ def test_a_running_head_set_low_is_found_as_its_pages_first_line():
              "SIGNALLING IN RAT LIVER 5"]
     body = ["Mice were fed.", "Rats were weighed.", "Cells grew.", "Tumours were seen.",
             "Livers were weighed."]
-    pages = [[line(p, 690, heads[p]), line(p, 400, body[p])] for p in range(1, 5)]
-    pages.insert(0, [line(0, 690, "Signalling in rat liver"), line(0, 400, body[0])])
+    pages = [[line(p, 690, heads[p]), line(p, 400, body[p]), line(p, 300, body[p - 1])]
+             for p in range(1, 5)]
+    pages.insert(0, [line(0, 690, "Signalling in rat liver"), line(0, 400, body[0]),
+                     line(0, 300, body[4])])
     found = repeated_margins(pages, [800.0] * 5)
     assert {ln.text for page in pages for ln in page if id(ln) in found} == set(heads[1:])

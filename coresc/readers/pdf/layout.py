@@ -278,10 +278,7 @@ def repeated_margins(pages_lines: list[list[Line]], heights: list[float]) -> set
     marginal: list[tuple[Line, str, int | None]] = []
     for p, (lines, height) in enumerate(zip(pages_lines, heights, strict=True)):
         keys, offsets = set(), set()
-        # (a page's first and last lines are its margins' too, however wide: amsart sets
-        # its heads 13% down the page; they count when repeated)
-        first = max(lines, key=lambda ln: ln.y1, default=None)
-        last = min(lines, key=lambda ln: ln.y0, default=None)
+        first, last = _set_apart_edges(lines)
         for line in lines:
             zone = "top" if line.y0 > height * 0.9 else "bottom" if line.y1 < height * 0.09 \
                 else ""
@@ -302,6 +299,21 @@ def repeated_margins(pages_lines: list[list[Line]], heights: list[float]) -> set
         if seen[key] >= 2 or _is_page_number(bare) or offset is not None and folios[offset] >= 2:
             out.add(id(line))
     return out
+
+
+def _set_apart_edges(lines: list[Line]) -> tuple[Line | None, Line | None]:
+    """A page's first and last lines where each stands apart from the rest (a gap over
+    its own height): its margins' too, however wide (amsart sets its heads 13% down the
+    page); they count as heads when repeated."""
+    if len(lines) < 3:
+        return None, None
+    by_top = sorted(lines, key=lambda ln: -ln.y1)
+    first, last = by_top[0], min(lines, key=lambda ln: ln.y0)
+    below = max((ln.y1 for ln in lines if ln is not first and ln.y1 <= first.y0 + 1), default=0)
+    above = min((ln.y0 for ln in lines if ln is not last and ln.y0 >= last.y1 - 1),
+                default=last.y1)
+    return (first if first.y0 - below > 1.2 * first.size else None,
+            last if above - last.y1 > 1.2 * last.size else None)
 
 
 # A page number at a running head's start or end, the head's words beside it.

@@ -179,7 +179,9 @@ def _across(runs: list[list], body: float) -> list[list[list]] | None:
     bottom; None where none. Two parts whose columns run on across the gap (the same
     gutter above and below: a heading's gap in one column beside a paragraph's in the
     other) stay one, so that each column is read whole."""
-    cuts = [middle for _height, middle in _rows_gaps(runs, body)]
+    gaps = _rows_gaps(runs, 0.25 * body)
+    least = max(body, 1.5 * _line_gap(gaps, body))
+    cuts = [middle for height, middle in gaps if height >= least]
     if not cuts:
         return None
     parts = _split(runs, cuts, _down)
@@ -195,11 +197,27 @@ def _across(runs: list[list], body: float) -> list[list[list]] | None:
     return merged if len(merged) > 1 else None
 
 
+def _line_gap(gaps: list[tuple[float, float]], body: float) -> float:
+    """The white space between the lines of text set double-spaced or looser (a
+    manuscript: 18 points between lines of 10.5), where most of the region's gaps are of
+    that one height; else 0. A cut at such a gap would make every line a region."""
+    heights = sorted(h for h, _middle in gaps if h >= 0.6 * body)
+    best, most = 0.0, 0
+    for h in heights:  # the height most gaps come within a tenth of
+        n = bisect.bisect_right(heights, 1.1 * h) - bisect.bisect_left(heights, h)
+        if n > most:
+            best, most = h, n
+    return best if most >= 3 and most >= 0.5 * len(gaps) else 0.0
+
+
 def _opening(runs: list[list], body: float, tries: int = 8) -> list[list[list]] | None:
     """The region cut across at a narrower gap that opens columns on one side of it (a
     figure or a table set close above two columns of text): of its widest gaps, the
     first where one side has a gutter."""
-    for _height, cut in sorted(_rows_gaps(runs, 0.25 * body), reverse=True)[:tries]:
+    gaps = _rows_gaps(runs, 0.25 * body)
+    spaced = _line_gap(gaps, body)  # (not between a double-spaced text's own lines)
+    wide = [g for g in gaps if not spaced or g[0] > 1.25 * spaced]
+    for _height, cut in sorted(wide, reverse=True)[:tries]:
         parts = _split(runs, [cut], _down)
         if len(parts) == 2 and any(_columns(p, body) for p in parts):
             return parts

@@ -24,6 +24,7 @@ class Block:
     heading_text: str = ""
     outlined: bool = False  # a heading that a bookmark of the PDF names
     boxed: bool = False  # a box's title or text, read after the body as the XML has it
+    contents: bool = False  # entries of a table of contents (their leaders, page numbers)
 
     @property
     def first(self) -> Line:
@@ -81,7 +82,9 @@ def join_lines(texts: list[str], mark: bool = False) -> str:
             out = out[:-1] + ("-" if compound else HYPHEN_JOIN if mark else "") + text
         else:
             out = out + " " + text
-    return out.replace("\u00ad", "")
+    # (a soft hyphen ending the text stays: the block after it may carry the word on,
+    # "testos-" / "terone" across a run-in head's line; walk_parts takes it out at last)
+    return out[:-1].replace("\u00ad", "") + out[-1:]
 
 
 #: A line ending in an acronym or a word with a digit and a hyphen ("TCA-", "p53-",

@@ -55,7 +55,7 @@ def back_section(block: Block) -> bool:
     an appendix ("Appendix A", "A. Proofs"), online or supplementary methods."""
     text = block.heading_text or block.text()
     lettered = bool(block.number) and block.number[:1] in "ABCDEFGH" and block.level == 1
-    return bool(APPENDIX.match(text)) or lettered
+    return bool(APPENDIX.match(text) or APPENDIX.match(block.text())) or lettered
 
 
 def body_like(block: Block, text: str, body: float) -> bool:

@@ -33,8 +33,11 @@ def classify(blocks: list[Block], body: float, outline: list[list] | None = None
         runs_on = after.text()[:1].islower() or bold_lead(after.first) and \
             after.first.bold_prefix().rstrip().endswith((".", ":")) and \
             not ends_sentence(block.text()) and len(block.text().split()) >= 6
+        # (its column's right edge: a lone line's own region ends where the line does)
+        right = max(last.col_right, after.first.col_right if
+                    after.first.page == last.page else 0.0)
         if block.kind == "heading" and not block.outlined and runs_on and \
-                last.x1 >= last.col_right - 2 * last.size:
+                last.x1 >= right - 2 * last.size:
             block.kind = "body"  # a full line that runs on into the next: no heading
             if len(block.lines) == 1 and bold_lead(after.first):
                 after.lines[:0] = block.lines  # a run-in head wrapped onto the next line
@@ -148,6 +151,7 @@ def _kind_of(block: Block, body: float) -> None:
     line = block.first
     if line.size < 0.6 * body and len(text) < 4 or _contents(block):
         block.kind = "drop"
+        block.contents = len(text) >= 4
     elif CAPTION.match(text) and (len(text) > 20 or block.bold > 0.5) and \
             _set_apart(block, text, body):
         block.kind = "caption"
@@ -165,15 +169,22 @@ def _kind_of(block: Block, body: float) -> None:
         block.kind = "drop"  # a table's source or note (a paragraph may open "Note:")
 
 
+# A chapter's or appendix's label before its title ("Chapter 1 Introduction",
+# "Appendix A Discussion"): the label is its number.
+_LABELLED = re.compile(r"^(?:chapter|appendix|kapitel|anhang|chapitre|annexe|cap[íi]tulo|"
+                       r"capitolo|hoofdstuk|bijlage)\s+(\d{1,2}|[A-H]|[IVX]{1,4})\.?:?\s+(?=\S)",
+                       re.I)
+
+
 def _name_heading(block: Block, text: str) -> None:
     """A heading's number and text."""
-    m = NUMBER.match(text)
+    m = NUMBER.match(text) or _LABELLED.match(text)
     if m and not CAPTION.match(text):
         block.number = m.group(1)
         block.heading_text = text[m.end():].strip()
     else:
         block.heading_text = text
-    block.heading_text = block.heading_text.rstrip(":").strip()
+    block.heading_text = block.heading_text.rstrip(":\u00ad").strip()
 
 
 def _wrapped_headings(blocks: list[Block]) -> None:
@@ -187,8 +198,10 @@ def _wrapped_headings(blocks: list[Block]) -> None:
             continue
         last, first = block.lines[-1], after.first
         width = last.col_right - last.col_left
-        # (a cut between the lines may put them in regions of their own: their left edge)
-        if last.page == first.page and abs(first.x0 - block.first.x0) < 2 and \
+        # (a cut between the lines may put them in regions of their own: their left edge,
+        # or a numbered heading's hanging indent, "2.7 Assay ... oxida-" / "tion (CIPCO)")
+        hangs = bool(block.number) and block.first.x0 < first.x0 <= block.first.x0 + 4 * last.size
+        if last.page == first.page and (abs(first.x0 - block.first.x0) < 2 or hangs) and \
                 abs(last.size - first.size) <= 0.3 and abs(last.bold - first.bold) < 0.5 and \
                 last.x1 >= last.col_right - 0.15 * width and \
                 0 <= last.y0 - first.y1 < 1.6 * last.size:
@@ -199,9 +212,14 @@ def _wrapped_headings(blocks: list[Block]) -> None:
 
 def _contents(block: Block) -> bool:
     """Entries of a table of contents (or of figures): most lines end in dot leaders and a
-    page number."""
+    page number, or (the entries' columns cut apart) a column of page numbers alone."""
     ends = sum(1 for ln in block.lines if CONTENTS_LINE.search(ln.text))
-    return ends >= 1 and ends >= 0.5 * len(block.lines)
+    numbers = block.text().split()
+    return ends >= 1 and ends >= 0.5 * len(block.lines) or len(numbers) >= 4 and all(
+        _PAGE_NUMBER.fullmatch(n) for n in numbers) and len(block.lines) >= 2
+
+
+_PAGE_NUMBER = re.compile(r"\d{1,3}|[ivxlc]{1,6}")
 
 
 def _set_apart(block: Block, text: str, body: float) -> bool:
@@ -285,7 +303,9 @@ def _is_heading(block: Block, text: str, body: float) -> bool:
     if block.size < (0.86 * body if block.bold >= 0.75 else body - 0.6) and not small_caps \
             or text.endswith(";") or "=" in text:
         return False
-    if len(letters) < 0.6 * len(text.replace(" ", "")) or not re.search(r"[A-Za-z\u00c0-\u024f]{4}",
+    number = NUMBER.match(text)  # (the share of letters in its words: "2.5 S-phase.")
+    core = text[number.end():] if number else text
+    if len(letters) < 0.6 * len(core.replace(" ", "")) or not re.search(r"[A-Za-z\u00c0-\u024f]{4}",
                                                                           text):
         return False
     if text.endswith((".", ",", ";")) and not numbered and not text.endswith("..."):

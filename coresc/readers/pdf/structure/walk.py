@@ -57,6 +57,7 @@ class Part:
 def walk_parts(blocks: list[Block], body: float) -> list[Part]:
     parts: list[Part] = []
     state = _Walk(body)
+    state.toc_pages = {b.first.page for b in blocks if b.contents}
     state.abstract_ahead = any(b.first.page <= 1 and ABSTRACT.match(b.text()) and
                                (b.kind == "heading" or b.first.bold > 0.5) for b in blocks)
     for block in blocks:
@@ -64,7 +65,7 @@ def walk_parts(blocks: list[Block], body: float) -> list[Part]:
     state.flush(parts)  # a caption after the paper's last paragraph
     state.add_boxes(parts)
     for part, text in zip(parts, resolve_hyphens([p.text for p in parts]), strict=True):
-        part.text = text
+        part.text = text.replace("\u00ad", "")
     return parts
 
 
@@ -77,6 +78,10 @@ class _Walk:
         self.where = "front"
         self.skip_level: int | None = None  # under a back heading of this level
         self.keywords = False  # the skipping is a keywords line's (running text ends it)
+        self.toc_pages: set[int] = set()  # pages holding a table of contents' entries
+        self.in_contents = False  # skipping a table of contents
+        self.bold_abstract = False  # the abstract is a paragraph set in bold (Nature)
+        self.contents_at = -1  # the page of its heading
         self.ended = False  # in the references (up to a back section: APPENDIX)
         self.back = False  # in a section after the references
         self.abstracts = 0
@@ -166,6 +171,9 @@ class _Walk:
             self.start_abstract(parts)  # a structured abstract with no heading
         elif block.first.page <= 1 and unheaded_abstract(block, text, self.body):
             self.start_abstract(parts)  # set apart by a smaller size alone
+        elif block.first.page <= 1 and block.bold >= 0.9 and body_like(block, text, self.body):
+            self.start_abstract(parts)  # Nature's: the first paragraph, set in bold
+            self.bold_abstract = True
         elif body_like(block, text, self.body):
             self.where = "body"  # a paper without an abstract: its text has begun
         else:
@@ -175,6 +183,8 @@ class _Walk:
     def abstract_over(self, block: Block) -> bool:
         """Whether a block of the body's size after the abstract's first is set otherwise
         than the abstract (another size, or another width): the body has begun."""
+        if self.bold_abstract and block.bold < 0.3 and block.kind == "body":
+            return True  # the text after an abstract set in bold
         if self.abstract_look is None:
             self.abstract_look = (block.size, set_width(block))
             return False
@@ -203,9 +213,10 @@ class _Walk:
     def heading(self, block: Block, parts: list[Part]) -> None:
         text = block.heading_text
         level = block.level
-        if self.skip_level is not None and level > self.skip_level:
-            return
-        self.skip_level, self.keywords = None, False
+        if self.skip_level is not None and (level > self.skip_level or self.in_contents and (
+                block.first.page in self.toc_pages or block.first.page == self.contents_at)):
+            return  # (an entry of the contents set as a heading: "1 Introduction")
+        self.skip_level, self.keywords, self.in_contents = None, False, False
         self.flush(parts)
         self.unfinished = None
         if abstract_heading(text) and (
@@ -221,6 +232,8 @@ class _Walk:
             return
         if BACK.match(text) or CONTENTS.match(text):
             self.skip_level = level
+            self.in_contents = bool(CONTENTS.match(text))
+            self.contents_at = block.first.page
             if _SUMMARY_BOX.match(text):
                 self.box_at = (block.first.page, block.first.column)
             return
