@@ -120,6 +120,8 @@ def _is_boundary(text: str, m: re.Match[str], stop: int) -> bool:
     if i == start:
         return True
     core = text[i:start].lstrip(_OPENERS)
+    if core in ("no", "nos") and nxt.lstrip(_OPENERS)[:1].isdigit():
+        return False  # "CAS no. 100-42-5", "cannula (no. 200/300/050)"
     if _is_abbreviation(core, text[max(0, i - 8):i]):
         # An abbreviation can still end a sentence when a citation follows it.
         return bool(m.group("cite")) and not core.lower().startswith(("fig", "eq", "ref"))

@@ -148,7 +148,8 @@ class _Writer:
     def figure(self) -> None:
         text = self.rng.choice(_CAPTIONS)
         self.captions.append(text)
-        self.add("caption", text, r"\begin{figure}[t]\centering\fbox{\rule{0pt}{3cm}"
+        self.add("caption", text, r"\begin{figure}" + self.layout.floats
+                 + r"\centering\fbox{\rule{0pt}{3cm}"
                  r"\rule{0.8\linewidth}{0pt}}\caption{" + text + "}\\end{figure}\n",
                  float="figure")
 
@@ -161,7 +162,8 @@ class _Writer:
                               f"{self.rng.uniform(0, 1):.2f} & {self.rng.randint(1, 9)}.{k}"
                               for k in range(1, 5))
         self.captions.append(_TABLE_CAPTION)
-        self.add("caption", _TABLE_CAPTION, r"\begin{table}[t]\centering\caption{"
+        self.add("caption", _TABLE_CAPTION, r"\begin{table}" + self.layout.floats
+                 + r"\centering\caption{"
                  + _TABLE_CAPTION + r"}\begin{tabular}{lrrr}\hline Group & n & Rate & Dose"
                  r" \\ \hline" "\n" + rows + r" \\ \hline\end{tabular}\end{table}" "\n",
                  float="table")

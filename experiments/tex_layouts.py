@@ -24,8 +24,10 @@ class Layout:
     cite_labels: bool = False  # natbib in author-year mode: \bibitem[label]{key}
     preface: str = ""  # front matter a class wants before \begin{document} (as front)
     # the body opens with a section, as the class needs ("Introduction" where it has none:
-    # AASTeX sets the front matter, and turns to two columns, at the first \section)
+    # AASTeX sets the front matter, and turns to two columns, at the first \section; a
+    # thesis opens its first chapter after its contents)
     opening_section: bool = False
+    floats: str = "[t]"  # where figures and tables go (nature.cls takes no placement)
 
 
 _HEADS = r"""\usepackage{fancyhdr}\pagestyle{fancy}\fancyhf{}
@@ -143,7 +145,8 @@ HELD_OUT: dict[str, Layout] = {
         r"\usepackage[T1]{fontenc}\usepackage{charter,amsmath,graphicx,setspace}"
         r"\usepackage[margin=2.5cm]{geometry}\onehalfspacing" "\n",
         _ARTICLE_FRONT + "\\tableofcontents\n",
-        sectioning=("chapter", "section", "subsection"), appendix=True),
+        sectioning=("chapter", "section", "subsection"), appendix=True,
+        opening_section=True),
     "mnras": Layout(
         r"\documentclass[fleqn]{mnras}\usepackage[T1]{fontenc}\usepackage{amsmath,graphicx}"
         "\n",
@@ -211,7 +214,7 @@ risk assessment, cohort studies
     "amsart": Layout(
         r"\documentclass[11pt]{amsart}\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}"
         r"\usepackage{lmodern,amsmath,graphicx}" "\n",
-        r"""\title{@TITLE@}
+        r"""\title[Rendered layouts]{@TITLE@}
 \author{@AUTHORS@}
 \address{Example University, Cambridge, UK}
 \begin{abstract}
@@ -235,5 +238,5 @@ risk assessment, cohort studies
 \end{abstract}
 """, heads=False, appendix=True, author_sep=", ",
         # (nature.cls stars its \subsection itself; its sections are unnumbered)
-        sectioning=("section*", "subsection", "subsubsection")),
+        sectioning=("section*", "subsection", "subsubsection"), floats=""),
 }

@@ -218,3 +218,63 @@ def test_a_double_spaced_manuscripts_bold_abstract_and_lines_are_read():
     assert SENTENCES[0] in texts and SENTENCES[9] in texts
     assert [len(p.sentences) for s in doc.sections if s.type != "abstract" and s.depth
             for p in s.paragraphs] == [5, 5]
+
+
+def keywords_run_into_text() -> bytes:
+    """PMLR's front: the keywords line set right above the introduction's first lines,
+    with no gap, in the same face (one block)."""
+    c, buf, height, y = _start("Promotion of altered hepatic foci in rats", "Abstract")
+    y = _page(c, height, _para(30, 4), y=y) - 8
+    _page(c, height, ["Keywords: risk assessment, cohort studies", *_para(0, 4)], y=y)
+    return _finish(c, buf)
+
+
+def test_the_text_set_on_under_the_keywords_is_read():
+    doc, texts = _texts(keywords_run_into_text())
+    body = [t.text for s in doc.sections if s.type != "abstract" for p in s.paragraphs
+            for t in p.sentences]
+    assert SENTENCES[0] in body and SENTENCES[3] in body
+    assert not any("risk assessment" in t for t in texts)
+
+
+def contents_then_text() -> bytes:
+    """A table of contents, and the text going on under it on the same page with no
+    heading (a report's first pages)."""
+    c, buf, height, _ = _start("A Thesis on Drying Samples", "")
+    y = fx._lines(c, 72, height - 120, ["Contents"], "Helvetica-Bold", 13)
+    y = fx._lines(c, 72, y - 6, ["1 Methods . . . . . . . . . . . . . . . . . . . . 4",
+                                 "2 Results . . . . . . . . . . . . . . . . . . . . 9"])
+    y = _page(c, height, _para(0, 5), y=y - 20) - 10
+    fx._lines(c, 72, y, ["1 Methods"], "Helvetica-Bold", 13)
+    _page(c, height, _para(10, 4), y=y - 20)
+    return _finish(c, buf)
+
+
+def test_text_under_a_table_of_contents_ends_it():
+    doc, texts = _texts(contents_then_text())
+    assert SENTENCES[0] in texts and SENTENCES[4] in texts and SENTENCES[13] in texts
+    assert not any(". . ." in t for t in texts)
+
+
+def section_after_references(title: str) -> bytes:
+    """The body, the references, then a section under a title of its own (Nature's
+    methods after the references, under their own titles)."""
+    c, buf, height, y = _start("Sites of hormone implants in rats", "1 Results")
+    y = _page(c, height, _para(0, 4), y=y) - 10
+    y = fx._lines(c, 72, y, ["References"], "Helvetica-Bold", 11) - 6
+    y = _page(c, height, [f"{k}. Ribeiro A, Nowak T. Effects of exposure in cohort {k}. "
+                          f"J Risk Stud. 199{k}; 1{k}: 10-19." for k in range(1, 5)], y=y) - 10
+    y = fx._lines(c, 72, y, [title], "Helvetica-Bold", 11) - 6
+    _page(c, height, _para(10, 4), y=y)
+    return _finish(c, buf)
+
+
+def test_a_section_after_the_references_under_its_own_title_is_read():
+    doc, texts = _texts(section_after_references("Site of hormone implants"))
+    assert SENTENCES[10] in texts and SENTENCES[13] in texts
+    assert "Site of hormone implants" in [s.heading for s in doc.sections]
+    assert not any("J Risk Stud" in t for t in texts)
+    # an editors' summary there is left out, as the XML readers leave it
+    texts = _texts(section_after_references("Editors\u2019 Summary"))[1]
+    assert SENTENCES[10] not in texts
+

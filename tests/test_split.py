@@ -41,6 +41,9 @@ from coresc.split import split, split_offsets
                                                    "Next."]),
     ("The result: (i) one thing. (ii) Another.", ["The result: (i) one thing.", "(ii) Another."]),
     ("Treated with NO. The result held.", ["Treated with NO.", "The result held."]),
+    # "no." before a number is the abbreviation; before a word it ends the sentence
+    ("Styrene (CAS no. 100-42-5) is toxic. The answer was no. Then it rose.",
+     ["Styrene (CAS no. 100-42-5) is toxic.", "The answer was no.", "Then it rose."]),
     ("β-Carotene was used. α-Helices formed.", ["β-Carotene was used.", "α-Helices formed."]),
     ("", []),
     ("   ", []),

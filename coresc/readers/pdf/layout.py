@@ -270,54 +270,66 @@ _DIGITS = re.compile(r"\d+")
 
 def repeated_margins(pages_lines: list[list[Line]], heights: list[float]) -> set[int]:
     """``id``s of the lines that are running heads or feet: near the top or bottom of a
-    page and repeated on other pages (digits aside), or only a page number, or carrying
-    the page's number at one end as other pages' heads do (a journal's odd pages' head,
-    "Rendered layouts 3", may stand once in a short paper)."""
+    page (or a page's first or last band, set apart) and repeated on other pages (digits
+    aside), or only a page number, or beside the page's number, or carrying it at one end
+    as other pages' heads do (a journal's odd pages' head, "Rendered layouts 3", may
+    stand once in a short paper)."""
     seen: Counter = Counter()
     folios: Counter = Counter()  # printed page number less the page's index: pages
-    marginal: list[tuple[Line, str, int | None]] = []
+    marginal: list[tuple[Line, str, int | None, bool]] = []
     for p, (lines, height) in enumerate(zip(pages_lines, heights, strict=True)):
         keys, offsets = set(), set()
-        first, last = _set_apart_edges(lines)
+        edges = _set_apart_edges(lines)
+        numbered = {band for line in lines if (band := edges.get(id(line))) and
+                    _PAGE_NUMBER.match(_DIGITS.sub("#", line.text.strip()))}
         for line in lines:
             zone = "top" if line.y0 > height * 0.9 else "bottom" if line.y1 < height * 0.09 \
                 else ""
-            edge = "top" if line is first else "bottom" if line is last else ""
+            edge = edges.get(id(line), "")
             if not zone and not edge:
                 continue
             key = (zone or edge) + _DIGITS.sub("#", line.text.lower().replace(" ", ""))
-            folio = _folio(line.text) if zone else None
+            folio = _folio(line.text)
+            if folio is None and line.text.strip().isdigit():
+                folio = int(line.text.strip())  # a page number alone
             offset = None if folio is None else folio - p
-            marginal.append((line, key, offset))
+            marginal.append((line, key, offset, bool(edge) and edge in numbered))
             keys.add(key)
             offsets.add(offset)
         seen.update(keys)
         folios.update(offsets - {None})
     out = set()
-    for line, key, offset in marginal:
+    for line, key, offset, beside_number in marginal:
         bare = key[3:] if key.startswith("top") else key[6:]
-        if seen[key] >= 2 or _is_page_number(bare) or offset is not None and folios[offset] >= 2:
+        if seen[key] >= 2 or _is_page_number(bare) or beside_number or \
+                offset is not None and folios[offset] >= 2:
             out.add(id(line))
     return out
 
 
-def _set_apart_edges(lines: list[Line]) -> tuple[Line | None, Line | None]:
-    """A page's first and last lines where each stands apart from the rest (a gap over
-    its own height): its margins' too, however wide (amsart sets its heads 13% down the
-    page); they count as heads when repeated."""
+def _set_apart_edges(lines: list[Line]) -> dict[int, str]:
+    """The lines of a page's first and last bands where each band stands apart from the
+    rest (a gap over its height), by ``id``: "top" or "bottom". They are its margins'
+    too, however wide (amsart sets its heads 13% down the page), and count as heads when
+    repeated or set beside the page's number."""
     if len(lines) < 3:
-        return None, None
-    by_top = sorted(lines, key=lambda ln: -ln.y1)
-    first, last = by_top[0], min(lines, key=lambda ln: ln.y0)
-    below = max((ln.y1 for ln in lines if ln is not first and ln.y1 <= first.y0 + 1), default=0)
-    above = min((ln.y0 for ln in lines if ln is not last and ln.y0 >= last.y1 - 1),
-                default=last.y1)
-    return (first if first.y0 - below > 1.2 * first.size else None,
-            last if above - last.y1 > 1.2 * last.size else None)
+        return {}
+    out: dict[int, str] = {}
+    top = max(ln.y1 for ln in lines)
+    band = [ln for ln in lines if ln.y1 > top - 0.5 * ln.size]
+    rest = [ln.y1 for ln in lines if ln not in band]
+    if band and rest and min(ln.y0 for ln in band) - max(rest) > 1.2 * max(ln.size for ln in band):
+        out.update((id(ln), "top") for ln in band)
+    bottom = min(ln.y0 for ln in lines)
+    band = [ln for ln in lines if ln.y0 < bottom + 0.5 * ln.size]
+    rest = [ln.y0 for ln in lines if ln not in band]
+    if band and rest and min(rest) - max(ln.y1 for ln in band) > 1.2 * max(ln.size for ln in band):
+        out.update((id(ln), "bottom") for ln in band)
+    return out
 
 
 # A page number at a running head's start or end, the head's words beside it.
-_FOLIO = re.compile(r"^(\d{1,4})\s+([^\W\d_][^\d]{2,60})$|^([^\W\d_][^\d]{2,60})\s(\d{1,4})$")
+_FOLIO = re.compile(r"^(\d{1,4})\s+([^\W\d_][^\d]{2,120})$|^([^\W\d_][^\d]{2,120})\s(\d{1,4})$")
 
 
 def _folio(text: str) -> int | None:

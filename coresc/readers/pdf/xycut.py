@@ -180,7 +180,7 @@ def _across(runs: list[list], body: float) -> list[list[list]] | None:
     gutter above and below: a heading's gap in one column beside a paragraph's in the
     other) stay one, so that each column is read whole."""
     gaps = _rows_gaps(runs, 0.25 * body)
-    least = max(body, 1.5 * _line_gap(gaps, body))
+    least = max(body, 1.5 * _line_gap(gaps, body, _lines(runs, body)))
     cuts = [middle for height, middle in gaps if height >= least]
     if not cuts:
         return None
@@ -197,17 +197,20 @@ def _across(runs: list[list], body: float) -> list[list[list]] | None:
     return merged if len(merged) > 1 else None
 
 
-def _line_gap(gaps: list[tuple[float, float]], body: float) -> float:
+def _line_gap(gaps: list[tuple[float, float]], body: float, lines: int) -> float:
     """The white space between the lines of text set double-spaced or looser (a
     manuscript: 18 points between lines of 10.5), where most of the region's gaps are of
-    that one height; else 0. A cut at such a gap would make every line a region."""
+    that one height and there is such a gap under most of its ``lines`` (one column: in
+    two, the columns' gaps seldom fall level); else 0. A cut at such a gap would make
+    every line a region."""
     heights = sorted(h for h, _middle in gaps if h >= 0.6 * body)
     best, most = 0.0, 0
     for h in heights:  # the height most gaps come within a tenth of
         n = bisect.bisect_right(heights, 1.1 * h) - bisect.bisect_left(heights, h)
         if n > most:
             best, most = h, n
-    return best if most >= 3 and most >= 0.5 * len(gaps) else 0.0
+    return best if most >= 3 and most >= 0.5 * len(gaps) and most >= 0.5 * (lines - 1) \
+        else 0.0
 
 
 def _opening(runs: list[list], body: float, tries: int = 8) -> list[list[list]] | None:
@@ -215,7 +218,8 @@ def _opening(runs: list[list], body: float, tries: int = 8) -> list[list[list]] 
     figure or a table set close above two columns of text): of its widest gaps, the
     first where one side has a gutter."""
     gaps = _rows_gaps(runs, 0.25 * body)
-    spaced = _line_gap(gaps, body)  # (not between a double-spaced text's own lines)
+    spaced = _line_gap(gaps, body, _lines(runs, body))  # (not between a double-spaced
+    # text's own lines)
     wide = [g for g in gaps if not spaced or g[0] > 1.25 * spaced]
     for _height, cut in sorted(wide, reverse=True)[:tries]:
         parts = _split(runs, [cut], _down)

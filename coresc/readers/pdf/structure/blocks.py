@@ -72,8 +72,9 @@ def join_lines(texts: list[str], mark: bool = False) -> str:
         if not out:
             out = text
         elif out.endswith("\u00ad"):  # PDFium's mark of a hyphen at a line's end
-            # ("32P-" / "post-labelled": an acronym's own hyphen, however it is marked)
-            keep = text[:1].isalnum() and _compound_end(out[:-1] + "-")
+            # ("32P-" / "post-labelled": an acronym's own hyphen, however it is marked;
+            # "MED-" / "LINE" is a word cut)
+            keep = (text[:1].islower() or text[:1].isdigit()) and _compound_end(out[:-1] + "-")
             out = out[:-1] + ("-" if keep else HYPHEN_JOIN if mark and text[:1].islower()
                               else "") + text
         elif out.endswith("-") and len(out) > 1 and out[-2].isalnum() and \

@@ -72,6 +72,10 @@ def _cell_runs(blocks: list[Block]) -> None:
             for cell in run:
                 cell.kind = "drop"
         run = [block] if block is not None and _short_cell(block) else []
+    for before, block, after in zip(blocks, blocks[1:], blocks[2:], strict=False):
+        if _short_cell(block) and before.kind == after.kind == "drop" and \
+                before.first.page == block.first.page == after.first.page:
+            block.kind = "drop"  # a column's head between rows dropped ("Dose")
 
 
 def _short_cell(block: Block) -> bool:
@@ -89,10 +93,18 @@ def _cell(block: Block) -> bool:
 
 def _caption_runs(blocks: list[Block], body: float) -> None:
     """The blocks that carry on a caption set smaller than the body (its description
-    after its bold title) are the caption's too (kind ``caption+``)."""
+    after its bold title) are the caption's too (kind ``caption+``), as is the block right
+    under a label on a line of its own ("Table 1" over "Characteristics of ...": CAS)."""
     caption: Block | None = None
-    for block in blocks:
-        if block.kind == "caption":
+    for k, block in enumerate(blocks):
+        if block.kind == "caption" and _LABEL_ONLY.match(block.text()):
+            # (the table's cells may come between in the reading order)
+            text = next((b for b in blocks[k + 1:k + 4] if b.kind == "body" and
+                         _under_label(block, b)), None)
+            if text is not None:
+                text.kind = "caption+"
+            caption = None
+        elif block.kind == "caption":
             caption = block if block.size < body - 0.3 else None
         elif caption is not None and block.kind in ("body", "small") and \
                 abs(block.size - caption.size) <= 0.3 and _right_below(caption, block):
@@ -123,6 +135,14 @@ def _box_text(blocks: list[Block]) -> None:
             box = None
 
 
+def _under_label(label: Block, block: Block) -> bool:
+    """Whether ``block`` starts right under a float's label set on a line of its own, at
+    its left edge (the cuts may have put the two in regions of their own)."""
+    last, first = label.lines[-1], block.first
+    return last.page == first.page and abs(first.x0 - last.x0) < 2 * first.size and \
+        -0.5 * first.size < last.bottom - first.top < 1.2 * first.size
+
+
 def _right_below(above: Block, block: Block) -> bool:
     """Whether ``block`` starts right under ``above``, in its column."""
     last, first = above.lines[-1], block.first
@@ -140,10 +160,18 @@ def _find_title(blocks: list[Block], body: float) -> None:
     if not upper:
         return
     biggest = max(b.size for b in upper)
-    if biggest < 1.15 * body:
+    if biggest >= 1.15 * body:
+        next(b for b in upper if b.size == biggest).kind = "title"
         return
-    title = next(b for b in upper if b.size == biggest)
-    title.kind = "title"
+    # none set larger: a title set in bold or capitals at the body's size (amsart),
+    # the first page's first block, five words or more, no number, no stop
+    first = upper[0]
+    text = first.text()
+    letters = [c for c in text if c.isalpha()]
+    if (first.bold >= 0.9 or sum(c.isupper() for c in letters) > 0.85 * len(letters)) and \
+            len(text.split()) >= 5 and not NUMBER.match(text) and \
+            not text.rstrip().endswith(".") and first.first.page == 0:
+        first.kind = "title"
 
 
 def _kind_of(block: Block, body: float) -> None:
@@ -152,9 +180,9 @@ def _kind_of(block: Block, body: float) -> None:
     if line.size < 0.6 * body and len(text) < 4 or _contents(block):
         block.kind = "drop"
         block.contents = len(text) >= 4
-    elif CAPTION.match(text) and (len(text) > 20 or block.bold > 0.5) and \
-            _set_apart(block, text, body):
-        block.kind = "caption"
+    elif CAPTION.match(text) and (len(text) > 20 or block.bold > 0.5 or _LABEL_ONLY.match(text)) \
+            and _set_apart(block, text, body):
+        block.kind = "caption"  # ("Table 1" on a line of its own over its caption: CAS)
     elif _debris(text) or LOCATOR.match(text) or text[:1] == "\u00a9" and len(text) < 200:
         block.kind = "drop"  # a display equation, pieces of a figure, a file's DOI, "©"
     elif _is_heading(block, text, body):
@@ -208,6 +236,10 @@ def _wrapped_headings(blocks: list[Block]) -> None:
             after.lines[:0] = block.lines
             _name_heading(after, after.text())
             block.kind = "drop"
+
+
+_LABEL_ONLY = re.compile(r"^(?:fig(?:ure)?|table|tabela|tabla|tableau|tabelle|tabella)\.?\s*"
+                         r"[A-Z]?\d{1,3}[a-z]?\.?$", re.I)
 
 
 def _contents(block: Block) -> bool:

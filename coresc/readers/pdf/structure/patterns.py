@@ -32,11 +32,12 @@ KEYWORDS = re.compile(r"^(?:key\s*-?\s*words?|palavras[- ]chave|palabras[- ]clav
 # Back matter skipped to the next heading as high (the references, ENDS, end the paper).
 BACK = re.compile(
     r"^(?:acknowledg|agradecimentos?|agradecimientos?|"
-    r"funding|financiamento|financiaci[óo]n|fomento|author'?s?'? contributions?|"
+    r"funding|financiamento|financiaci[óo]n|fomento|author['\u2019]?s?['\u2019]? contributions?|"
     r"contribui[çc]|competing interests?|conflicts? of interests?|conflito|"
     r"conflicto|declarations?|additional files?|abbreviations|list of abbreviations|availability|"
     r"data availability|ethics approval|consent for publication|author details|"
-    r"publisher'?s note|editors'? summary|author summary|notes?$|endnotes|footnotes|"
+    r"publisher['\u2019]?s note|editors['\u2019]? summary|author summary|notes?$|endnotes|"
+    r"footnotes|"
     r"about the authors?|how to cite|cite this|orcid|disclosure|financial disclosure|"
     r"danksagung|dank$|f[öo]rderung|interessenkonflikt|remerciements?|financement|"
     r"conflits? d'int[ée]r[êe]ts?|ringraziamenti|finanziamento|conflitto|dankwoord|"

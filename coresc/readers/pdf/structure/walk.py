@@ -69,6 +69,22 @@ def walk_parts(blocks: list[Block], body: float) -> list[Part]:
     return parts
 
 
+# A reference entry's opening: its number, or a surname and initials ("Cohen D, ...",
+# "Cohen, D.").
+_ENTRY = re.compile(r"^(?:\[?\d{1,3}[.\]]|[A-Z][\w'\u2019-]+,?\s+(?:[A-Z]\.?\s*){1,3}[,.])")
+
+
+def _after_keywords(block: Block) -> Block | None:
+    """The lines of a block after its opening keywords (they run on while a line ends in
+    a comma or semicolon) where they hold running text, else None."""
+    k = 1
+    while k < len(block.lines) and block.lines[k - 1].text.rstrip().endswith((",", ";")):
+        k += 1
+    rest = Block(lines=block.lines[k:], kind=block.kind)
+    text = rest.text() if rest.lines else ""
+    return rest if len(text) >= 100 and ". " in text + " " else None
+
+
 class _Walk:
     """Walks the blocks in order, keeping where it is: before the abstract, in it, in
     the body, or under a back-matter heading (until a heading as high as that one)."""
@@ -81,6 +97,7 @@ class _Walk:
         self.toc_pages: set[int] = set()  # pages holding a table of contents' entries
         self.in_contents = False  # skipping a table of contents
         self.bold_abstract = False  # the abstract is a paragraph set in bold (Nature)
+        self.after_refs: Block | None = None  # a heading after the references, pending
         self.contents_at = -1  # the page of its heading
         self.ended = False  # in the references (up to a back section: APPENDIX)
         self.back = False  # in a section after the references
@@ -99,21 +116,30 @@ class _Walk:
     def take(self, block: Block, parts: list[Part]) -> None:
         if block.kind == "drop":
             return
-        if self.ended:
-            if block.kind != "heading" or not back_section(block):
-                return  # the reference list
-            self.ended, self.back, self.skip_level = False, True, None
+        if self.ended and not self.back_section_opens(block, parts):
+            return  # the reference list
         text = block.text()
+        if KEYWORDS.match(text) and block.kind == "body":
+            block = _after_keywords(block)  # (JMLR: the introduction set on under them)
+            if block is None:
+                return
+            text = block.text()
+            if self.where in ("front", "abstract"):
+                self.where = "body"  # keywords close the abstract
+                self.flush(parts)
+                self.unfinished = None
         if block.kind == "title":
             parts.append(Part("title", text))
             return
         if block.kind == "heading":
             self.heading(block, parts)
             return
-        if self.skip_level is not None and self.keywords and block.kind == "body" and \
-                body_like(block, text, self.body):
-            self.skip_level, self.keywords = None, False  # an introduction with no
-            self.where = "body"  # heading after the keywords (MNRAS's "Key words: ...")
+        if self.skip_level is not None and (self.keywords or self.in_contents) and \
+                block.kind == "body" and body_like(block, text, self.body):
+            # an introduction with no heading after the keywords (MNRAS's "Key words:
+            # ...") or a table of contents
+            self.skip_level, self.keywords, self.in_contents = None, False, False
+            self.where = "body"
             self.flush(parts)
             self.unfinished = None
         if self.skip_level is not None:
@@ -154,6 +180,26 @@ class _Walk:
             self.unfinished = None
         self.paragraph(block, marked, parts)
 
+    def back_section_opens(self, block: Block, parts: list[Part]) -> bool:
+        """Whether ``block``, after the references, opens a section of the paper's own
+        text: a heading named so (an appendix, online methods), or any heading that
+        running text follows (Nature's methods, under their own titles)."""
+        if block.kind == "heading" and back_section(block):
+            self.ended, self.back, self.skip_level, self.after_refs = False, True, None, None
+            return True
+        if block.kind == "heading":
+            self.after_refs = block
+            return False
+        head, self.after_refs = self.after_refs, None
+        text = block.text()
+        # (running text, not an entry: a double-spaced page may set each line apart)
+        if head is None or block.kind != "body" or abs(block.size - self.body) > 0.6 or \
+                len(text) < 40 or _ENTRY.match(text) or "@" in text:
+            return False
+        self.ended, self.back, self.skip_level = False, True, None
+        self.heading(head, parts)
+        return True
+
     def front(self, block: Block, text: str, marked: str,
               parts: list[Part]) -> tuple[str, str] | None:
         """A block before the abstract or the body: where either starts, it is read on
@@ -171,6 +217,10 @@ class _Walk:
             self.start_abstract(parts)  # a structured abstract with no heading
         elif block.first.page <= 1 and unheaded_abstract(block, text, self.body):
             self.start_abstract(parts)  # set apart by a smaller size alone
+            if m:  # (named at its start, run in: amsart's "ABSTRACT. Biofilms ...")
+                m_marked = ABSTRACT.match(marked)
+                text = text[m.end():].strip()
+                marked = marked[m_marked.end():].strip() if m_marked else marked
         elif block.first.page <= 1 and block.bold >= 0.9 and body_like(block, text, self.body):
             self.start_abstract(parts)  # Nature's: the first paragraph, set in bold
             self.bold_abstract = True
