@@ -317,13 +317,13 @@ def _set_apart_edges(lines: list[Line]) -> dict[int, str]:
     out: dict[int, str] = {}
     top = max(ln.y1 for ln in lines)
     band = [ln for ln in lines if ln.y1 > top - 0.5 * ln.size]
-    rest = [ln.y1 for ln in lines if ln not in band]
-    if band and rest and min(ln.y0 for ln in band) - max(rest) > 1.2 * max(ln.size for ln in band):
+    rest = [ln.y1 for ln in lines if not ln.y1 > top - 0.5 * ln.size]
+    if rest and min(ln.y0 for ln in band) - max(rest) > 1.2 * max(ln.size for ln in band):
         out.update((id(ln), "top") for ln in band)
     bottom = min(ln.y0 for ln in lines)
     band = [ln for ln in lines if ln.y0 < bottom + 0.5 * ln.size]
-    rest = [ln.y0 for ln in lines if ln not in band]
-    if band and rest and min(rest) - max(ln.y1 for ln in band) > 1.2 * max(ln.size for ln in band):
+    rest = [ln.y0 for ln in lines if not ln.y0 < bottom + 0.5 * ln.size]
+    if rest and min(rest) - max(ln.y1 for ln in band) > 1.2 * max(ln.size for ln in band):
         out.update((id(ln), "bottom") for ln in band)
     return out
 
