@@ -278,3 +278,45 @@ def test_a_section_after_the_references_under_its_own_title_is_read():
     texts = _texts(section_after_references("Editors\u2019 Summary"))[1]
     assert SENTENCES[10] not in texts
 
+
+
+def raised_at_four_fifths() -> bytes:
+    """Citations raised at 0.81 of the text's size (acmart's Libertine superscripts,
+    7.27 points beside 8.97)."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    c, buf, height, y = _start("Hormones and mammary tumours in rats", "1 Introduction")
+    y = _page(c, height, _para(0, 4), y=y)
+    before = "Our model follows the method of Noble ("
+    c.setFont("Times-Roman", 9)
+    c.drawString(72, y, before)
+    x = 72 + stringWidth(before, "Times-Roman", 9)
+    c.setFont("Times-Roman", 7.27)
+    c.drawString(x, y + 3.25, "32")
+    c.setFont("Times-Roman", 9)
+    c.drawString(x + stringWidth("32", "Times-Roman", 7.27), y,
+                 ") with one change to the doses given.")
+    _page(c, height, _para(8, 4), y=y - 20, size=9)
+    return _finish(c, buf)
+
+
+def test_a_citation_raised_at_four_fifths_of_the_size_is_a_citation():
+    from lxml import etree
+
+    doc = _texts(raised_at_four_fifths())[0]
+    cited = next(s for s in doc.sentences() if s.text.startswith("Our model follows"))
+    assert b'<ref type="bibr">32</ref>' in etree.tostring(cited.element), cited.text
+
+
+def test_a_heading_wrapped_before_its_short_last_word_is_one():
+    """"3.5 SB203580 prevents TNF production in response to" / "PPs": the last word
+    alone is too short to pass for a heading, and was read into the paragraph."""
+    c, buf, height, y = _start("Signalling pathways in rat hepatocytes", "3 Results")
+    y = _page(c, height, _para(0, 4), y=y) - 30
+    fx._lines(c, 72, y, ["3.5 SB203580 prevents the production of TNF in response to the",
+                         "PPs"], "Times-Bold", 14.5, leading=25)
+    _page(c, height, _para(8, 4), y=y - 60)
+    doc, texts = _texts(_finish(c, buf))
+    assert "SB203580 prevents the production of TNF in response to the PPs" in [
+        s.heading for s in doc.sections], [s.heading for s in doc.sections]
+    assert SENTENCES[8] in texts

@@ -32,6 +32,7 @@ import math
 import unicodedata
 from array import array
 
+from .codes import page_codes
 from .fonts import boxed_size, is_mono, mono_size, object_style, own_boxes, page_ratio
 from .hidden import PDFIUM_FORM_LEVELS, PageView, doubled_box
 from .slant import turned_note, upright_page
@@ -178,7 +179,7 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
     font_cache: dict[tuple[bytes, int, int], tuple[bool, bool, str]] = {}
     get_object = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)(
         ctypes.cast(raw.FPDFText_GetTextObject, ctypes.c_void_p).value)
-    codes = _page_codes(tp, raw, count)
+    codes = page_codes(tp, raw, count)
     ratio = page_ratio(raw, tp, count, codes, rect)
     boxed = ratio < 0  # the glyphs' own boxes: sizes from the fonts' point sizes
     mono = own = False
@@ -268,7 +269,8 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
             # ligatures, and maths' letters (a font set for maths gives "𝛽" for "β")
             ch = unicodedata.normalize("NFKC", ch)
         if run is not None:
-            small = size < 0.8 * prev_size or prev_size < 0.8 * size
+            # (raised figures at 0.81 of the text: acmart's Libertine superscripts)
+            small = size < 0.85 * prev_size or prev_size < 0.85 * size
             same_line = abs(base - prev_base) < 0.2 * max(size, prev_size) or (
                 small and bottom < run.y1 and top > run.y0)
             gap = x0 - prev_x1
@@ -288,7 +290,7 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
         if run is None:
             run = _Run()
             prev_size = size
-        main = not run.sizes or size >= 0.8 * run.size()
+        main = not run.sizes or size >= 0.85 * run.size()
         tied = len(ch) > 1 or (x0, x1) == (prev_x0, prev_x1)
         run.add(ch, (x0, bottom, x1, top), base, size, bold, italic, font, main)
         spaced = False
@@ -308,22 +310,6 @@ def _number_so_far(run: _Run) -> bool:
     """Whether a run holds only digits so far (a line or list number before its text)."""
     chars = [c[0] for c in run.chars if c[0] != " "]
     return 0 < len(chars) <= 4 and all(c.isdigit() for c in chars)
-
-
-def _page_codes(tp, raw, count: int) -> list[int]:
-    """The code point of each character index: one call for the page's text, or one a
-    character where the text holds characters beyond 16 bits (surrogate pairs)."""
-    buf = (ctypes.c_uint16 * (count + 1))()
-    written = raw.FPDFText_GetText(tp, 0, count, buf)
-    units = list(buf[:max(written - 1, 0)])
-    if len(units) == count and not any(0xD800 <= u <= 0xDFFF for u in units):
-        return units
-    codes = [raw.FPDFText_GetUnicode(tp, i) for i in range(count)]
-    for i in range(count - 1):  # PDFium gives a pair's halves as characters of their own
-        if 0xD800 <= codes[i] < 0xDC00 and 0xDC00 <= codes[i + 1] < 0xE000:
-            codes[i] = 0x10000 + (codes[i] - 0xD800 << 10) + codes[i + 1] - 0xDC00
-            codes[i + 1] = 0  # (read as nothing)
-    return codes
 
 
 def extract(data: bytes) -> dict:

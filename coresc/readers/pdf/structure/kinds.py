@@ -221,8 +221,12 @@ def _wrapped_headings(blocks: list[Block]) -> None:
     / "kinase") is one heading: its first line fills its column, the next, in the same
     style and unnumbered, stands right under it."""
     for block, after in zip(blocks, blocks[1:], strict=False):
-        if block.kind != "heading" or after.kind != "heading" or after.number or \
-                block.outlined or after.outlined:
+        # (its last word alone may be too short for a heading: "... in response to" /
+        # "**PPs**", a line of bold body text)
+        tail = after.kind == "body" and len(after.lines) == 1 and after.bold >= 0.9 and \
+            block.bold >= 0.9 and len(after.text().split()) <= 3
+        if block.kind != "heading" or (after.kind != "heading" and not tail) or \
+                after.number or block.outlined or after.outlined:
             continue
         last, first = block.lines[-1], after.first
         width = last.col_right - last.col_left
@@ -234,6 +238,7 @@ def _wrapped_headings(blocks: list[Block]) -> None:
                 last.x1 >= last.col_right - 0.15 * width and \
                 0 <= last.y0 - first.y1 < 1.6 * last.size:
             after.lines[:0] = block.lines
+            after.kind, after.number = "heading", block.number
             _name_heading(after, after.text())
             block.kind = "drop"
 
