@@ -80,11 +80,16 @@ def _cell_runs(blocks: list[Block]) -> None:
 
 def _short_cell(block: Block) -> bool:
     """One short line of body text: three words at most, narrow, no sentence's or
-    clause's end."""
+    clause's end; or one row of a table, its cells mostly numbers ("Group 1 81 0.74
+    2.1": a double-spaced page keeps its rows whole)."""
     line = block.first
-    return block.kind == "body" and not block.outlined and len(block.lines) == 1 and \
-        len(line.text.split()) <= 3 and line.x1 - line.x0 < 8 * line.size and \
-        line.text.rstrip()[-1:] not in ".!?:;,"
+    if block.kind != "body" or block.outlined or len(block.lines) != 1 or \
+            line.text.rstrip()[-1:] in ".!?:;,":
+        return False
+    cells = line.text.split()
+    if len(cells) <= 3 and line.x1 - line.x0 < 8 * line.size:
+        return True
+    return len(cells) <= 10 and sum(bool(_NUMERIC.match(c)) for c in cells) >= 0.5 * len(cells)
 
 
 def _cell(block: Block) -> bool:
