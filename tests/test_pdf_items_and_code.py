@@ -258,6 +258,7 @@ def test_a_line_broken_after_an_acronyms_hyphen_keeps_it():
     # PDFium marks a hyphen at a line's end as a soft one: an acronym's stays all the same
     assert join_lines(["32P\u00ad", "post-labelled"]) == "32P-post-labelled"
     assert join_lines(["experi\u00ad", "ments"]) == "experiments"
+    assert join_lines(["catalogs (DBLP, MED\u00ad", "LINE)"]) == "catalogs (DBLP, MEDLINE)"
     assert join_lines(["its marker (8-", "OHdG) and IL-", "6 rose"]) == \
         "its marker (8-OHdG) and IL-6 rose"
     assert join_lines(["in vitro -", "The cells"]) == "in vitro - The cells"
