@@ -62,6 +62,15 @@ _ACM_FRONT = r"""\title{@TITLE@}
 """
 
 
+# revtex's and AASTeX's front: authors with an affiliation each, the abstract after.
+_AFFILIATED_FRONT = r"""\title{@TITLE@}
+\author{@AUTHORS@}\affiliation{Example University, Cambridge, UK}
+\begin{abstract}
+@ABSTRACT@
+\end{abstract}
+"""
+
+
 def _acm(style: str) -> str:
     return (rf"\documentclass[{style},nonacm]{{acmart}}\settopmatter{{printacmref=false}}"
             "\n")
@@ -112,13 +121,7 @@ Example University, Cambridge, UK}}
         r"\documentclass[aps,prl,twocolumn,superscriptaddress]{revtex4-2}"
         r"\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}\usepackage{lmodern,amsmath}"
         r"\usepackage{graphicx}" "\n",
-        r"""\title{@TITLE@}
-\author{@AUTHORS@}\affiliation{Example University, Cambridge, UK}
-\begin{abstract}
-@ABSTRACT@
-\end{abstract}
-\maketitle
-""", heads=False, author_sep="}\\author{"),
+        _AFFILIATED_FRONT + "\\maketitle\n", heads=False, author_sep="}\\author{"),
     "article-german": Layout(_article("11pt,a4paper", r"\usepackage{mathpazo}", "ngerman"),
                              _ARTICLE_FRONT, numbered=False,
                              abstract_name="Zusammenfassung", refs_name="Literatur"),
@@ -189,13 +192,8 @@ risk assessment \sep cohort \sep exposure
 """),
     "aastex-2col": Layout(
         r"\documentclass[twocolumn]{aastex631}\usepackage{amsmath}" "\n",
-        r"""\title{@TITLE@}
-\author{@AUTHORS@}\affiliation{Example University, Cambridge, UK}
-\begin{abstract}
-@ABSTRACT@
-\end{abstract}
-\keywords{risk assessment --- cohort studies}
-""", heads=False, author_sep="}\\affiliation{Example University}\\author{",
+        _AFFILIATED_FRONT + "\\keywords{risk assessment --- cohort studies}\n", heads=False,
+        author_sep="}\\affiliation{Example University}\\author{",
         appendix=True, cite_labels=True, opening_section=True),
     "jmlr": Layout(
         r"\documentclass[pmlr]{jmlr}\usepackage{amsmath}" "\n",

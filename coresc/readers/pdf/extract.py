@@ -213,7 +213,7 @@ def _page_runs(textpage, raw, budget: int, turn: _Turn | None = None,
             mono = ratio > 0 and is_mono(style[2])
             if ratio > 0 and not mono and style[2] not in owned:
                 owned[style[2]] = own_boxes(raw, tp, i, codes, rect, style[2])
-            own = ratio > 0 and owned.get(style[2], False)
+            own = owned.get(style[2], False)
         if unmapped and code < 0x20:  # TeX's ligatures, quotes, dashes (a Type3 font)
             ch = tex_glyph(codes, i)
         # the angle as the page is shown (clockwise), the glyphs half turned by a negative

@@ -290,8 +290,6 @@ def repeated_margins(pages_lines: list[list[Line]], heights: list[float]) -> set
                 continue
             key = (zone or edge) + _DIGITS.sub("#", line.text.lower().replace(" ", ""))
             folio = _folio(line.text)
-            if folio is None and line.text.strip().isdigit():
-                folio = int(line.text.strip())  # a page number alone
             offset = None if folio is None else folio - p
             marginal.append((line, key, offset, bool(edge) and edge in numbered))
             keys.add(key)
@@ -333,9 +331,12 @@ _FOLIO = re.compile(r"^(\d{1,4})\s+([^\W\d_][^\d]{2,120})$|^([^\W\d_][^\d]{2,120
 
 
 def _folio(text: str) -> int | None:
-    """The page number a running head carries at its start or end, beside two words or
-    more ("Figure 3" at a page's top is no head)."""
-    m = _FOLIO.match(text.strip())
+    """The page number a line is, or a running head carries at its start or end beside
+    two words or more ("Figure 3" at a page's top is no head)."""
+    text = text.strip()
+    if text.isdecimal():
+        return int(text)
+    m = _FOLIO.match(text)
     if m is None or len((m.group(2) or m.group(3)).split()) < 2:
         return None
     return int(m.group(1) or m.group(4))

@@ -36,7 +36,10 @@ def _cut(runs: list[list], body: float, depth: int, out: list[list[list]]) -> No
         if runs:
             out.append(runs)
         return
-    parts = _columns(runs, body) or _across(runs, body) or _opening(runs, body)
+    parts = _columns(runs, body)
+    if parts is None:  # (the region's gaps across, measured once for both ways of cutting)
+        gaps, spaced = _gaps_across(runs, body)
+        parts = _across(runs, body, gaps, spaced) or _opening(runs, body, gaps, spaced)
     if parts is None:
         out.append(runs)
         return
@@ -96,7 +99,7 @@ def _columns(runs: list[list], body: float) -> list[list[list]] | None:
     below = [r for r in crossing if r[3] <= bottom and r[1] < top]
     middle = [r for r in crossing if r[3] > bottom and r[1] < top]
     if any(_spans(r, cuts, body) for r in middle):
-        across = _across(runs, body)
+        across = _across(runs, body, *_gaps_across(runs, body))
         if across:
             return across  # a caption across the columns, its short lines under it
     for r in middle:
@@ -174,13 +177,14 @@ def _gutters(runs: list[list], least: float, crossers: int) -> list[float]:
     return cuts
 
 
-def _across(runs: list[list], body: float) -> list[list[list]] | None:
+def _across(runs: list[list], body: float, gaps: list[tuple[float, float]],
+            spaced: float) -> list[list[list]] | None:
     """The region cut at its wide horizontal gaps (a body line's height or more), top to
     bottom; None where none. Two parts whose columns run on across the gap (the same
     gutter above and below: a heading's gap in one column beside a paragraph's in the
-    other) stay one, so that each column is read whole."""
-    gaps = _rows_gaps(runs, 0.25 * body)
-    least = max(body, 1.5 * _line_gap(gaps, body, _lines(runs, body)))
+    other) stay one, so that each column is read whole. ``gaps``: the region's
+    :func:`_rows_gaps`; ``spaced``: its :func:`_line_gap`, under which no cut is made."""
+    least = max(body, 1.5 * spaced)
     cuts = [middle for height, middle in gaps if height >= least]
     if not cuts:
         return None
@@ -195,6 +199,13 @@ def _across(runs: list[list], body: float) -> list[list[list]] | None:
             merged.append(part)
         below = gutters
     return merged if len(merged) > 1 else None
+
+
+def _gaps_across(runs: list[list], body: float) -> tuple[list[tuple[float, float]], float]:
+    """The region's horizontal gaps (:func:`_rows_gaps`, a quarter of a line or more) and
+    the white space between its lines where it is set double-spaced (:func:`_line_gap`)."""
+    gaps = _rows_gaps(runs, 0.25 * body)
+    return gaps, _line_gap(gaps, body, _lines(runs, body))
 
 
 def _line_gap(gaps: list[tuple[float, float]], body: float, lines: int) -> float:
@@ -213,13 +224,12 @@ def _line_gap(gaps: list[tuple[float, float]], body: float, lines: int) -> float
         else 0.0
 
 
-def _opening(runs: list[list], body: float, tries: int = 8) -> list[list[list]] | None:
+def _opening(runs: list[list], body: float, gaps: list[tuple[float, float]], spaced: float,
+             tries: int = 8) -> list[list[list]] | None:
     """The region cut across at a narrower gap that opens columns on one side of it (a
     figure or a table set close above two columns of text): of its widest gaps, the
-    first where one side has a gutter."""
-    gaps = _rows_gaps(runs, 0.25 * body)
-    spaced = _line_gap(gaps, body, _lines(runs, body))  # (not between a double-spaced
-    # text's own lines)
+    first where one side has a gutter (never between a double-spaced text's own lines,
+    ``spaced`` apart)."""
     wide = [g for g in gaps if not spaced or g[0] > 1.25 * spaced]
     for _height, cut in sorted(wide, reverse=True)[:tries]:
         parts = _split(runs, [cut], _down)

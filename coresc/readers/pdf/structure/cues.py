@@ -53,9 +53,9 @@ def unheaded_abstract(block: Block, text: str, body: float) -> bool:
 def back_section(block: Block) -> bool:
     """Whether a heading after the references opens a section of the paper's own text:
     an appendix ("Appendix A", "A. Proofs"), online or supplementary methods."""
-    text = block.heading_text or block.text()
     lettered = bool(block.number) and block.number[:1] in "ABCDEFGH" and block.level == 1
-    return bool(APPENDIX.match(text) or APPENDIX.match(block.text())) or lettered
+    # (the whole line too: "Appendix A" is the number of "Appendix A Discussion")
+    return bool(APPENDIX.match(block.heading_text) or APPENDIX.match(block.text())) or lettered
 
 
 def body_like(block: Block, text: str, body: float) -> bool:

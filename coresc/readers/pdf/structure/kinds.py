@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import groupby
 
 from .blocks import Block
 from .cues import bold_lead, ends_sentence
@@ -27,17 +28,7 @@ def classify(blocks: list[Block], body: float, outline: list[list] | None = None
     _caption_runs(blocks, body)
     _box_text(blocks)
     for block, after in zip(blocks, blocks[1:], strict=False):
-        last = block.lines[-1]
-        # (or a bold head's end opens it: amsart's "3.1. The PP ... and p38" / "**MAP
-        # kinase.** To establish ...")
-        runs_on = after.text()[:1].islower() or bold_lead(after.first) and \
-            after.first.bold_prefix().rstrip().endswith((".", ":")) and \
-            not ends_sentence(block.text()) and len(block.text().split()) >= 6
-        # (its column's right edge: a lone line's own region ends where the line does)
-        right = max(last.col_right, after.first.col_right if
-                    after.first.page == last.page else 0.0)
-        if block.kind == "heading" and not block.outlined and runs_on and \
-                last.x1 >= right - 2 * last.size:
+        if block.kind == "heading" and not block.outlined and _runs_on(block, after):
             block.kind = "body"  # a full line that runs on into the next: no heading
             if len(block.lines) == 1 and bold_lead(after.first):
                 after.lines[:0] = block.lines  # a run-in head wrapped onto the next line
@@ -45,6 +36,21 @@ def classify(blocks: list[Block], body: float, outline: list[list] | None = None
     _table_labels(blocks)
     _levels(blocks, body)
     return walk_parts(blocks, body)
+
+
+def _runs_on(block: Block, after: Block) -> bool:
+    """Whether a heading's last line fills its column and its text goes on in ``after``:
+    in lower case, or in a bold head's end (amsart's "3.1. The PP ... and p38" / "**MAP
+    kinase.** To establish ...")."""
+    last = block.lines[-1]
+    # (its column's right edge: a lone line's own region ends where the line does)
+    right = max(last.col_right, after.first.col_right if after.first.page == last.page
+                else 0.0)
+    if last.x1 < right - 2 * last.size:
+        return False
+    return after.text()[:1].islower() or bold_lead(after.first) and \
+        after.first.bold_prefix().rstrip().endswith((".", ":")) and \
+        not ends_sentence(block.text()) and len(block.text().split()) >= 6
 
 
 def _table_labels(blocks: list[Block]) -> None:
@@ -61,21 +67,20 @@ def _table_labels(blocks: list[Block]) -> None:
 def _cell_runs(blocks: list[Block]) -> None:
     """The cells of a table whose rows are set apart (a word processor's: each cell a
     block of its own, "Group 1", "Group 2" ... then "0.15", "0.73" ...): three blocks or
-    more in a row on one page, each :func:`_short_cell`, are the table's, not text."""
-    run: list[Block] = []
-    for block in [*blocks, None]:
-        if block is not None and _short_cell(block) and (
-                not run or run[-1].first.page == block.first.page):
-            run.append(block)
-            continue
-        if len(run) >= 3:
-            for cell in run:
-                cell.kind = "drop"
-        run = [block] if block is not None and _short_cell(block) else []
-    for before, block, after in zip(blocks, blocks[1:], blocks[2:], strict=False):
-        if _short_cell(block) and before.kind == after.kind == "drop" and \
+    more in a row on one page, each :func:`_short_cell`, are the table's, not text; so
+    is one between rows dropped (a column's head, "Dose")."""
+    cells = [_short_cell(b) for b in blocks]
+    for (cell, _page), group in groupby(zip(cells, blocks, strict=True),
+                                       key=lambda cb: (cb[0], cb[1].first.page)):
+        run = [b for _, b in group]
+        if cell and len(run) >= 3:
+            for block in run:
+                block.kind = "drop"
+    for k in range(1, len(blocks) - 1):
+        before, block, after = blocks[k - 1:k + 2]
+        if cells[k] and before.kind == after.kind == "drop" and \
                 before.first.page == block.first.page == after.first.page:
-            block.kind = "drop"  # a column's head between rows dropped ("Dose")
+            block.kind = "drop"
 
 
 def _short_cell(block: Block) -> bool:
@@ -172,8 +177,7 @@ def _find_title(blocks: list[Block], body: float) -> None:
     # the first page's first block, five words or more, no number, no stop
     first = upper[0]
     text = first.text()
-    letters = [c for c in text if c.isalpha()]
-    if (first.bold >= 0.9 or sum(c.isupper() for c in letters) > 0.85 * len(letters)) and \
+    if (first.bold >= 0.9 or _in_capitals([c for c in text if c.isalpha()])) and \
             len(text.split()) >= 5 and not NUMBER.match(text) and \
             not text.rstrip().endswith(".") and first.first.page == 0:
         first.kind = "title"
@@ -243,7 +247,7 @@ def _wrapped_headings(blocks: list[Block]) -> None:
                 last.x1 >= last.col_right - 0.15 * width and \
                 0 <= last.y0 - first.y1 < 1.6 * last.size:
             after.lines[:0] = block.lines
-            after.kind, after.number = "heading", block.number
+            after.kind = "heading"
             _name_heading(after, after.text())
             block.kind = "drop"
 
@@ -258,10 +262,10 @@ def _contents(block: Block) -> bool:
     ends = sum(1 for ln in block.lines if CONTENTS_LINE.search(ln.text))
     numbers = block.text().split()
     return ends >= 1 and ends >= 0.5 * len(block.lines) or len(numbers) >= 4 and all(
-        _PAGE_NUMBER.fullmatch(n) for n in numbers) and len(block.lines) >= 2
+        _ENTRY_PAGE.fullmatch(n) for n in numbers) and len(block.lines) >= 2
 
 
-_PAGE_NUMBER = re.compile(r"\d{1,3}|[ivxlc]{1,6}")
+_ENTRY_PAGE = re.compile(r"\d{1,3}|[ivxlc]{1,6}")  # a contents entry's page
 
 
 def _set_apart(block: Block, text: str, body: float) -> bool:
@@ -334,9 +338,9 @@ def _is_heading(block: Block, text: str, body: float) -> bool:
     letters = [c for c in text if c.isalpha()]
     if len(letters) < 3:
         return False
-    numbered = NUMBER.match(text) is not None
-    caps = (sum(c.isupper() for c in letters) > 0.85 * len(letters) or
-            _small_caps(block) > 0.6) and len(letters) >= 4
+    number = NUMBER.match(text)
+    numbered = number is not None
+    caps = (_in_capitals(letters) or _small_caps(block) > 0.6) and len(letters) >= 4
     bigger = block.size >= body + 0.8
     styled = block.bold >= 0.75 or bigger or caps or (block.italic >= 0.9 and numbered)
     if not styled:
@@ -345,14 +349,17 @@ def _is_heading(block: Block, text: str, body: float) -> bool:
     if block.size < (0.86 * body if block.bold >= 0.75 else body - 0.6) and not small_caps \
             or text.endswith(";") or "=" in text:
         return False
-    number = NUMBER.match(text)  # (the share of letters in its words: "2.5 S-phase.")
-    core = text[number.end():] if number else text
+    core = text[number.end():] if number else text  # (its words' letters: "2.5 S-phase.")
     if len(letters) < 0.6 * len(core.replace(" ", "")) or not re.search(r"[A-Za-z\u00c0-\u024f]{4}",
                                                                           text):
         return False
     if text.endswith((".", ",", ";")) and not numbered and not text.endswith("..."):
         return len(text.split()) <= 6  # "Results." alone on a line
     return True
+
+
+def _in_capitals(letters: list[str]) -> bool:
+    return sum(c.isupper() for c in letters) > 0.85 * len(letters)
 
 
 # A small-capitals font's name: Latin Modern's "LMRomanCaps10", TeX's "cmcsc10",

@@ -56,8 +56,7 @@ class Part:
 
 def walk_parts(blocks: list[Block], body: float) -> list[Part]:
     parts: list[Part] = []
-    state = _Walk(body)
-    state.toc_pages = {b.first.page for b in blocks if b.contents}
+    state = _Walk(body, {b.first.page for b in blocks if b.contents})
     state.abstract_ahead = any(b.first.page <= 1 and ABSTRACT.match(b.text()) and
                                (b.kind == "heading" or b.first.bold > 0.5) for b in blocks)
     for block in blocks:
@@ -72,6 +71,12 @@ def walk_parts(blocks: list[Block], body: float) -> list[Part]:
 # A reference entry's opening: its number, or a surname and initials ("Cohen D, ...",
 # "Cohen, D.").
 _ENTRY = re.compile(r"^(?:\[?\d{1,3}[.\]]|[A-Z][\w'\u2019-]+,?\s+(?:[A-Z]\.?\s*){1,3}[,.])")
+
+
+def _unnamed(text: str, marked: str) -> tuple[str, str]:
+    """An abstract's text (and its marked text) without the "Abstract" opening it."""
+    m, m_marked = ABSTRACT.match(text), ABSTRACT.match(marked)
+    return text[m.end():].strip(), marked[m_marked.end():].strip() if m_marked else marked
 
 
 def _after_keywords(block: Block) -> Block | None:
@@ -89,16 +94,16 @@ class _Walk:
     """Walks the blocks in order, keeping where it is: before the abstract, in it, in
     the body, or under a back-matter heading (until a heading as high as that one)."""
 
-    def __init__(self, body: float) -> None:
+    def __init__(self, body: float, toc_pages: set[int] | None = None) -> None:
         self.body = body
         self.where = "front"
         self.skip_level: int | None = None  # under a back heading of this level
-        self.keywords = False  # the skipping is a keywords line's (running text ends it)
-        self.toc_pages: set[int] = set()  # pages holding a table of contents' entries
-        self.in_contents = False  # skipping a table of contents
+        # what is skipped where running text ends it: "keywords", "contents" or ""
+        self.skipping = ""
+        self.toc_pages = toc_pages or set()  # pages holding a table of contents' entries
         self.bold_abstract = False  # the abstract is a paragraph set in bold (Nature)
         self.after_refs: Block | None = None  # a heading after the references, pending
-        self.contents_at = -1  # the page of its heading
+        self.contents_at = -1  # the page of a table of contents' heading
         self.ended = False  # in the references (up to a back section: APPENDIX)
         self.back = False  # in a section after the references
         self.abstracts = 0
@@ -134,11 +139,11 @@ class _Walk:
         if block.kind == "heading":
             self.heading(block, parts)
             return
-        if self.skip_level is not None and (self.keywords or self.in_contents) and \
+        if self.skip_level is not None and self.skipping and \
                 block.kind == "body" and body_like(block, text, self.body):
             # an introduction with no heading after the keywords (MNRAS's "Key words:
             # ...") or a table of contents
-            self.skip_level, self.keywords, self.in_contents = None, False, False
+            self.skip_level, self.skipping = None, ""
             self.where = "body"
             self.flush(parts)
             self.unfinished = None
@@ -204,12 +209,10 @@ class _Walk:
               parts: list[Part]) -> tuple[str, str] | None:
         """A block before the abstract or the body: where either starts, it is read on
         (its text, the "Abstract" opening it taken off), else it is left out (None)."""
-        m = ABSTRACT.match(text)
-        if m and block.first.page <= 1 and opens_abstract(block, text):
+        named = ABSTRACT.match(text) is not None
+        if named and block.first.page <= 1 and opens_abstract(block, text):
             self.start_abstract(parts)
-            m_marked = ABSTRACT.match(marked)
-            text = text[m.end():].strip()
-            marked = marked[m_marked.end():].strip() if m_marked else marked
+            text, marked = _unnamed(text, marked)
             return (text, marked) if text else None
         if self.abstract_ahead:
             return None  # authors, affiliations, dates, notes before the abstract
@@ -217,10 +220,8 @@ class _Walk:
             self.start_abstract(parts)  # a structured abstract with no heading
         elif block.first.page <= 1 and unheaded_abstract(block, text, self.body):
             self.start_abstract(parts)  # set apart by a smaller size alone
-            if m:  # (named at its start, run in: amsart's "ABSTRACT. Biofilms ...")
-                m_marked = ABSTRACT.match(marked)
-                text = text[m.end():].strip()
-                marked = marked[m_marked.end():].strip() if m_marked else marked
+            if named:  # (named at its start, run in: amsart's "ABSTRACT. Biofilms ...")
+                text, marked = _unnamed(text, marked)
         elif block.first.page <= 1 and block.bold >= 0.9 and body_like(block, text, self.body):
             self.start_abstract(parts)  # Nature's: the first paragraph, set in bold
             self.bold_abstract = True
@@ -263,10 +264,12 @@ class _Walk:
     def heading(self, block: Block, parts: list[Part]) -> None:
         text = block.heading_text
         level = block.level
-        if self.skip_level is not None and (level > self.skip_level or self.in_contents and (
-                block.first.page in self.toc_pages or block.first.page == self.contents_at)):
-            return  # (an entry of the contents set as a heading: "1 Introduction")
-        self.skip_level, self.keywords, self.in_contents = None, False, False
+        # (an entry of the contents set as a heading, "1 Introduction", on its pages)
+        entry = self.skipping == "contents" and (
+            block.first.page in self.toc_pages or block.first.page == self.contents_at)
+        if self.skip_level is not None and (level > self.skip_level or entry):
+            return
+        self.skip_level, self.skipping = None, ""
         self.flush(parts)
         self.unfinished = None
         if abstract_heading(text) and (
@@ -274,7 +277,7 @@ class _Walk:
             self.start_abstract(parts)  # a second one: its translation, left out
             return
         if KEYWORDS.match(text):
-            self.skip_level, self.keywords = level, True
+            self.skip_level, self.skipping = level, "keywords"
             return
         if ENDS.match(text):
             self.add_boxes(parts)
@@ -282,7 +285,7 @@ class _Walk:
             return
         if BACK.match(text) or CONTENTS.match(text):
             self.skip_level = level
-            self.in_contents = bool(CONTENTS.match(text))
+            self.skipping = "contents" if CONTENTS.match(text) else ""
             self.contents_at = block.first.page
             if _SUMMARY_BOX.match(text):
                 self.box_at = (block.first.page, block.first.column)
