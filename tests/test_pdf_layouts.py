@@ -731,6 +731,17 @@ def test_a_radical_drawn_in_ligature_glyphs_is_not_a_heading():
     assert _debris("p " + "ffi" * 20) and not _debris("Data analysis")
 
 
+def test_a_paragraph_holding_a_repeat_is_kept():
+    """A repeat among a paragraph's words ("CACACACACA", "xxxxxxxx") is no radical's
+    bar: the paragraph was dropped whole as debris, a one-page PDF "no body text found"."""
+    c, buf, height, top = _start("Microsatellites in rat lungs", "1 Results")
+    para = " ".join(SENTENCES[:6]) + " The repeat CACACACACACACA was typed in all rats."
+    _page(c, height, fx._wrap(para, 90), top)
+    texts = [s.text for s in read_data(_finish(c, buf), "paper.pdf")[0].sentences()]
+    assert SENTENCES[0] in texts and "The repeat CACACACACACACA was typed in all rats." \
+        in texts
+
+
 def test_a_captions_doi_is_left_out_where_the_caption_runs_on():
     c, buf, height, top = _start("Drying Samples", "1 Results")
     y = _page(c, height, fx._wrap(" ".join(SENTENCES[:4]), 90), top)

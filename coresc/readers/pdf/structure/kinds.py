@@ -291,8 +291,11 @@ def _debris(text: str) -> bool:
     short = sum(1 for w in words if len(w.strip(".,;:()[]")) <= 1)
     if _EQUATION_NUMBER.search(text) and ("=" in text or short >= 0.4 * len(words)):
         return True
-    if any(_DRAWN.fullmatch(w) for w in words):
-        return True  # a radical's bar drawn in ligature glyphs ("ffiffiffiffi")
+    drawn = sum(len(w) for w in words if _DRAWN.fullmatch(w))
+    if drawn and drawn >= 0.5 * sum(len(w) for w in words):
+        # a radical's bar drawn in ligature glyphs ("p ffiffiffiffi"); not a paragraph
+        # that holds a repeat ("CACACACACA") among its words
+        return True
     return len(words) >= 4 and short >= 0.6 * len(words)
 
 
