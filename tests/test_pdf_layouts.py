@@ -207,6 +207,10 @@ def test_the_layout_renderer_writes_latex_with_every_element():
     roles = [e["role"] for e in truth["elements"]]
     assert roles[0] == "title" and roles.count("reference") == 12
     assert truth["elements"][-2]["back"] == "appendix"
+    # a class that sets CJK text names its program on the first line, render() runs it
+    chinese = rl.latex_of(doc, rl.HELD_OUT["ctexart"])[0]
+    assert rl._PROGRAM.match(chinese).group(1) == "xelatex" and r"{参考文献}" in chinese
+    assert not rl._PROGRAM.match(tex)
 
 
 def test_the_word_layout_renderer_writes_an_opendocument_with_every_element():
