@@ -281,6 +281,8 @@ def latex_of(paper: Paper, layout: Layout, seed: int = 0) -> tuple[str, dict]:
         back = "\\appendix\n" + "".join(t + "\n" for t in tail.markup)
         appendix_truth = tail.truth
         appendix_truth[0]["back"] = "appendix"
+        if layout.appendix_name:
+            appendix_truth[0]["text"] = layout.appendix_name
     short = escape(title.split(":")[0][:60])
     front, preface = (text.replace("@TITLE@", escape(title)).replace(
         "@AUTHORS@", layout.author_sep.join(authors)).replace("@ABSTRACT@", abstract)

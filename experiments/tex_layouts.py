@@ -32,6 +32,9 @@ class Layout:
     # between the abstract's paragraphs: \endgraf where the class takes the abstract as
     # an argument that may hold no \par (Oxford University Press's \abstract{...})
     abstract_par: str = "\n\n"
+    # the heading a class prints for a lone appendix in place of its title (IEEEtran's
+    # journal: "Appendix"); "": the title
+    appendix_name: str = ""
 
 
 _HEADS = r"""\usepackage{fancyhdr}\pagestyle{fancy}\fancyhf{}
@@ -265,7 +268,7 @@ HELD_OUT: dict[str, Layout] = {
 \begin{IEEEkeywords}
 Risk assessment, cohort studies, exposure.
 \end{IEEEkeywords}
-""", heads=False, author_sep=", ", appendix=True),
+""", heads=False, author_sep=", ", appendix=True, appendix_name="Appendix"),
     "tufte-handout": Layout(r"\documentclass{tufte-handout}\usepackage{amsmath,graphicx}" "\n",
                             _ARTICLE_FRONT, heads=False, author_sep=", ", cite_labels=True,
                             # (the class has no \subsubsection: "see Bringhurst")

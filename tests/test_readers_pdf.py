@@ -89,7 +89,10 @@ def test_paper_says_which_reader(one_column):
 @pytest.mark.parametrize("lines, joined", [
     (["experi-", "ments began"], "experiments began"),
     (["soft\u00ad", "hyphen"], "softhyphen"),
-    (["well-", "Known"], "well- Known"),
+    (["well-", "Known"], "well-Known"),  # a compound, not a cut: its hyphen stays
+    (["N-OH-3-", "ABA adducts"], "N-OH-3-ABA adducts"),
+    (["transcription\u2013", "polymerase"], "transcription\u2013polymerase"),
+    (["as shown \u2013", "which"], "as shown \u2013 which"),
     (["a line", "another"], "a line another"),
 ])
 def test_join_lines(lines, joined):

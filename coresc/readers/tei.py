@@ -61,7 +61,10 @@ SKIPPED = frozenset({"head", "note", "formula", "table", "listBibl", "bibl", "bi
 SILENT = frozenset({"note"})
 
 # A float head that is only its label: "Figure 1:", "Table 2 :", "Fig. 3.", "".
-_FLOAT_LABEL = re.compile(r"^(?:(?:fig(?:ure)?|tab(?:le)?|scheme|chart|plate|box|algorithm)s?"
+# (in the languages the PDF reader knows captions in: "Abbildung 1:", "Рис. 1:", "图 1:")
+_FLOAT_LABEL = re.compile(r"^(?:(?:fig(?:ure)?|figura|figuur|abb(?:ildung)?|tab(?:le|ela|la|"
+                          r"elle|leau|ella|el)?|quadro|cuadro|gr[áa]fico|scheme|chart|plate|"
+                          r"box|algorithm|рис(?:унок)?|таблица|图|表|図)s?"
                           r"\.?\s*[A-Z]?\d*[A-Za-z]?\s*[:.|]?)?$", re.I)
 # A body paragraph that is a caption GROBID did not recognise: "Figure 2: The model".
 _CAPTION_START = re.compile(r"^(?:fig(?:ure)?\.?|table)\s*\d+[a-z]?\s*[:.]\s", re.I)

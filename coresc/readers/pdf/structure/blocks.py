@@ -78,9 +78,13 @@ def join_lines(texts: list[str], mark: bool = False) -> str:
             out = out[:-1] + ("-" if keep else HYPHEN_JOIN if mark and text[:1].islower()
                               else "") + text
         elif out.endswith("-") and len(out) > 1 and out[-2].isalnum() and \
-                text[:1].isalnum() and ((compound := _compound_end(out)) or text[:1].islower()):
-            # "TCA-" / "induced": a hyphen of its own; "experi-" / "ments": a cut word
+                text[:1].isalnum() and ((compound := _compound_end(out) or text[:1].isupper())
+                                        or text[:1].islower()):
+            # "TCA-" / "induced", "N-OH-3-" / "ABA": a hyphen of its own; "experi-" /
+            # "ments": a cut word
             out = out[:-1] + ("-" if compound else HYPHEN_JOIN if mark else "") + text
+        elif out.endswith(("\u2013", "\u2014")) and len(out) > 1 and out[-2].isalnum():
+            out += text  # "transcription–" / "polymerase": a dash set close
         else:
             out = out + " " + text
     # (a soft hyphen ending the text stays: the block after it may carry the word on,

@@ -10,7 +10,18 @@ from itertools import groupby
 from .blocks import Block
 from .cues import bold_lead, ends_sentence
 from .outline import mark_outline
-from .patterns import CAPTION, CONTENTS_LINE, FRONT_LABEL, LOCATOR, NUMBER, SMALL_PRINT, TOP
+from .patterns import (
+    APPENDIX,
+    BACK,
+    CAPTION,
+    CONTENTS_LINE,
+    ENDS,
+    FRONT_LABEL,
+    LOCATOR,
+    NUMBER,
+    SMALL_PRINT,
+    TOP,
+)
 from .walk import Part, walk_parts
 
 
@@ -108,11 +119,16 @@ def _caption_runs(blocks: list[Block], body: float) -> None:
     caption: Block | None = None
     for k, block in enumerate(blocks):
         if block.kind == "caption" and _LABEL_ONLY.match(block.text()):
-            # (the table's cells may come between in the reading order)
-            text = next((b for b in blocks[k + 1:k + 4] if b.kind == "body" and
-                         _under_label(block, b)), None)
-            if text is not None:
+            # (the table's cells may come between in the reading order; APA sets the
+            # caption's title in italic, double-spaced, a line a region: read as a heading)
+            text = next((b for b in blocks[k + 1:k + 4] if b.kind in ("body", "heading")
+                         and not b.number and _under_label(block, b)), None)
+            while text is not None:
                 text.kind = "caption+"
+                after = blocks[blocks.index(text) + 1] if text is not blocks[-1] else None
+                text = after if after is not None and after.kind in ("body", "heading") \
+                    and not ends_sentence(text.text()) and _under_label(text, after) \
+                    and abs(after.italic - text.italic) < 0.5 else None
             caption = None
         elif block.kind == "caption":
             caption = block if block.size < body - 0.3 else None
@@ -150,7 +166,7 @@ def _under_label(label: Block, block: Block) -> bool:
     its left edge (the cuts may have put the two in regions of their own)."""
     last, first = label.lines[-1], block.first
     return last.page == first.page and abs(first.x0 - last.x0) < 2 * first.size and \
-        -0.5 * first.size < last.bottom - first.top < 1.2 * first.size
+        -0.5 * first.size < last.bottom - first.top < 1.5 * first.size  # (double spaced)
 
 
 def _right_below(above: Block, block: Block) -> bool:
@@ -234,21 +250,26 @@ def _wrapped_headings(blocks: list[Block]) -> None:
         # "**PPs**", a line of bold body text)
         tail = after.kind == "body" and len(after.lines) == 1 and after.bold >= 0.9 and \
             block.bold >= 0.9 and len(after.text().split()) <= 3
-        if block.kind != "heading" or (after.kind != "heading" and not tail) or \
-                after.number or block.outlined or after.outlined:
+        if block.kind not in ("heading", "title") or (after.kind != "heading" and not tail) \
+                or after.number or block.outlined or after.outlined:
             continue
         last, first = block.lines[-1], after.first
         width = last.col_right - last.col_left
         # (a cut between the lines may put them in regions of their own: their left edge,
-        # or a numbered heading's hanging indent, "2.7 Assay ... oxida-" / "tion (CIPCO)")
+        # or a numbered heading's hanging indent, "2.7 Assay ... oxida-" / "tion (CIPCO)";
+        # or both centred, as APA's title is, a line's left edge in from the other's)
         hangs = bool(block.number) and block.first.x0 < first.x0 <= block.first.x0 + 4 * last.size
-        if last.page == first.page and (abs(first.x0 - block.first.x0) < 2 or hangs) and \
+        centred = first.x0 > last.x0 + last.size and first.x1 < last.x1 - last.size and \
+            abs(last.x0 + last.x1 - first.x0 - first.x1) < 3 * last.size
+        if last.page == first.page and (abs(first.x0 - block.first.x0) < 2 or hangs
+                                        or centred) and \
                 abs(last.size - first.size) <= 0.3 and abs(last.bold - first.bold) < 0.5 and \
                 last.x1 >= last.col_right - 0.15 * width and \
                 0 <= last.y0 - first.y1 < 1.6 * last.size:
             after.lines[:0] = block.lines
-            after.kind = "heading"
-            _name_heading(after, after.text())
+            after.kind = block.kind
+            if block.kind == "heading":
+                _name_heading(after, after.text())
             block.kind = "drop"
 
 
@@ -335,30 +356,46 @@ def _mostly_numbers(text: str) -> bool:
 def _is_heading(block: Block, text: str, body: float) -> bool:
     if len(block.lines) > 3 or len(text) > 160 or len(text.split()) > 20 or len(text) < 3:
         return False
-    if not (text[0].isupper() or text[0].isdigit()) and not (
+    ideographs = _IDEOGRAPHS.search(text) is not None  # ("参考文献": no capitals, no spaces)
+    if not (text[0].isupper() or text[0].isdigit() or ideographs) and not (
             block.bold >= 0.9 and len(text.split()) <= 8):  # "emm typing"
         return False
     letters = [c for c in text if c.isalpha()]
-    if len(letters) < 3:
+    if len(letters) < (2 if ideographs else 3):
         return False
     number = NUMBER.match(text)
     numbered = number is not None
     caps = (_in_capitals(letters) or _small_caps(block) > 0.6) and len(letters) >= 4
     bigger = block.size >= body + 0.8
-    styled = block.bold >= 0.75 or bigger or caps or (block.italic >= 0.9 and numbered)
+    # an italic line of its own: Tufte's and Elsevier's unnumbered subsection heads (two
+    # lines where set larger than the body: Tufte's wrapped)
+    lines = len(block.lines) == 1 and block.size >= body - 0.3 or \
+        len(block.lines) == 2 and block.size >= body + 0.3
+    italic = block.italic >= 0.9 and (numbered or lines and not text.endswith(":"))
+    styled = block.bold >= 0.75 or bigger or caps or italic
     if not styled:
         return False
-    small_caps = caps and numbered and block.size >= 0.7 * body  # "I. INTRODUCTION" (IEEE)
+    # "I. INTRODUCTION", "REFERENCES", "APPENDIX" (IEEE's small capitals, faked in Times
+    # by smaller capitals: measured at their size)
+    small_caps = caps and (numbered or _NAMED.match(text)) and block.size >= 0.7 * body
     if block.size < (0.86 * body if block.bold >= 0.75 else body - 0.6) and not small_caps \
             or text.endswith(";") or "=" in text:
         return False
     core = text[number.end():] if number else text  # (its words' letters: "2.5 S-phase.")
-    if len(letters) < 0.6 * len(core.replace(" ", "")) or not re.search(r"[A-Za-z\u00c0-\u024f]{4}",
-                                                                          text):
+    # (a word of four letters in any alphabet: "Список литературы"; two ideographs)
+    if len(letters) < 0.6 * len(core.replace(" ", "")) or not (
+            re.search(r"[^\W\d_]{4}", text) or ideographs):
         return False
     if text.endswith((".", ",", ";")) and not numbered and not text.endswith("..."):
         return len(text.split()) <= 6  # "Results." alone on a line
     return True
+
+
+# What a section of its own is named: a main head, the references, an appendix, the
+# back matter's names.
+_NAMED = re.compile("|".join(p.pattern for p in (TOP, ENDS, APPENDIX, BACK)), re.I)
+
+_IDEOGRAPHS = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]{2}")
 
 
 def _in_capitals(letters: list[str]) -> bool:
@@ -380,8 +417,9 @@ def _small_caps(block: Block) -> float:
 
 
 def _style(block: Block, body: float) -> tuple:
-    """How a heading looks: (size, capitals, bold, upright, font); a larger tuple (the
-    font aside) stands out more."""
+    """How a heading looks: (size, capitals, bold, upright, centred, font); a larger
+    tuple (the font aside) stands out more (APA's main heads are centred, its next ones
+    flush left in the same bold)."""
     text = block.heading_text or block.text()
     letters = [c for c in text if c.isalpha()]
     caps = bool(letters) and sum(c.isupper() for c in letters) > 0.85 * len(letters)
@@ -390,7 +428,14 @@ def _style(block: Block, body: float) -> tuple:
         for n, _b, _i, *font in line.styles:
             fonts[font[0] if font else ""] += n
     font = fonts.most_common(1)[0][0] if fonts else ""
-    return (round(block.size * 2) / 2, caps, block.bold >= 0.75, block.italic < 0.5, font)
+    return (round(block.size * 2) / 2, caps, block.bold >= 0.75, block.italic < 0.5,
+            _centred(block.first, body), font)
+
+
+def _centred(line, body: float) -> bool:
+    """A line set in the middle of its column, well in from both edges."""
+    left, right = line.x0 - line.col_left, line.col_right - line.x1
+    return left > 3 * body and abs(left - right) < 1.5 * body
 
 
 def _levels(blocks: list[Block], body: float) -> None:
@@ -406,9 +451,9 @@ def _levels(blocks: list[Block], body: float) -> None:
                         for b in blocks)
     roman = any(b.kind == "heading" and re.fullmatch(r"[IVX]+", b.number) for b in blocks)
     top = Counter(tops).most_common(1)[0][0] if tops else \
-        (max(counts, key=lambda s: (s[:4], counts[s])) if counts else None)
+        (max(counts, key=lambda s: (s[:5], counts[s])) if counts else None)
     below = sorted((s for s in counts if top is not None and s != top and s[0] <= top[0] + 0.4),
-                   key=lambda s: (s[:4], counts[s]), reverse=True)
+                   key=lambda s: (s[:5], counts[s]), reverse=True)
     for block in blocks:
         if block.kind != "heading":
             continue
@@ -416,7 +461,8 @@ def _levels(blocks: list[Block], body: float) -> None:
         if block.number and tops and not numbered_tops and block.size < top[0] - 1.0:
             block.kind = "body"  # a numbered list item set in bold, below the main heads
         elif block.number:
-            lettered = roman and block.number[:1] in "ABCDEFGH"  # IEEE: II, then A, B
+            lettered = roman and block.number[:1].isalpha() and not re.fullmatch(
+                r"[IVX]+", block.number)  # IEEE: II, then A, B ... J
             block.level = min(block.number.count(".") + 1 + lettered, 4)
         elif top is None or style == top or style not in below:
             block.level = 1

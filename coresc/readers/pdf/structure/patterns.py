@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-NUMBER = re.compile(r"^((?:\d{1,2}|[IVX]{1,4}|[A-H])(?:\.\d{1,2}){0,3})\.?\s+(?=\S)")
+# (a letter past H with its stop: IEEE's subsections run on to "J. Statistical analysis")
+NUMBER = re.compile(r"^((?:\d{1,2}|[IVX]{1,4}|[A-H]|[J-Z](?=\.))(?:\.\d{1,2}){0,3})\.?\s+(?=\S)")
 #: What a bulleted list's items open with.
 BULLETS = "\u2022\u25e6\u25aa\u2023\u2043\u25cf\u25cb\u25a0\u00b7"
 # A list item's bullet, number or letter ("•", "1.", "(b)", "iv)"), as the XML readers
