@@ -256,3 +256,15 @@ def test_real_grobid_sample_by_eye(shared_data):
         "t-SNE visualization of paper embeddings and their corresponding MAG topics.",
         "Results on the SCIDOCS evaluation suite consisting of 7 tasks."]
     assert ("Document Representation", 2) in [(s.heading, s.depth) for s in specter.sections]
+
+
+def test_a_float_label_in_another_language_is_no_caption_sentence():
+    """"Abbildung 1:", "Рис. 1:", "图 1:": a figure's head that is only its label, in the
+    languages the PDF reader knows captions in, is no sentence (it was one: "Рис." and
+    "1:" in every Russian PDF's caption)."""
+    for label in ("Abbildung 1:", "Рис. 1:", "图 1:", "Tableau 2.", "Figure 3"):
+        xml = (f'<TEI xmlns="{TEI_NS}"><text><body><div><head>Methods</head><p>We dried '
+               f'it.</p><figure><head>{label}</head><figDesc>The oven we used.</figDesc>'
+               f'</figure></div></body></text></TEI>').encode()
+        [paper] = read_data(xml, "paper.tei.xml")
+        assert texts(paper, "caption") == ["The oven we used."], label

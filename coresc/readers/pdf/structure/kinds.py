@@ -369,7 +369,7 @@ def _is_heading(block: Block, text: str, body: float) -> bool:
     bigger = block.size >= body + 0.8
     # an italic line of its own: Tufte's and Elsevier's unnumbered subsection heads (two
     # lines where set larger than the body: Tufte's wrapped)
-    lines = len(block.lines) == 1 and block.size >= body - 0.3 or \
+    lines = len(block.lines) == 1 and block.size >= body - 0.9 or \
         len(block.lines) == 2 and block.size >= body + 0.3
     italic = block.italic >= 0.9 and (numbered or lines and not text.endswith(":"))
     styled = block.bold >= 0.75 or bigger or caps or italic
@@ -433,9 +433,11 @@ def _style(block: Block, body: float) -> tuple:
 
 
 def _centred(line, body: float) -> bool:
-    """A line set in the middle of its column, well in from both edges."""
+    """A line set in the middle of its column, well in from both edges (a ragged
+    column's right edge may fall short of the page's measure)."""
     left, right = line.x0 - line.col_left, line.col_right - line.x1
-    return left > 3 * body and abs(left - right) < 1.5 * body
+    return min(left, right) > 3 * body and \
+        abs(left - right) < max(1.5 * body, 0.15 * (line.col_right - line.col_left))
 
 
 def _levels(blocks: list[Block], body: float) -> None:
