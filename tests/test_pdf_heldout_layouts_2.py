@@ -207,3 +207,34 @@ def test_ieees_small_capital_heads_and_late_letters_are_read():
     assert back and SENTENCES[30] in [t.text for p in back[0].paragraphs
                                       for t in p.sentences]
     assert not any("Effects of exposure" in t for t in texts)
+
+
+def float_atop_the_left_column() -> bytes:
+    """Two columns under a title over two lines and the authors (too many lines across
+    the gutter for it to part the page), the left column opening with a figure (no
+    text), the right with a paragraph and a heading: between them a gap runs across
+    the page, since the left column is empty there."""
+    buf = io.BytesIO()
+    c, (width, height) = fx._canvas(buf)
+    c.setFont("Helvetica-Bold", 16)
+    c.drawCentredString(width / 2, height - 70, "Adducts of styrene in the lungs of rats")
+    c.drawCentredString(width / 2, height - 90, "and mice exposed for two years")
+    c.setFont("Times-Roman", 11)
+    c.drawCentredString(width / 2, height - 108, "Ana Ribeiro, Tomasz Nowak, Mei Lin")
+    top = height - 130
+    c.rect(72, top - 150, 210, 150)
+    left = fx._wrap(" ".join(SENTENCES[:14]), 45)
+    fx._lines(c, 72, top - 175, left, "Times-Roman", 10)
+    right = fx._wrap(" ".join(SENTENCES[20:24]), 45)
+    y = fx._lines(c, 310, top - 8, right, "Times-Roman", 10)
+    y = fx._lines(c, 310, y - 24, ["2 Results"], "Helvetica-Bold", 11) - 6
+    fx._lines(c, 310, y, fx._wrap(" ".join(SENTENCES[24:36]), 45), "Times-Roman", 10)
+    return _finish(c, buf)
+
+
+def test_a_columns_text_beside_a_float_atop_the_other_is_read_after_it():
+    """The right column's opening paragraph is read after the left column, not before
+    it (the gap under it ran across the page, and cut the page there first)."""
+    _doc, texts = _read(float_atop_the_left_column())
+    assert texts.index(SENTENCES[13]) < texts.index(SENTENCES[20]) < \
+        texts.index(SENTENCES[24])

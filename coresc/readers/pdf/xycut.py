@@ -193,12 +193,21 @@ def _across(runs: list[list], body: float, gaps: list[tuple[float, float]],
     below = _gutters(parts[0], 0.6 * body, 0) if len(parts[0]) > 1 else []
     for part in parts[1:]:
         gutters = _gutters(part, 0.6 * body, 0) if len(part) > 1 else []
-        if any(abs(a - b) < body for a in below for b in gutters):
+        # (or text in one column only, beside a float at the other's top or foot: the
+        # gap is across the region only there)
+        if any(abs(a - b) < body for a in below for b in gutters) or \
+                not below and _one_side(merged[-1], gutters):
             merged[-1] = merged[-1] + part
+            below = gutters or below
         else:
             merged.append(part)
-        below = gutters
+            below = gutters
     return merged if len(merged) > 1 else None
+
+
+def _one_side(part: list[list], gutters: list[float]) -> bool:
+    """Whether all of ``part`` lies on one side of one of ``gutters`` (another part's)."""
+    return any(all(r[2] <= g for r in part) or all(r[0] >= g for r in part) for g in gutters)
 
 
 def _gaps_across(runs: list[list], body: float) -> tuple[list[tuple[float, float]], float]:

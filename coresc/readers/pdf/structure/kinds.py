@@ -249,7 +249,8 @@ def _wrapped_headings(blocks: list[Block]) -> None:
         # (its last word alone may be too short for a heading: "... in response to" /
         # "**PPs**", a line of bold body text)
         tail = after.kind == "body" and len(after.lines) == 1 and after.bold >= 0.9 and \
-            block.bold >= 0.9 and len(after.text().split()) <= 3
+            block.bold >= 0.9 and len(after.text().split()) <= 3 or \
+            block.kind == "title" and after.kind == "body"  # ("... by" / "repressing ...")
         if block.kind not in ("heading", "title") or (after.kind != "heading" and not tail) \
                 or after.number or block.outlined or after.outlined:
             continue
@@ -416,10 +417,11 @@ def _small_caps(block: Block) -> float:
     return sum(n for n, font in runs if _SMALL_CAPS_FONT.search(font)) / total if total else 0.0
 
 
-def _style(block: Block, body: float) -> tuple:
+def _style(block: Block, body: float, measure: tuple[float, float] | None) -> tuple:
     """How a heading looks: (size, capitals, bold, upright, centred, font); a larger
     tuple (the font aside) stands out more (APA's main heads are centred, its next ones
-    flush left in the same bold)."""
+    flush left in the same bold). ``measure``: the running text's left and right edges
+    (:func:`_measure`)."""
     text = block.heading_text or block.text()
     letters = [c for c in text if c.isalpha()]
     caps = bool(letters) and sum(c.isupper() for c in letters) > 0.85 * len(letters)
@@ -429,15 +431,38 @@ def _style(block: Block, body: float) -> tuple:
             fonts[font[0] if font else ""] += n
     font = fonts.most_common(1)[0][0] if fonts else ""
     return (round(block.size * 2) / 2, caps, block.bold >= 0.75, block.italic < 0.5,
-            _centred(block.first, body), font)
+            _centred(block.first, body, measure), font)
 
 
-def _centred(line, body: float) -> bool:
+def _centred(line, body: float, measure: tuple[float, float] | None = None) -> bool:
     """A line set in the middle of its column, well in from both edges (a ragged
-    column's right edge may fall short of the page's measure)."""
-    left, right = line.x0 - line.col_left, line.col_right - line.x1
-    return min(left, right) > 3 * body and \
-        abs(left - right) < max(1.5 * body, 0.15 * (line.col_right - line.col_left))
+    column's right edge may fall short of the page's measure); a line cut into a
+    region of its own is judged against ``measure``, the running text's edges."""
+    lo, hi = line.col_left, line.col_right
+    slack = 0.15 * (hi - lo)
+    if measure and hi - lo < line.x1 - line.x0 + body:
+        (lo, hi), slack = measure, 0.0  # (strictly: the page may hold two columns)
+    left, right = line.x0 - lo, hi - line.x1
+    return min(left, right) > 3 * body and abs(left - right) < max(1.5 * body, slack)
+
+
+def _measure(blocks: list[Block]) -> tuple[float, float] | None:
+    """The running text's left and right edges on most of the paper's pages: where its
+    paragraphs' lines' columns begin and end (a tenth of a page's lines aside on either
+    side: a table set wider), the same on most pages."""
+    edges: dict[int, tuple[list[float], list[float]]] = {}
+    for block in blocks:
+        if block.kind == "body":
+            for line in block.lines:
+                lefts, rights = edges.setdefault(line.page, ([], []))
+                lefts.append(line.col_left)
+                rights.append(line.col_right)
+    pages = Counter()
+    for lefts, rights in edges.values():
+        lefts.sort()
+        rights.sort()
+        pages[round(lefts[len(lefts) // 10]), round(rights[-1 - len(rights) // 10])] += 1
+    return pages.most_common(1)[0][0] if pages else None
 
 
 def _levels(blocks: list[Block], body: float) -> None:
@@ -445,9 +470,11 @@ def _levels(blocks: list[Block], body: float) -> None:
     down, as IEEE numbers them); else 1 for the style of the paper's main
     headings ("Introduction", "Results" ...) and any larger, and 2, 3 ... for the other
     styles in order of how much they stand out."""
+    measure = _measure(blocks)
+    styles = {id(b): _style(b, body, measure) for b in blocks if b.kind == "heading"}
     headings = [b for b in blocks if b.kind == "heading" and not b.number]
-    tops = [_style(b, body) for b in headings if TOP.match(b.heading_text)]
-    counts = Counter(_style(b, body) for b in headings)
+    tops = [styles[id(b)] for b in headings if TOP.match(b.heading_text)]
+    counts = Counter(styles[id(b)] for b in headings)
     # numbered main heads ("1 Introduction"): the paper numbers its sections
     numbered_tops = any(b.kind == "heading" and b.number and TOP.match(b.heading_text)
                         for b in blocks)
@@ -459,7 +486,7 @@ def _levels(blocks: list[Block], body: float) -> None:
     for block in blocks:
         if block.kind != "heading":
             continue
-        style = _style(block, body)
+        style = styles[id(block)]
         if block.number and tops and not numbered_tops and block.size < top[0] - 1.0:
             block.kind = "body"  # a numbered list item set in bold, below the main heads
         elif block.number:
