@@ -1,0 +1,158 @@
+"""Whether a block is a heading, and each heading's level: how headings look (their
+size, capitals or small capitals, bold or italic, centred or not), what a section is
+named, and how it is numbered."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from .blocks import Block
+from .patterns import APPENDIX, BACK, ENDS, NUMBER, TOP
+
+
+def is_heading(block: Block, text: str, body: float) -> bool:
+    if len(block.lines) > 3 or len(text) > 160 or len(text.split()) > 20 or len(text) < 3:
+        return False
+    ideographs = _IDEOGRAPHS.search(text) is not None  # ("参考文献": no capitals, no spaces)
+    if not (text[0].isupper() or text[0].isdigit() or ideographs) and not (
+            block.bold >= 0.9 and len(text.split()) <= 8):  # "emm typing"
+        return False
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) < (2 if ideographs else 3):
+        return False
+    number = NUMBER.match(text)
+    numbered = number is not None
+    caps = (in_capitals(letters) or _small_caps(block) > 0.6) and len(letters) >= 4
+    bigger = block.size >= body + 0.8
+    # an italic line of its own: Tufte's and Elsevier's unnumbered subsection heads (two
+    # lines where set larger than the body: Tufte's wrapped)
+    lines = len(block.lines) == 1 and block.size >= body - 0.9 or \
+        len(block.lines) == 2 and block.size >= body + 0.3
+    italic = block.italic >= 0.9 and (numbered or lines and not text.endswith(":"))
+    styled = block.bold >= 0.75 or bigger or caps or italic
+    if not styled:
+        return False
+    # "I. INTRODUCTION", "REFERENCES", "APPENDIX" (IEEE's small capitals, faked in Times
+    # by smaller capitals: measured at their size)
+    small_caps = caps and (numbered or _NAMED.match(text)) and block.size >= 0.7 * body
+    if block.size < (0.86 * body if block.bold >= 0.75 else body - 0.6) and not small_caps \
+            or text.endswith(";") or "=" in text:
+        return False
+    core = text[number.end():] if number else text  # (its words' letters: "2.5 S-phase.")
+    # (a word of four letters in any alphabet: "Список литературы"; two ideographs)
+    if len(letters) < 0.6 * len(core.replace(" ", "")) or not (
+            re.search(r"[^\W\d_]{4}", text) or ideographs):
+        return False
+    if text.endswith((".", ",", ";")) and not numbered and not text.endswith("..."):
+        return len(text.split()) <= 6  # "Results." alone on a line
+    return True
+
+
+# What a section of its own is named: a main head, the references, an appendix, the
+# back matter's names.
+_NAMED = re.compile("|".join(p.pattern for p in (TOP, ENDS, APPENDIX, BACK)), re.I)
+
+_IDEOGRAPHS = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]{2}")
+
+
+def in_capitals(letters: list[str]) -> bool:
+    return sum(c.isupper() for c in letters) > 0.85 * len(letters)
+
+
+# A small-capitals font's name: Latin Modern's "LMRomanCaps10", TeX's "cmcsc10",
+# "Minion-SC", "Garamond SmallCaps" ...
+_SMALL_CAPS_FONT = re.compile(r"caps|csc\d|small\s*cap|[-_]sc$|\bsc\b", re.I)
+
+
+def _small_caps(block: Block) -> float:
+    """The share of a block's characters set in a small-capitals font (its letters
+    read as lower case: amsart's "1. Introduction")."""
+    runs = [(style[0], style[3] if len(style) > 3 else "") for ln in block.lines
+            for style in ln.styles]
+    total = sum(n for n, _ in runs)
+    return sum(n for n, font in runs if _SMALL_CAPS_FONT.search(font)) / total if total else 0.0
+
+
+def _style(block: Block, body: float, measure: tuple[float, float] | None) -> tuple:
+    """How a heading looks: (size, capitals, bold, upright, centred, font); a larger
+    tuple (the font aside) stands out more (APA's main heads are centred, its next ones
+    flush left in the same bold). ``measure``: the running text's left and right edges
+    (:func:`_measure`)."""
+    text = block.heading_text or block.text()
+    letters = [c for c in text if c.isalpha()]
+    caps = bool(letters) and sum(c.isupper() for c in letters) > 0.85 * len(letters)
+    fonts = Counter()
+    for line in block.lines:
+        for n, _b, _i, *font in line.styles:
+            fonts[font[0] if font else ""] += n
+    font = fonts.most_common(1)[0][0] if fonts else ""
+    return (round(block.size * 2) / 2, caps, block.bold >= 0.75, block.italic < 0.5,
+            _centred(block.first, body, measure), font)
+
+
+def _centred(line, body: float, measure: tuple[float, float] | None = None) -> bool:
+    """A line set in the middle of its column, well in from both edges (a ragged
+    column's right edge may fall short of the page's measure); a line cut into a
+    region of its own is judged against ``measure``, the running text's edges."""
+    lo, hi = line.col_left, line.col_right
+    slack = 0.15 * (hi - lo)
+    if measure and hi - lo < line.x1 - line.x0 + body:
+        (lo, hi), slack = measure, 0.0  # (strictly: the page may hold two columns)
+    left, right = line.x0 - lo, hi - line.x1
+    return min(left, right) > 3 * body and abs(left - right) < max(1.5 * body, slack)
+
+
+def _measure(blocks: list[Block]) -> tuple[float, float] | None:
+    """The running text's left and right edges on most of the paper's pages: where its
+    paragraphs' lines' columns begin and end (a tenth of a page's lines aside on either
+    side: a table set wider), the same on most pages."""
+    edges: dict[int, tuple[list[float], list[float]]] = {}
+    for block in blocks:
+        if block.kind == "body":
+            for line in block.lines:
+                lefts, rights = edges.setdefault(line.page, ([], []))
+                lefts.append(line.col_left)
+                rights.append(line.col_right)
+    pages = Counter()
+    for lefts, rights in edges.values():
+        lefts.sort()
+        rights.sort()
+        pages[round(lefts[len(lefts) // 10]), round(rights[-1 - len(rights) // 10])] += 1
+    return pages.most_common(1)[0][0] if pages else None
+
+
+def heading_levels(blocks: list[Block], body: float) -> None:
+    """Each heading's level: from its number (a letter under a Roman numeral a level
+    down, as IEEE numbers them); else 1 for the style of the paper's main
+    headings ("Introduction", "Results" ...) and any larger, and 2, 3 ... for the other
+    styles in order of how much they stand out."""
+    measure = _measure(blocks)
+    styles = {id(b): _style(b, body, measure) for b in blocks if b.kind == "heading"}
+    headings = [b for b in blocks if b.kind == "heading" and not b.number]
+    tops = [styles[id(b)] for b in headings if TOP.match(b.heading_text)]
+    counts = Counter(styles[id(b)] for b in headings)
+    # numbered main heads ("1 Introduction"): the paper numbers its sections
+    numbered_tops = any(b.kind == "heading" and b.number and TOP.match(b.heading_text)
+                        for b in blocks)
+    roman = any(b.kind == "heading" and re.fullmatch(r"[IVX]+", b.number) for b in blocks)
+    top = Counter(tops).most_common(1)[0][0] if tops else \
+        (max(counts, key=lambda s: (s[:5], counts[s])) if counts else None)
+    below = sorted((s for s in counts if top is not None and s != top and s[0] <= top[0] + 0.4),
+                   key=lambda s: (s[:5], counts[s]), reverse=True)
+    for block in blocks:
+        if block.kind != "heading":
+            continue
+        style = styles[id(block)]
+        if block.number and tops and not numbered_tops and block.size < top[0] - 1.0:
+            block.kind = "body"  # a numbered list item set in bold, below the main heads
+        elif block.number:
+            lettered = roman and block.number[:1].isalpha() and not re.fullmatch(
+                r"[IVX]+", block.number)  # IEEE: II, then A, B ... J
+            block.level = min(block.number.count(".") + 1 + lettered, 4)
+        elif top is None or style == top or style not in below:
+            block.level = 1
+        else:
+            block.level = min(2 + below.index(style), 4)
+
+
