@@ -173,6 +173,34 @@ def objects_pdf(objs: list[bytes], version: str = "1.4") -> bytes:
     return out.getvalue()
 
 
+def mapped_fonts_pdf(content: bytes, fonts: list[tuple[str, dict[str, str] | None]]) -> bytes:
+    """``content`` on one A4 page in standard Type1 fonts F1, F2 ... (``fonts``: each
+    one's base font and what its ToUnicode map gives for some of its codes, ``{"b":
+    "\U0001d6fd"}``, or None for no map), as a font subset for maths or another script
+    is read: its glyphs are Latin letters, its text what the map says."""
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"", b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream"]
+    names = []
+    for k, (base, mapped) in enumerate(fonts, 1):
+        names.append(b"/F%d %d 0 R" % (k, len(objs) + 1))
+        if mapped is None:
+            objs.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /%s >>" % base.encode())
+            continue
+        objs.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /%s /ToUnicode %d 0 R >>"
+                    % (base.encode(), len(objs) + 2))
+        entries = b"".join(b"<%02X> <%s>\n" % (ord(code), text.encode("utf-16-be").hex()
+                                                 .upper().encode())
+                           for code, text in sorted(mapped.items()))
+        cmap = (b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
+                b"/CMapName /M def 1 begincodespacerange <00> <FF> endcodespacerange\n"
+                + b"%d beginbfchar\n" % len(mapped) + entries + b"endbfchar\n"
+                b"endcmap CMapName currentdict /CMap defineresource pop end end")
+        objs.append(b"<< /Length %d >>\nstream\n" % len(cmap) + cmap + b"\nendstream")
+    objs[2] = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+               b"/Resources << /Font << " + b" ".join(names) + b" >> >> >>")
+    return objects_pdf(objs)
+
+
 def type3_pdf(content: bytes, extra_codes: tuple[int, ...] = ()) -> bytes:
     """``content`` on one page in two Type3 fonts (F1 and F2, F2's glyphs wider, as a bold
     one's) with no name and no Unicode map, as pdflatex's bitmap fonts are: the glyphs are

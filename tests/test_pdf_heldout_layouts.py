@@ -63,20 +63,10 @@ def _maths_letter_pdf(text: bytes) -> bytes:
     """One page of Helvetica whose ToUnicode map gives "b" as MATHEMATICAL ITALIC SMALL
     BETA (U+1D6FD), as a font set for maths (unicode-math, Elsevier's CAS classes) gives
     its Greek letters."""
-    cmap = (b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
-            b"/CMapName /M def 1 begincodespacerange <00> <FF> endcodespacerange\n"
-            b"1 beginbfchar <62> <D835DEFD> endbfchar\n"
-            b"endcmap CMapName currentdict /CMap defineresource pop end end")
     lines = [ln.encode() for ln in fx._wrap(text.decode(), 70)]
     content = b"BT /F1 10 Tf 72 760 Td 13 TL " + b" ".join(
         b"(" + ln + b") Tj T*" for ln in lines) + b" ET"
-    return fx.objects_pdf([
-        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>",
-        b"<< /Length %d >>\nstream\n" % len(cmap) + cmap + b"\nendstream"])
+    return fx.mapped_fonts_pdf(content, [("Helvetica", {"b": "\U0001d6fd"})])
 
 
 def test_a_maths_letter_is_read_as_the_letter():

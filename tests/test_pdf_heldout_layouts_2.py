@@ -133,29 +133,17 @@ def _mapped_pdf(heading: str) -> bytes:
     """A page of Helvetica, the heading over a reference list in a bold font whose
     ToUnicode map gives its codes as ``heading``'s letters (Cyrillic, ideographs), as
     a font subset for those scripts does."""
-    chars = sorted(set(heading))
-    codes = {ch: 0x41 + k for k, ch in enumerate(chars)}
-    entries = b"".join(b"<%02X> <%04X>\n" % (codes[ch], ord(ch)) for ch in chars)
-    cmap = (b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
-            b"/CMapName /M def 1 begincodespacerange <00> <FF> endcodespacerange\n"
-            + b"%d beginbfchar\n" % len(chars) + entries + b"endbfchar\n"
-            b"endcmap CMapName currentdict /CMap defineresource pop end end")
+    codes = {ch: chr(0x41 + k) for k, ch in enumerate(sorted(set(heading)))}
     body = [ln.encode() for ln in fx._wrap(" ".join(SENTENCES[:8]), 80)]
     refs = [f"[{k}] Ribeiro A, Nowak T. Effects of exposure in cohort {k}. J Risk Stud. "
             f"{1990 + k}; {k + 10}: 100-109.".encode() for k in range(1, 6)]
-    head = "".join(chr(codes[ch]) for ch in heading).encode("latin-1")
+    head = "".join(codes[ch] for ch in heading).encode("latin-1")
     content = (b"BT /F1 16 Tf 72 790 Td (Adducts of styrene in the lungs of rats) Tj ET "
                b"BT /F1 10 Tf 72 760 Td 13 TL " + b" ".join(b"(" + ln + b") Tj T*" for ln in body)
                + b" ET BT /F2 12 Tf 72 600 Td (" + head + b") Tj ET BT /F1 10 Tf 72 580 Td "
                b"13 TL " + b" ".join(b"(" + ln + b") Tj T*" for ln in refs) + b" ET")
-    return fx.objects_pdf([
-        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /ToUnicode 7 0 R >>",
-        b"<< /Length %d >>\nstream\n" % len(cmap) + cmap + b"\nendstream"])
+    return fx.mapped_fonts_pdf(content, [("Helvetica", None), (
+        "Helvetica-Bold", {code: ch for ch, code in codes.items()})])
 
 
 def test_a_reference_lists_heading_in_cyrillic_or_ideographs_ends_the_body():
