@@ -77,8 +77,8 @@ def _small_caps(block: Block) -> float:
 def _style(block: Block, body: float, measure: tuple[float, float] | None) -> tuple:
     """How a heading looks: (size, capitals, bold, upright, centred, font); a larger
     tuple (the font aside) stands out more (APA's main heads are centred, its next ones
-    flush left in the same bold). ``measure``: the running text's left and right edges
-    (:func:`_measure`)."""
+    flush left in the same bold). ``measure``: the left and right edges of the column it
+    heads (:func:`_columns_under`)."""
     text = block.heading_text or block.text()
     letters = [c for c in text if c.isalpha()]
     caps = bool(letters) and sum(c.isupper() for c in letters) > 0.85 * len(letters)
@@ -94,32 +94,28 @@ def _style(block: Block, body: float, measure: tuple[float, float] | None) -> tu
 def _centred(line, body: float, measure: tuple[float, float] | None = None) -> bool:
     """A line set in the middle of its column, well in from both edges (a ragged
     column's right edge may fall short of the page's measure); a line cut into a
-    region of its own is judged against ``measure``, the running text's edges."""
+    region of its own is judged against ``measure``, the edges of the column it heads."""
     lo, hi = line.col_left, line.col_right
-    slack = 0.15 * (hi - lo)
     if measure and hi - lo < line.x1 - line.x0 + body:
-        (lo, hi), slack = measure, 0.0  # (strictly: the page may hold two columns)
+        lo, hi = measure
     left, right = line.x0 - lo, hi - line.x1
-    return min(left, right) > 3 * body and abs(left - right) < max(1.5 * body, slack)
+    return min(left, right) > 3 * body and abs(left - right) < max(1.5 * body, 0.15 * (hi - lo))
 
 
-def _measure(blocks: list[Block]) -> tuple[float, float] | None:
-    """The running text's left and right edges on most of the paper's pages: where its
-    paragraphs' lines' columns begin and end (a tenth of a page's lines aside on either
-    side: a table set wider), the same on most pages."""
-    edges: dict[int, tuple[list[float], list[float]]] = {}
-    for block in blocks:
-        if block.kind == "body":
-            for line in block.lines:
-                lefts, rights = edges.setdefault(line.page, ([], []))
-                lefts.append(line.col_left)
-                rights.append(line.col_right)
-    pages = Counter()
-    for lefts, rights in edges.values():
-        lefts.sort()
-        rights.sort()
-        pages[round(lefts[len(lefts) // 10]), round(rights[-1 - len(rights) // 10])] += 1
-    return pages.most_common(1)[0][0] if pages else None
+def _columns_under(blocks: list[Block]) -> dict[int, tuple[float, float]]:
+    """For each heading (by ``id``), the left and right edges of the column it heads:
+    those of the body text's lines near it on its page (the three blocks either side),
+    their regions taken together (a double-spaced page's lines may be a region each)."""
+    out: dict[int, tuple[float, float]] = {}
+    for k, block in enumerate(blocks):
+        if block.kind != "heading":
+            continue
+        page = block.first.page
+        lines = [ln for b in blocks[max(k - 3, 0):k + 4] if b.kind == "body"
+                 for ln in b.lines if ln.page == page]
+        if lines:
+            out[id(block)] = (min(ln.col_left for ln in lines), max(ln.col_right for ln in lines))
+    return out
 
 
 def heading_levels(blocks: list[Block], body: float) -> None:
@@ -127,10 +123,14 @@ def heading_levels(blocks: list[Block], body: float) -> None:
     down, as IEEE numbers them); else 1 for the style of the paper's main
     headings ("Introduction", "Results" ...) and any larger, and 2, 3 ... for the other
     styles in order of how much they stand out."""
-    measure = _measure(blocks)
-    styles = {id(b): _style(b, body, measure) for b in blocks if b.kind == "heading"}
+    columns = _columns_under(blocks)
+    styles = {id(b): _style(b, body, columns.get(id(b))) for b in blocks if b.kind == "heading"}
     headings = [b for b in blocks if b.kind == "heading" and not b.number]
     tops = [styles[id(b)] for b in headings if TOP.match(b.heading_text)]
+    if tops:  # a main head is one however its centring measured (a column's ragged edge)
+        top = Counter(tops).most_common(1)[0][0]
+        styles.update({id(b): top for b in headings if TOP.match(b.heading_text)
+                       and styles[id(b)][:4] == top[:4]})
     counts = Counter(styles[id(b)] for b in headings)
     # numbered main heads ("1 Introduction"): the paper numbers its sections
     numbered_tops = any(b.kind == "heading" and b.number and TOP.match(b.heading_text)
