@@ -36,8 +36,10 @@ rule was chosen on them: docs/benchmarks.md):
 
 Needs TeX Live (Debian: ``apt-get install texlive-latex-extra texlive-publishers
 texlive-fonts-recommended texlive-lang-german texlive-lang-french texlive-science
-texlive-lang-cyrillic texlive-lang-chinese texlive-xetex tex-gyre``: PMLR's class needs
-texlive-science, JACoW's TeX Gyre, ctex's Chinese XeLaTeX); kept out of CI.
+texlive-lang-cyrillic texlive-lang-chinese texlive-xetex tex-gyre cm-super``: PMLR's
+class needs texlive-science, JACoW's TeX Gyre, ctex's Chinese XeLaTeX; without cm-super
+the T1 and T2A fonts are bitmaps, Type 3 fonts whose Cyrillic no reader can name);
+kept out of CI.
 
 Resumable: a PDF already made is kept. ``benchmarks/pdf_layouts.py`` reads them back.
 """

@@ -211,6 +211,18 @@ def test_the_layout_renderer_writes_latex_with_every_element():
     chinese = rl.latex_of(doc, rl.HELD_OUT["ctexart"])[0]
     assert rl._PROGRAM.match(chinese).group(1) == "xelatex" and r"{参考文献}" in chinese
     assert not rl._PROGRAM.match(tex)
+    # IEEE's journal class prints a lone appendix's head as "Appendix", not its title;
+    # Oxford's takes the abstract as an argument that may hold no \par
+    truth = rl.latex_of(doc, rl.HELD_OUT["ieeetran-journal"])[1]
+    assert [e["text"] for e in truth["elements"] if e.get("back") == "appendix"] == \
+        ["Appendix"]
+    two = read_data(b"<article><front><article-meta><abstract><sec><title>Aims</title><p>To "
+                    b"weigh.</p></sec><sec><title>Results</title><p>It was light.</p></sec>"
+                    b"</abstract></article-meta></front><body><sec><title>Methods</title>"
+                    b"<p>We dried it.</p></sec></body></article>", "two.xml")[0]
+    oup = rl.latex_of(two, rl.HELD_OUT["oup-contemporary"])[0]
+    abstract = oup[oup.index(r"\abstract{"):oup.index(r"\keywords")]
+    assert "\\endgraf" in abstract and "\n\n" not in abstract
 
 
 def test_the_word_layout_renderer_writes_an_opendocument_with_every_element():
