@@ -12,6 +12,9 @@ from .patterns import APPENDIX, BACK, ENDS, NUMBER, TOP
 
 
 def is_heading(block: Block, text: str, body: float) -> bool:
+    """Whether ``block`` (its text ``text``) is a heading: short, set apart from the body
+    (bold, larger, in capitals or small capitals, italic on a line of its own, or
+    numbered), mostly letters, not ending like a sentence."""
     if len(block.lines) > 3 or len(text) > 160 or len(text.split()) > 20 or len(text) < 3:
         return False
     ideographs = _IDEOGRAPHS.search(text) is not None  # ("参考文献": no capitals, no spaces)
@@ -57,6 +60,7 @@ _IDEOGRAPHS = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]{2}")
 
 
 def in_capitals(letters: list[str]) -> bool:
+    """Whether ``letters`` are capitals, nearly all of them."""
     return sum(c.isupper() for c in letters) > 0.85 * len(letters)
 
 
@@ -81,7 +85,7 @@ def _style(block: Block, body: float, measure: tuple[float, float] | None) -> tu
     heads (:func:`_columns_under`)."""
     text = block.heading_text or block.text()
     letters = [c for c in text if c.isalpha()]
-    caps = bool(letters) and sum(c.isupper() for c in letters) > 0.85 * len(letters)
+    caps = bool(letters) and in_capitals(letters)
     fonts = Counter()
     for line in block.lines:
         for n, _b, _i, *font in line.styles:
