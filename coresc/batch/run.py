@@ -222,6 +222,8 @@ def _execute(plan: _Plan, cluster, jobs: int, resume: bool, progress: str,
         if target is not None and target.kind == "parts" and (
                 todo or not _output_exists(target)):
             _finish_stream(target, manifest, sources, job)
+        if target is not None:  # a worker killed mid-write (its input redone) left one
+            remove_leftovers(target)
     except KeyboardInterrupt:
         outcomes.close()  # stops the workers
         if manifest is not None:  # what workers finished beyond the first still running
