@@ -111,12 +111,14 @@ def _caption_runs(blocks: list[Block], body: float) -> None:
         if block.kind == "caption" and _LABEL_ONLY.match(block.text()):
             # (the table's cells may come between in the reading order; APA sets the
             # caption's title in italic, double-spaced, a line a region: read as a heading)
-            text = next((b for b in blocks[k + 1:k + 4] if b.kind in ("body", "heading")
-                         and not b.number and _under_label(block, b)), None)
-            while text is not None:
+            j = next((j for j in range(k + 1, min(k + 4, len(blocks)))
+                      if blocks[j].kind in ("body", "heading") and not blocks[j].number
+                      and _under_label(block, blocks[j])), None)
+            while j is not None:
+                text = blocks[j]
                 text.kind = "caption+"
-                after = blocks[blocks.index(text) + 1] if text is not blocks[-1] else None
-                text = after if after is not None and after.kind in ("body", "heading") \
+                after = blocks[j + 1] if j + 1 < len(blocks) else None
+                j = j + 1 if after is not None and after.kind in ("body", "heading") \
                     and not ends_sentence(text.text()) and _under_label(text, after) \
                     and abs(after.italic - text.italic) < 0.5 else None
             caption = None
