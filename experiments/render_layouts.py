@@ -171,10 +171,12 @@ class _Writer:
                               f"{self.rng.uniform(0, 1):.2f} & {self.rng.randint(1, 9)}.{k}"
                               for k in range(1, 5))
         self.captions.append(_TABLE_CAPTION)
-        self.add("caption", _TABLE_CAPTION, r"\begin{table}" + self.layout.floats
+        env = self.layout.table_env
+        self.add("caption", _TABLE_CAPTION, rf"\begin{{{env}}}"
+                 + (self.layout.floats if env == "table" else "")
                  + r"\centering\caption{"
                  + _TABLE_CAPTION + r"}\begin{tabular}{lrrr}\hline Group & n & Rate & Dose"
-                 r" \\ \hline" "\n" + rows + r" \\ \hline\end{tabular}\end{table}" "\n",
+                 r" \\ \hline" "\n" + rows + r" \\ \hline\end{tabular}" rf"\end{{{env}}}" "\n",
                  float="table")
         self.truth.append({"role": "table", "text": ""})
 

@@ -68,6 +68,9 @@ class WordLayout:
     numbered: bool = True  # headings numbered by hand
     line_numbers: bool = False
     running_head: bool = False
+    # IEEE's Word template: headings centred in small capitals, numbered I., II. (and A.,
+    # B. below them, in italics), the abstract run in after a bold "Abstract—"
+    ieee: bool = False
 
 
 WORD_LAYOUTS = {
@@ -75,6 +78,14 @@ WORD_LAYOUTS = {
                                   "0.5in", "0in", line_numbers=True),
     "word-2col": WordLayout("Carlito", "Liberation Sans", "10pt", "115%", "0in", "0.08in",
                             columns=2, numbered=False, running_head=True),
+}
+
+#: Kept out of the reader's fitting (issue 50's seventh step), as ``render_layouts``'s
+#: ``HELD_OUT``: IEEE's conference template for Word, two columns of Times-metric type,
+#: centred small-capital headings with roman numbers, a run-in abstract.
+WORD_HELD_OUT = {
+    "word-ieee": WordLayout("Liberation Serif", "Liberation Serif", "10pt", "100%",
+                            "0.14in", "0in", columns=2, ieee=True),
 }
 
 _NS = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
@@ -93,14 +104,20 @@ def _styles(lay: WordLayout) -> str:
                'text:offset="0.2in" style:num-format="1" text:number-position="left" '
                'text:increment="1" text:restart-on-page="true"/>' if lay.line_numbers else
                '<text:linenumbering-configuration text:number-lines="false"/>')
+    looks = ((1, "13pt", ' fo:font-weight="bold"', "start"),
+             (2, "11.5pt", ' fo:font-weight="bold"', "start"),
+             (3, "11pt", ' fo:font-weight="bold" fo:font-style="italic"', "start"))
+    if lay.ieee:
+        looks = ((1, lay.size, ' fo:font-variant="small-caps"', "center"),
+                 (2, lay.size, ' fo:font-style="italic"', "start"),
+                 (3, lay.size, ' fo:font-style="italic"', "start"))
     head = (f'<style:style style:name="H{k}" style:family="paragraph" '
             f'style:default-outline-level="{k}"><style:paragraph-properties '
-            f'fo:margin-top="0.12in" fo:margin-bottom="0.06in" fo:text-align="start" '
+            f'fo:margin-top="0.12in" fo:margin-bottom="0.06in" fo:text-align="{align}" '
             f'fo:keep-with-next="always"/><style:text-properties '
-            f'style:font-name="{lay.heading_font}" fo:font-weight="bold" '
-            f'fo:font-size="{size}"{italic}/></style:style>'
-            for k, size, italic in ((1, "13pt", ""), (2, "11.5pt", ""),
-                                    (3, "11pt", ' fo:font-style="italic"')))
+            f'style:font-name="{lay.heading_font}" '
+            f'fo:font-size="{size}"{look}/></style:style>'
+            for k, size, look, align in looks)
     return f"""<office:font-face-decls>
 <style:font-face style:name="{lay.font}" svg:font-family="'{lay.font}'"/>
 <style:font-face style:name="{lay.heading_font}" svg:font-family="'{lay.heading_font}'"/>
@@ -148,6 +165,8 @@ def _styles(lay: WordLayout) -> str:
  style:text-position="super 58%"/></style:style>
 <style:style style:name="Bold" style:family="text"><style:text-properties
  fo:font-weight="bold"/></style:style>
+<style:style style:name="BoldItalic" style:family="text"><style:text-properties
+ fo:font-weight="bold" fo:font-style="italic"/></style:style>
 <style:style style:name="Frame" style:family="graphic"><style:graphic-properties
  fo:border="0.02in solid #000000" style:wrap="none" style:vertical-pos="top"
  style:horizontal-pos="center"/></style:style>
@@ -186,6 +205,8 @@ class _OdtWriter(_Writer):
             self.numbers[level - 1] += 1
             self.numbers[level:] = [0] * (3 - level)
             shown = ".".join(str(n) for n in self.numbers[:level]) + ". " + text
+            if self.layout.ieee:
+                shown = _ieee_number(level, self.numbers[level - 1]) + " " + text
         self.add("heading", text, f'<text:h text:style-name="H{level}" '
                  f'text:outline-level="{level}">{escape(shown)}</text:h>', level=depth)
 
@@ -235,6 +256,21 @@ class _OdtWriter(_Writer):
         self.truth.append({"role": "table", "text": ""})
 
 
+_ROMAN = [(10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]
+
+
+def _ieee_number(level: int, n: int) -> str:
+    """How IEEE's template numbers a heading: I., II. at the top, A., B. below, 1) under
+    those."""
+    if level == 1:
+        out = ""
+        for value, letters in _ROMAN:
+            while n >= value:
+                out, n = out + letters, n - value
+        return out + "."
+    return f"{chr(64 + n)}." if level == 2 and n <= 26 else f"{n})"
+
+
 def _cited_xml(sentence) -> str | None:
     """A sentence's text with its numeric citations raised (as ``render_layouts``)."""
     spans = cite_spans(sentence)
@@ -267,6 +303,12 @@ def odt_of(paper: Paper, lay: WordLayout, seed: int = 0) -> tuple[str, dict]:
              '<text:h text:style-name="H1" text:outline-level="1">Abstract</text:h>']
     front += [f'<text:p text:style-name="Plain">{escape(a["text"])}</text:p>'
               for a in abstract_truth]
+    if lay.ieee:  # the abstract run in, in bold, after "Abstract—"
+        del front[3:]
+        lead = '<text:span text:style-name="BoldItalic">Abstract</text:span>—'
+        front += [f'<text:p text:style-name="Plain"><text:span text:style-name="Bold">'
+                  f'{lead if k == 0 else ""}{escape(a["text"])}</text:span></text:p>'
+                  for k, a in enumerate(abstract_truth)]
     body = writer.markup + ['<text:h text:style-name="H1" text:outline-level="1">References'
                          '</text:h>'] + refs
     short = title.split(":")[0][:60]
@@ -305,7 +347,7 @@ def render(doc: str, pdf: Path, timeout: float = 120.0) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     return render_corpus(Renderer("render_word_layouts", WORD_LAYOUTS, "soffice",
-                                  "LibreOffice", odt_of, render), argv,
+                                  "LibreOffice", odt_of, render, WORD_HELD_OUT), argv,
                          __doc__.split("\n\n")[0])
 
 

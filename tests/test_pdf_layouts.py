@@ -208,21 +208,28 @@ def test_the_layout_renderer_writes_latex_with_every_element():
     assert roles[0] == "title" and roles.count("reference") == 12
     assert truth["elements"][-2]["back"] == "appendix"
     # a class that sets CJK text names its program on the first line, render() runs it
-    chinese = rl.latex_of(doc, rl.HELD_OUT["ctexart"])[0]
+    chinese = rl.latex_of(doc, rl.LAYOUTS["ctexart"])[0]
     assert rl._PROGRAM.match(chinese).group(1) == "xelatex" and r"{参考文献}" in chinese
     assert not rl._PROGRAM.match(tex)
     # IEEE's journal class prints a lone appendix's head as "Appendix", not its title;
     # Oxford's takes the abstract as an argument that may hold no \par
-    truth = rl.latex_of(doc, rl.HELD_OUT["ieeetran-journal"])[1]
+    truth = rl.latex_of(doc, rl.LAYOUTS["ieeetran-journal"])[1]
     assert [e["text"] for e in truth["elements"] if e.get("back") == "appendix"] == \
         ["Appendix"]
     two = read_data(b"<article><front><article-meta><abstract><sec><title>Aims</title><p>To "
                     b"weigh.</p></sec><sec><title>Results</title><p>It was light.</p></sec>"
                     b"</abstract></article-meta></front><body><sec><title>Methods</title>"
                     b"<p>We dried it.</p></sec></body></article>", "two.xml")[0]
-    oup = rl.latex_of(two, rl.HELD_OUT["oup-contemporary"])[0]
+    oup = rl.latex_of(two, rl.LAYOUTS["oup-contemporary"])[0]
     abstract = oup[oup.index(r"\abstract{"):oup.index(r"\keywords")]
     assert "\\endgraf" in abstract and "\n\n" not in abstract
+    # a table turned sideways on a page of its own (Elsevier's final layout, held out)
+    paras = "".join(f"<p>We dried sample {k}.</p>" for k in range(1, 11))
+    long = read_data(f"<article><body><sec><title>Methods</title>{paras}</sec></body>"
+                     "</article>".encode(), "long.xml")[0]
+    wide = rl.latex_of(long, rl.HELD_OUT["elsarticle-5p"])[0]
+    assert r"\begin{sidewaystable}\centering\caption{" in wide
+    assert wide.count(r"\end{sidewaystable}") == 1 and r"\begin{table}" not in wide
 
 
 def test_the_word_layout_renderer_writes_an_opendocument_with_every_element():
@@ -252,6 +259,16 @@ def test_the_word_layout_renderer_writes_an_opendocument_with_every_element():
     odt = rw.odt_of(doc, rw.WORD_LAYOUTS["word-2col"])[0]
     assert 'fo:column-count="2"' in odt and "1. Methods" not in "".join(
         etree.fromstring(odt.encode()).itertext())
+    # IEEE's Word template (held out): roman numbers, the abstract run in after its name
+    abstracted = read_data(b"<article><front><article-meta><abstract><p>It dries.</p>"
+                           b"</abstract></article-meta></front><body><sec><title>Methods"
+                           b"</title><p>We dried it.</p></sec></body></article>", "a.xml")[0]
+    odt = rw.odt_of(abstracted, rw.WORD_HELD_OUT["word-ieee"])[0]
+    text = "".join(etree.fromstring(odt.encode()).itertext())
+    assert "I. Methods" in text and "Abstract\u2014It dries." in text
+    assert 'fo:font-variant="small-caps"' in odt and ">Abstract</text:h>" not in odt
+    assert [rw._ieee_number(1, n) for n in (1, 4, 9, 14)] == ["I.", "IV.", "IX.", "XIV."]
+    assert rw._ieee_number(2, 3) == "C." and rw._ieee_number(3, 2) == "2)"
 
 
 def thesis() -> bytes:

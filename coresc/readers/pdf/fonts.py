@@ -107,8 +107,15 @@ def mono_size(raw, tp, i: int, size: float, ratio: float) -> float:
     return fitted if ratio and 0.7 * fitted <= size <= 1.3 * fitted else size
 
 
-_BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibd|[-,_ ](?:b|bd|bl)$", re.I)
-_ITALIC_NAME = re.compile(r"ital|obli|slant|[-,_ ](?:i|it)$", re.I)
+# TeX's own fonts say their weight and shape in a few letters: Computer Modern's (CMBX10,
+# CMSSBX10, CMTI10) and the EC fonts' as cm-super names them (SFBX1000: bold extended,
+# SFSX: sans bold, SFXC: bold capitals; SFTI: italic, SFSL: slanted, SFSI: sans inclined)
+_TEX_BOLD = r"(?:^|\+)(?:CMBX|CMB(?=\d)|CMSSBX|CMSSDC|(?:SF|EC)(?:BX|BI|BL|RB|XC|SX|SO))"
+_TEX_ITALIC = (r"(?:^|\+)(?:CMTI|CMSL|CMBXTI|CMBXSL|CMSSI|CMITT|CMSLTT|"
+               r"(?:SF|EC)(?:TI|SL|BI|BL|SI|SO|IT|ST|UI))")
+_BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibd|[-,_ ](?:b|bd|bl)$|" + _TEX_BOLD,
+                        re.I)
+_ITALIC_NAME = re.compile(r"ital|obli|slant|[-,_ ](?:i|it)$|" + _TEX_ITALIC, re.I)
 
 
 def font_flags(name: str, weight: int, flags: int) -> tuple[bool, bool]:

@@ -56,6 +56,10 @@ class Line:
                 end += count  # a head's number set upright (amsart's "2.1. **Reagents.**";
                 upright = True  # a list item's "1. **Reusability** Writing" is none)
                 continue
+            if not bold and seen and count <= 2 and k + 1 < len(self.styles) and \
+                    self.styles[k + 1][1]:
+                end += count  # a symbol in a font of its own: "TNF-α production" in bold
+                continue
             if not bold:
                 break
             seen = True
@@ -191,6 +195,9 @@ def _join_pieces(runs: list[list]) -> list[list]:
 
 def _joined(a: list, b: list, space: bool) -> list:
     na, nb = max(len(a[6].strip()), 1), max(len(b[6].strip()), 1)
+    # (the shares of bold and italic are of letters: a number's weight is not known)
+    la, lb = (sum(c.isalpha() for c in r[6]) for r in (a, b))
+    wa, wb = (la, lb) if la + lb else (na, nb)
     text_a = a[6] + (" " if space and not a[6].endswith(" ") else "")
     styles = [list(x) for x in a[10]]
     if len(text_a) > len(a[6]) and styles:
@@ -199,7 +206,7 @@ def _joined(a: list, b: list, space: bool) -> list:
     size = a[5] if na >= nb else b[5]
     return [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]),
             a[4] if na >= nb else b[4], size, text_a + b[6],
-            (a[7] * na + b[7] * nb) / (na + nb), (a[8] * na + b[8] * nb) / (na + nb),
+            (a[7] * wa + b[7] * wb) / (wa + wb), (a[8] * wa + b[8] * wb) / (wa + wb),
             a[9] if na >= nb else b[9], styles]
 
 
@@ -252,17 +259,30 @@ def _extend(line: Line, r: list) -> None:
 def _column_bounds(lines: list[Line]) -> None:
     """Each line's column edges: the leftmost of the three x positions most of its
     column's lines start at (each of them at least a fifth as common as the first), and
-    the rightmost end."""
+    the right margin (:func:`_right_edge`)."""
     starts: dict[int, Counter] = {}
-    right: dict[int, float] = {}
+    ends: dict[int, list[float]] = {}
     for line in lines:
         starts.setdefault(line.column, Counter())[round(line.x0)] += 1
-        right[line.column] = max(right.get(line.column, line.x1), line.x1)
+        ends.setdefault(line.column, []).append(line.x1)
+    right = {col: _right_edge(xs) for col, xs in ends.items()}
     # (a lone line further left, a footnote's or a float's, is not the column's edge)
     left = {col: min(x for x, n in c.most_common(3) if n >= 0.2 * c.most_common(1)[0][1])
             for col, c in starts.items()}
     for line in lines:
         line.col_left, line.col_right = left[line.column], right[line.column]
+
+
+def _right_edge(ends: list[float]) -> float:
+    """A column's right margin: the rightmost end that three lines reach (within a
+    point), past one or two lines set over it (an overfull line: a long word the
+    typesetter could not break); the rightmost end where no three lines end together
+    (ragged text)."""
+    ends = sorted(ends, reverse=True)
+    for edge in ends[:3]:
+        if sum(1 for x in ends if abs(x - edge) <= 1.0) >= 3:
+            return edge
+    return ends[0]
 
 
 _DIGITS = re.compile(r"\d+")

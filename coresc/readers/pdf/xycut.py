@@ -39,7 +39,8 @@ def _cut(runs: list[list], body: float, depth: int, out: list[list[list]]) -> No
     parts = _columns(runs, body)
     if parts is None:  # (the region's gaps across, measured once for both ways of cutting)
         gaps, spaced = _gaps_across(runs, body)
-        parts = _across(runs, body, gaps, spaced) or _opening(runs, body, gaps, spaced)
+        parts = _across(runs, body, gaps, spaced) or _opening(runs, body, gaps, spaced) \
+            or _over_columns(runs, body)
     if parts is None:
         out.append(runs)
         return
@@ -77,7 +78,8 @@ def _columns(runs: list[list], body: float) -> list[list[list]] | None:
     columns): the gutter still counts, and each crossing run is read before the columns
     when it lies above them, after them when below, else with the column it mostly lies
     in."""
-    cuts = _gutters(runs, 0.6 * body, max(1, len(runs) // 50))
+    cuts = [cut for cut in _gutters(runs, 0.6 * body, max(1, len(runs) // 50))
+            if not _word_spaces(runs, cut)]
     if not cuts:
         return None
     crossing = [r for r in runs if _crosses(r, cuts)]
@@ -107,6 +109,35 @@ def _columns(runs: list[list], body: float) -> list[list[list]] | None:
     return [p for p in (above, *parts, below) if p]
 
 
+def _word_spaces(runs: list[list], cut: float) -> bool:
+    """Whether the white strip at ``cut`` is only the spaces of a few justified lines
+    that happen to line up (a loose paragraph whose words are runs of their own): most
+    lines with words on both sides of it have there a gap of a word's space (no wider
+    than 1.6 times the line's widest other gap between its runs, nor than 1.6 ems, in a
+    line of words, not of a table's numbers), or a word of the line runs across it."""
+    lines: dict[int, list[list]] = {}
+    for r in runs:
+        lines.setdefault(round(r[4]), []).append(r)
+    judged = spaces = 0
+    for line in lines.values():
+        if len(line) < 2:
+            continue
+        judged += 1
+        if any(r[0] < cut < r[2] for r in line):
+            judged, spaces = judged + 1, spaces + 2  # (the surest sign: it counts twice)
+            continue
+        line.sort(key=lambda r: r[0])
+        at, other = [], []
+        for a, b in zip(line, line[1:], strict=False):
+            (at if a[2] <= cut <= b[0] else other).append(b[0] - a[2])
+        size = max(r[5] for r in line)
+        other = [g for g in other if g > 0]
+        text = "".join(r[6] for r in line).replace(" ", "")
+        words = sum(c.isalpha() for c in text) >= 0.7 * len(text)  # (not a table's row)
+        spaces += bool(words and at and other and at[0] <= 1.6 * min(size, max(other)))
+    return judged >= 2 and 2 * spaces > judged
+
+
 def _new_band(runs: list[list], columns: list[list[list]], body: float) -> float | None:
     """Where the columns end together and new ones begin in another size (a reference
     list set in two columns of small print under balanced columns of text): the middle
@@ -121,6 +152,9 @@ def _new_band(runs: list[list], columns: list[list[list]], body: float) -> float
             continue  # (a running head over the columns is not a band of text)
         below = [_size_of(b) for _a, b in sides]
         above = [_size_of(a) for a, _b in sides]
+        if not all(_lines([r for r in a if abs(r[5] - size) <= 0.3], body) >= 2
+                   for (a, _b), size in zip(sides, above, strict=True)):
+            continue  # (nor a running head over a heading atop each column)
         if max(below) - min(below) <= 0.3 and all(abs(a - below[0]) >= 0.5 for a in above) \
                 and all(_edge(a, b, below[0], body) for a, b in sides):
             return middle
@@ -244,6 +278,33 @@ def _opening(runs: list[list], body: float, gaps: list[tuple[float, float]], spa
         parts = _split(runs, [cut], _down)
         if len(parts) == 2 and any(_columns(p, body) for p in parts):
             return parts
+    return None
+
+
+def _over_columns(runs: list[list], body: float) -> list[list[list]] | None:
+    """The region cut over the columns its lower part is set in, where no gap is wider
+    than its lines' own (a word processor's abstract across the page right over two
+    columns, single spaced): under the lowest line that runs across a gutter of the
+    lower third. None where that third has no gutter, or no columns under the line."""
+    down = sorted(runs, key=_down)
+    lower = down[2 * len(down) // 3:]
+    for cut in _gutters(lower, 0.6 * body, max(1, len(lower) // 50)):
+        # (a line of text across the gutter, not the page number on it)
+        crossing = [_down(r) for r in runs if _spans(r, [cut], body)]
+        if not crossing:
+            continue
+        last = max(crossing)
+        under = [r for r in runs if _down(r) > last + 0.5 * body]
+        sides = ([r[3] for r in under if r[2] <= cut], [r[3] for r in under if r[0] >= cut])
+        if not all(sides):
+            continue
+        # (the columns start at the lower of their first lines: a paragraph's short last
+        # line over them, in the left one's place, is not theirs)
+        top = min(max(side) for side in sides)
+        below = [r for r in runs if (r[1] + r[3]) / 2 < top]
+        above = [r for r in runs if (r[1] + r[3]) / 2 >= top]
+        if above and below and _columns(below, body) is not None:
+            return [above, below]
     return None
 
 

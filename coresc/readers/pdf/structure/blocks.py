@@ -73,10 +73,13 @@ def join_lines(texts: list[str], mark: bool = False) -> str:
             out = text
         elif out.endswith("\u00ad"):  # PDFium's mark of a hyphen at a line's end
             # ("32P-" / "post-labelled": an acronym's own hyphen, however it is marked;
-            # "MED-" / "LINE" is a word cut)
-            keep = (text[:1].islower() or text[:1].isdigit()) and _compound_end(out[:-1] + "-")
-            out = out[:-1] + ("-" if keep else HYPHEN_JOIN if mark and text[:1].islower()
-                              else "") + text
+            # "Sigma-" / "Aldrich" and "anti-" / "BrdU" too; "MED-" / "LINE" is a word
+            # cut; "Ac-" / "DEVD" or "SciB-" / "ERT": as the paper writes it elsewhere)
+            lower_end = _LOWER_END.search(out, max(len(out) - 48, 0))
+            keep = (text[:1].islower() or text[:1].isdigit()) and _compound_end(out[:-1] + "-") \
+                or lower_end and _TITLE_START.match(text)
+            out = out[:-1] + ("-" if keep else HYPHEN_JOIN if mark and (
+                text[:1].islower() or lower_end and text[:1].isupper()) else "") + text
         elif out.endswith("-") and len(out) > 1 and out[-2].isalnum() and \
                 text[:1].isalnum() and ((compound := _compound_end(out) or text[:1].isupper())
                                         or text[:1].islower()):
@@ -95,6 +98,11 @@ def join_lines(texts: list[str], mark: bool = False) -> str:
 #: A line ending in an acronym or a word with a digit and a hyphen ("TCA-", "p53-",
 #: "2-"): a compound's ("TCA-induced", "2-fold"), not a word cut to fit.
 _ACRONYM_END = re.compile(r"(?<![\w-])(?:\w*\d\w*|[A-Z]{2,}[A-Z0-9]*)-$")
+
+
+#: A line ending in a word with a small letter, cut before a capital ("Ac-" / "DEVD").
+_LOWER_END = re.compile(r"[^\W\d_]*[a-z][^\W\d_]*\u00ad$")
+_TITLE_START = re.compile(r"[A-Z][a-z]")  # "Aldrich", "BrdU"
 
 
 def _compound_end(text: str) -> bool:

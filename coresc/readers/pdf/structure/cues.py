@@ -98,9 +98,10 @@ def run_in_head(block: Block) -> tuple[str, str] | None:
         return None  # "sampled populations of": a bold caption title's next line
     after = line.marked[len(line.bold_prefix()):].lstrip()
     stops = prefix.endswith((".", ":", "\u2014")) or after.startswith((".", ":", "\u2014"))
-    # without a stop: a phrase of a few words, then a new sentence ("Patients The ...")
+    # without a stop: a word or a phrase of a few, then a new sentence ("Patients The
+    # ...", Nature's "Safety Styrene was ...")
     opens = after[:1].isupper() or after[:1].isdigit()  # "New sub-types 8 new ..."
-    if not stops and not (2 <= len(prefix.split()) <= 8 and opens
+    if not stops and not (1 <= len(prefix.split()) <= 8 and opens
                           and not SENTENCE_END.search(prefix)):
         return None
     head = unmark(prefix).rstrip(".:\u2014 ")

@@ -18,14 +18,14 @@ def is_heading(block: Block, text: str, body: float) -> bool:
     if len(block.lines) > 3 or len(text) > 160 or len(text.split()) > 20 or len(text) < 3:
         return False
     ideographs = _IDEOGRAPHS.search(text) is not None  # ("参考文献": no capitals, no spaces)
-    if not (text[0].isupper() or text[0].isdigit() or ideographs) and not (
+    number = NUMBER.match(text)
+    numbered = number is not None
+    if not (text[0].isupper() or text[0].isdigit() or ideographs or numbered) and not (
             block.bold >= 0.9 and len(text.split()) <= 8):  # "emm typing"
         return False
     letters = [c for c in text if c.isalpha()]
     if len(letters) < (2 if ideographs else 3):
         return False
-    number = NUMBER.match(text)
-    numbered = number is not None
     caps = (in_capitals(letters) or _small_caps(block) > 0.6) and len(letters) >= 4
     bigger = block.size >= body + 0.8
     # an italic line of its own: Tufte's and Elsevier's unnumbered subsection heads (two
@@ -140,6 +140,7 @@ def heading_levels(blocks: list[Block], body: float) -> None:
     numbered_tops = any(b.kind == "heading" and b.number and TOP.match(b.heading_text)
                         for b in blocks)
     roman = any(b.kind == "heading" and re.fullmatch(r"[IVX]+", b.number) for b in blocks)
+    chapter = _chapter_number([b.number for b in blocks if b.kind == "heading" and b.number])
     top = Counter(tops).most_common(1)[0][0] if tops else \
         (max(counts, key=lambda s: (s[:5], counts[s])) if counts else None)
     below = sorted((s for s in counts if top is not None and s != top and s[0] <= top[0] + 0.4),
@@ -153,6 +154,8 @@ def heading_levels(blocks: list[Block], body: float) -> None:
         elif block.number:
             lettered = roman and block.number[:1].isalpha() and not re.fullmatch(
                 r"[IVX]+", block.number)  # IEEE: II, then A, B ... J
+            if chapter:  # (its number as within the chapter: TEI's depth is read from it)
+                block.number = block.number.split(".", 1)[1]  # (".1": an appendix's, "1")
             block.level = min(block.number.count(".") + 1 + lettered, 4)
         elif top is None or style == top or style not in below:
             block.level = 1
@@ -160,3 +163,10 @@ def heading_levels(blocks: list[Block], body: float) -> None:
             block.level = min(2 + below.index(style), 4)
 
 
+def _chapter_number(numbers: list[str]) -> bool:
+    """Whether every numbered heading opens with one number no heading has alone (a
+    chapter's: memoir's article style numbers its sections "0.1", "0.2"), so that each
+    is read a level up."""
+    numbers = [n for n in numbers if not n.startswith(".")]  # (an appendix's ".1")
+    firsts = {n.split(".")[0] for n in numbers}
+    return len(numbers) >= 2 and len(firsts) == 1 and all("." in n.strip(".") for n in numbers)

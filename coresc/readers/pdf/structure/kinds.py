@@ -7,6 +7,7 @@ import re
 from collections import Counter
 from itertools import groupby
 
+from ..layout import unmark
 from .blocks import Block
 from .cues import bold_lead, ends_sentence
 from .heads import heading_levels, in_capitals, is_heading
@@ -29,7 +30,12 @@ def classify(blocks: list[Block], body: float, outline: list[list] | None = None
     _caption_runs(blocks, body)
     _box_text(blocks)
     for block, after in zip(blocks, blocks[1:], strict=False):
-        if block.kind == "heading" and not block.outlined and _runs_on(block, after):
+        if block.kind == "heading" and not block.outlined and _run_in_line(block):
+            block.kind = "body"  # the walk parts its head from its text
+            if after.kind == "body" and _right_under(block.first, after.first):
+                after.lines[:0] = block.lines
+                block.kind = "drop"
+        elif block.kind == "heading" and not block.outlined and _runs_on(block, after):
             block.kind = "body"  # a full line that runs on into the next: no heading
             if len(block.lines) == 1 and bold_lead(after.first):
                 after.lines[:0] = block.lines  # a run-in head wrapped onto the next line
@@ -52,6 +58,30 @@ def _runs_on(block: Block, after: Block) -> bool:
     return after.text()[:1].islower() or bold_lead(after.first) and \
         after.first.bold_prefix().rstrip().endswith((".", ":")) and \
         not ends_sentence(block.text()) and len(block.text().split()) >= 6
+
+
+def _run_in_line(block: Block) -> bool:
+    """A heading's one line that is a run-in head and its paragraph's first words (the
+    French way, "1.3. Reaction of SO with guanosine. — N7-(2-hydroxy-"): bold words that
+    end in a stop, colon or dash, then words in another style."""
+    if len(block.lines) != 1:
+        return False
+    line = block.first
+    prefix = line.bold_prefix()
+    rest = unmark(line.marked[len(prefix):]).strip()
+    pos = bold = 0
+    for count, is_bold, *_ in line.styles:  # (how much of the rest is set bold)
+        bold += max(0, min(pos + count, len(line.marked)) - max(pos, len(prefix))) * is_bold
+        pos += count
+    return bool(prefix.strip()) and len(rest.replace("\u2014", "").strip()) >= 2 and \
+        bold < 0.5 * len(rest) and (prefix.rstrip().endswith((".", ":", "\u2014"))
+                                    or rest.startswith(("\u2014", ":")))
+
+
+def _right_under(line, below) -> bool:
+    """Whether line ``below`` stands right under ``line``, in its column."""
+    return below.page == line.page and below.column == line.column and \
+        0 <= line.y0 - below.y1 < 1.2 * line.size
 
 
 def _table_labels(blocks: list[Block]) -> None:
@@ -216,9 +246,9 @@ def _kind_of(block: Block, body: float) -> None:
 
 # A chapter's or appendix's label before its title ("Chapter 1 Introduction",
 # "Appendix A Discussion"): the label is its number.
-_LABELLED = re.compile(r"^(?:chapter|appendix|kapitel|anhang|chapitre|annexe|cap[íi]tulo|"
-                       r"capitolo|hoofdstuk|bijlage)\s+(\d{1,2}|[A-H]|[IVX]{1,4})\.?:?\s+(?=\S)",
-                       re.I)
+_LABELLED = re.compile(r"^(?:chapter|appendix|appendice|ap[éê]ndice|kapitel|anhang|chapitre|"
+                       r"annexe|cap[íi]tulo|capitolo|hoofdstuk|bijlage)\s+"
+                       r"(\d{1,2}|[A-H]|[IVX]{1,4})\.?:?\s+(?=\S)", re.I)
 
 
 def _name_heading(block: Block, text: str) -> None:
@@ -230,6 +260,8 @@ def _name_heading(block: Block, text: str) -> None:
     else:
         block.heading_text = text
     block.heading_text = block.heading_text.rstrip(":\u00ad").strip()
+    if block.heading_text.endswith(" \u2014"):  # a run-in head's dash ("2.7. Assay. —")
+        block.heading_text = block.heading_text[:-1].rstrip().rstrip(".")
 
 
 def _wrapped_headings(blocks: list[Block]) -> None:

@@ -7,7 +7,10 @@ from __future__ import annotations
 import re
 
 # (a letter past H with its stop: IEEE's subsections run on to "J. Statistical analysis")
-NUMBER = re.compile(r"^((?:\d{1,2}|[IVX]{1,4}|[A-H]|[J-Z](?=\.))(?:\.\d{1,2}){0,3})\.?\s+(?=\S)")
+# (".1": an appendix's section in a class that numbers it under an empty chapter number,
+# memoir's article style)
+NUMBER = re.compile(r"^((?:\d{1,2}|[IVX]{1,4}|[A-H]|[J-Z](?=\.))(?:\.\d{1,2}){0,3}|\.\d{1,2})"
+                    r"\.?\s+(?=\S)")
 #: What a bulleted list's items open with.
 BULLETS = "\u2022\u25e6\u25aa\u2023\u2043\u25cf\u25cb\u25a0\u00b7"
 # A list item's bullet, number or letter ("•", "1.", "(b)", "iv)"), as the XML readers

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .blocks import Block, join_lines, resolve_hyphens
+from .blocks import HYPHEN_JOIN, Block, join_lines, resolve_hyphens
 from .cues import (
     abstract_heading,
     back_section,
@@ -88,6 +88,28 @@ def _after_keywords(block: Block) -> Block | None:
     rest = Block(lines=block.lines[k:], kind=block.kind)
     text = rest.text() if rest.lines else ""
     return rest if len(text) >= 100 and ". " in text + " " else None
+
+
+def _cut_marked(block: Block, text: str) -> str:
+    """A wrapped heading's ``text`` with :data:`HYPHEN_JOIN` where a hyphen was taken
+    out at a line's end, so that the paper's own spelling decides, as in its paragraphs
+    ("Non-" / "target effects": "Non-target" where the paper writes it so)."""
+    marked = join_lines([ln.text for ln in block.lines], mark=True)
+    at = marked.replace(HYPHEN_JOIN, "").find(text) if HYPHEN_JOIN in marked else -1
+    if at < 0:
+        return text
+    out, seen = [], 0
+    for ch in marked:
+        if seen >= at + len(text):
+            break
+        if ch == HYPHEN_JOIN:
+            if seen > at:
+                out.append(ch)
+            continue
+        if seen >= at:
+            out.append(ch)
+        seen += 1
+    return "".join(out)
 
 
 class _Walk:
@@ -298,8 +320,8 @@ class _Walk:
         else:
             self.where = "body"
             self.body_heads += bool(TOP.match(text) or block.number)
-            parts.append(Part("heading", text, level=level, number=block.number,
-                              zone=self.zone))
+            parts.append(Part("heading", _cut_marked(block, text), level=level,
+                              number=block.number, zone=self.zone))
         self.level = level
         self.last_para = None
 
