@@ -146,9 +146,9 @@ def test_sections_numbered_under_one_chapter_number_are_read_a_level_up():
 
 
 def test_a_hyphen_before_a_capital_at_a_lines_end_is_kept_or_weighed():
-    """"Sigma-" / "Aldrich", "anti-" / "BrdU": the compound's hyphen; "MED-" / "LINE": a
-    word cut; "Ac-" / "DEVD": as the paper writes it elsewhere (these had all been
-    joined: "SigmaAldrich")."""
+    """"Sigma-" / "Aldrich", "anti-" / "BrdU": the compound's hyphen; "MED-" / "LINE":
+    a word cut; "Ac-" / "DEVD", "LC-" / "MS": as the paper writes it elsewhere (these had
+    all been joined: "SigmaAldrich", "LCMS")."""
     from coresc.readers.pdf.structure.blocks import join_lines, resolve_hyphens
 
     assert join_lines(["from Sigma\u00ad", "Aldrich"]) == "from Sigma-Aldrich"
@@ -158,6 +158,8 @@ def test_a_hyphen_before_a_capital_at_a_lines_end_is_kept_or_weighed():
     assert resolve_hyphens([cut, "Ac-DEVD-AMC was bought."])[0] == "with Ac-DEVD-AMC"
     cut = join_lines(["unlike SciB\u00ad", "ERT"], mark=True)
     assert resolve_hyphens([cut, "SciBERT is pretrained."])[0] == "unlike SciBERT"
+    cut = join_lines(["by LC\u00ad", "MS", "and MED\u00ad", "LINE"], mark=True)
+    assert resolve_hyphens([cut, "The LC-MS data."])[0] == "by LC-MS and MEDLINE"
 
 
 def french_run_in() -> bytes:
@@ -295,3 +297,26 @@ def test_a_few_loose_justified_lines_are_not_cut_into_columns_of_words():
     _, texts = _read(loose_paragraph())
     assert any(t.startswith("p38 MAP kinase activity assays were carried out using an "
                             "Upstate Biotechnology MAPKAP kinase 2") for t in texts)
+
+
+def wrapped_italic_heading() -> bytes:
+    """Elsevier's italic subsection heading wrapped under its number's hanging indent,
+    the paragraph right under it, its first line indented as far."""
+    c, buf, height, y = _start("Adducts of styrene in rats and mice", "3. Results")
+    y = _justified(c, 72, y - 6, ["3.1. Effects of DSS inflammation and nimesulide treatment "
+                                  "on the"], 400, "Times-Italic")
+    y = fx._lines(c, 92, y, ["8-oxodGuo content in colonic DNA"], "Times-Italic")
+    lines = fx._wrap(" ".join(SENTENCES[:8]), 90)
+    y = _justified(c, 92, y, lines[:1], 380)  # (indented as far as the heading hangs)
+    y = _justified(c, 72, y, lines[1:-1], 400)
+    fx._lines(c, 72, y, lines[-1:])
+    return _finish(c, buf)
+
+
+def test_a_wrapped_headings_last_line_is_not_its_paragraphs_first():
+    """(The italic second line had been read into the paragraph: "8-oxodGuo content in
+    colonic DNA The sample number 0 ...".)"""
+    doc, texts = _read(wrapped_italic_heading())
+    assert _outline(doc)[-1][0] == ("Effects of DSS inflammation and nimesulide treatment on "
+                                    "the 8-oxodGuo content in colonic DNA")
+    assert SENTENCES[0] in texts

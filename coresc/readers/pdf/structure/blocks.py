@@ -73,13 +73,13 @@ def join_lines(texts: list[str], mark: bool = False) -> str:
             out = text
         elif out.endswith("\u00ad"):  # PDFium's mark of a hyphen at a line's end
             # ("32P-" / "post-labelled": an acronym's own hyphen, however it is marked;
-            # "Sigma-" / "Aldrich" and "anti-" / "BrdU" too; "MED-" / "LINE" is a word
-            # cut; "Ac-" / "DEVD" or "SciB-" / "ERT": as the paper writes it elsewhere)
+            # "Sigma-" / "Aldrich" and "anti-" / "BrdU" too; "Ac-" / "DEVD", "LC-" / "MS"
+            # or "SciB-" / "ERT", "MED-" / "LINE": as the paper writes it elsewhere)
             lower_end = _LOWER_END.search(out, max(len(out) - 48, 0))
             keep = (text[:1].islower() or text[:1].isdigit()) and _compound_end(out[:-1] + "-") \
                 or lower_end and _TITLE_START.match(text)
-            out = out[:-1] + ("-" if keep else HYPHEN_JOIN if mark and (
-                text[:1].islower() or lower_end and text[:1].isupper()) else "") + text
+            out = out[:-1] + ("-" if keep else HYPHEN_JOIN if mark and text[:1].isalpha()
+                              else "") + text
         elif out.endswith("-") and len(out) > 1 and out[-2].isalnum() and \
                 text[:1].isalnum() and ((compound := _compound_end(out) or text[:1].isupper())
                                         or text[:1].islower()):

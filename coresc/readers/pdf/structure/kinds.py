@@ -26,6 +26,8 @@ def classify(blocks: list[Block], body: float, outline: list[list] | None = None
         _kind_of(block, body)
     mark_outline(blocks, outline or [])
     _wrapped_headings(blocks)
+    for block, after in zip(blocks, blocks[1:], strict=False):
+        _heading_tail(block, after)
     _cell_runs(blocks)
     _caption_runs(blocks, body)
     _box_text(blocks)
@@ -296,6 +298,30 @@ def _wrapped_headings(blocks: list[Block]) -> None:
             if block.kind == "heading":
                 _name_heading(after, after.text())
             block.kind = "drop"
+
+
+def _look(line) -> tuple[bool, bool]:
+    return line.italic >= 0.75, line.bold >= 0.75
+
+
+def _heading_tail(block: Block, after: Block) -> None:
+    """A wrapped heading's last line read as the first of the paragraph under it
+    ("3.1. Effects of DSS inflammation and nimesulide treatment on" / "*8-oxodGuo content
+    in colonic DNA*" over the text): set as the heading is (in italic or bold, as the
+    paragraph's next line is not), right under its full line: taken back."""
+    if block.kind != "heading" or after.kind != "body" or len(after.lines) < 2 or \
+            block.outlined:
+        return
+    last, first, second = block.lines[-1], after.lines[0], after.lines[1]
+    # (the column's edges: a lone line's own region ends where the line does)
+    left, right = min(last.col_left, first.col_left), max(last.col_right, first.col_right)
+    if not any(_look(last)) or _look(first) != _look(last) or _look(second) == _look(last) \
+            or first.page != last.page or abs(first.size - last.size) > 0.3 or \
+            last.x1 < right - 0.15 * (right - left) or \
+            not 0 <= last.y0 - first.y1 < 1.6 * last.size:
+        return
+    block.lines.append(after.lines.pop(0))
+    _name_heading(block, block.text())
 
 
 _LABEL_ONLY = re.compile(r"^(?:fig(?:ure)?|table|tabela|tabla|tableau|tabelle|tabella)\.?\s*"
