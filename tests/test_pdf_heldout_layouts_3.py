@@ -320,3 +320,34 @@ def test_a_wrapped_headings_last_line_is_not_its_paragraphs_first():
     assert _outline(doc)[-1][0] == ("Effects of DSS inflammation and nimesulide treatment on "
                                     "the 8-oxodGuo content in colonic DNA")
     assert SENTENCES[0] in texts
+
+
+def smf_front() -> bytes:
+    """smfart's front: a title in bold capitals centred over three lines, the second the
+    widest, and the abstract run in after "Résumé. —"."""
+    buf = io.BytesIO()
+    c, (width, height) = fx._canvas(buf)
+    c.setFont("Times-Bold", 11)
+    for k, line in enumerate(("COPPER STRESS SLOWS BIOFILM MATURATION IN",
+                              "PSEUDOMONAS PUTIDA BY REPRESSING ALGINATE SYNTHESIS",
+                              "IN VINEYARD SOILS")):
+        c.drawCentredString(width / 2, height - 100 - 15 * k, line)
+    c.setFont("Times-Roman", 10)
+    c.drawCentredString(width / 2, height - 170, "David Cohen & Ana Ribeiro")
+    abstract = ("R\u00e9sum\u00e9. \u2014 Biofilms protect soil bacteria against metals in "
+                "the field. " + " ".join(f"Copper at vineyard level {k} slowed their growth "
+                                         "and their maturation." for k in range(6)))
+    y = fx._lines(c, 130, height - 210, fx._wrap(abstract, 80), "Times-Roman", 8, 10)
+    y = fx._lines(c, 72, y - 30, ["1. Introduction"], "Times-Bold", 10)
+    _page(c, height, fx._wrap(" ".join(SENTENCES[:8]), 90), y - 4)
+    return _finish(c, buf)
+
+
+def test_a_title_centred_over_lines_of_any_width_and_a_french_abstract_are_whole():
+    """(The title had been its first line, the next two headings; the abstract opened
+    with the dash after "Résumé.".)"""
+    doc, texts = _read(smf_front())
+    assert doc.title == ("COPPER STRESS SLOWS BIOFILM MATURATION IN PSEUDOMONAS PUTIDA BY "
+                         "REPRESSING ALGINATE SYNTHESIS IN VINEYARD SOILS")
+    abstract = [s.text for s in doc.sentences() if s.zone == "abstract"]
+    assert abstract[0] == "Biofilms protect soil bacteria against metals in the field."

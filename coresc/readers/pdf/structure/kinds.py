@@ -284,10 +284,12 @@ def _wrapped_headings(blocks: list[Block]) -> None:
         width = last.col_right - last.col_left
         # (a cut between the lines may put them in regions of their own: their left edge,
         # or a numbered heading's hanging indent, "2.7 Assay ... oxida-" / "tion (CIPCO)";
-        # or both centred, as APA's title is, a line's left edge in from the other's)
+        # or both centred, as APA's title is, a line's left edge in from the other's; a
+        # title's next line on its axis however wide: smfart's capitals)
         hangs = bool(block.number) and block.first.x0 < first.x0 <= block.first.x0 + 4 * last.size
+        axis = abs(last.x0 + last.x1 - first.x0 - first.x1)  # (twice the centres' distance)
         centred = first.x0 > last.x0 + last.size and first.x1 < last.x1 - last.size and \
-            abs(last.x0 + last.x1 - first.x0 - first.x1) < 3 * last.size
+            axis < 3 * last.size or block.kind == "title" and axis < last.size
         if last.page == first.page and (abs(first.x0 - block.first.x0) < 2 or hangs
                                         or centred) and \
                 abs(last.size - first.size) <= 0.3 and abs(last.bold - first.bold) < 0.5 and \

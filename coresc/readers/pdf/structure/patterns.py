@@ -26,7 +26,8 @@ CAPTION = re.compile(
 ABSTRACT = re.compile(
     r"^(?:abstract|summary|resumo|resumen|r[ée]sum[ée]|zusammenfassung|kurzfassung|"
     r"sommario|riassunto|samenvatting|аннотация|резюме|реферат|"
-    r"摘\s*要|要\s*旨|概\s*要|要\s*約|抄\s*録)(?![^\W\d_])\s*[.:\uff1a\u2014-]?\s*", re.I)
+    r"摘\s*要|要\s*旨|概\s*要|要\s*約|抄\s*録)(?![^\W\d_])\s*[.:\uff1a\u2014-]?\s*"
+    r"(?:\u2014\s*)?", re.I)  # (French: "Résumé. — Biofilms ...")
 # The first part of a structured abstract that has no "Abstract" heading.
 ABSTRACT_PART = re.compile(r"^(?:background|objectives?|purpose|aims?|context|"
                             r"introduction|rationale)\b", re.I)
