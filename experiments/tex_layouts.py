@@ -81,6 +81,22 @@ _AFFILIATED_FRONT = r"""\title{@TITLE@}
 """
 
 
+def _elsevier_front(keywords: str = "") -> str:
+    """elsarticle's front matter, with its keywords where given."""
+    listed = f"\\begin{{keyword}}\n{keywords}\n\\end{{keyword}}\n" if keywords else ""
+    return ("\\begin{frontmatter}\n\\title{@TITLE@}\n\\author{@AUTHORS@}\n"
+            "\\address{Example University, Cambridge, UK}\n\\begin{abstract}\n@ABSTRACT@\n"
+            f"\\end{{abstract}}\n{listed}\\end{{frontmatter}}\n")
+
+
+def _ams_front(short: str = "") -> str:
+    """amsart's front matter (and smfart's, built on it): the abstract before
+    \\maketitle; ``short``: the running head's title, in brackets."""
+    return (f"\\title{short}{{@TITLE@}}\n\\author{{@AUTHORS@}}\n"
+            "\\address{Example University, Cambridge, UK}\n\\begin{abstract}\n@ABSTRACT@\n"
+            "\\end{abstract}\n\\maketitle\n")
+
+
 def _acm(style: str) -> str:
     return (rf"\documentclass[{style},nonacm]{{acmart}}\settopmatter{{printacmref=false}}"
             "\n")
@@ -118,15 +134,7 @@ Example University, Cambridge, UK}}
     "elsarticle-lineno": Layout(
         r"\documentclass[preprint,12pt]{elsarticle}\usepackage[utf8]{inputenc}\usepackage{lmodern}"
         r"\usepackage[T1]{fontenc}\usepackage{amsmath,graphicx,lineno}\linenumbers" "\n",
-        r"""\begin{frontmatter}
-\title{@TITLE@}
-\author{@AUTHORS@}
-\address{Example University, Cambridge, UK}
-\begin{abstract}
-@ABSTRACT@
-\end{abstract}
-\end{frontmatter}
-""", heads=False, author_sep="}\\author{"),
+        _elsevier_front(), heads=False, author_sep="}\\author{"),
     "revtex-aps": Layout(
         r"\documentclass[aps,prl,twocolumn,superscriptaddress]{revtex4-2}"
         r"\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}\usepackage{lmodern,amsmath}"
@@ -221,14 +229,7 @@ risk assessment, cohort studies
     "amsart": Layout(
         r"\documentclass[11pt]{amsart}\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}"
         r"\usepackage{lmodern,amsmath,graphicx}" "\n",
-        r"""\title[Rendered layouts]{@TITLE@}
-\author{@AUTHORS@}
-\address{Example University, Cambridge, UK}
-\begin{abstract}
-@ABSTRACT@
-\end{abstract}
-\maketitle
-""", heads=False),
+        _ams_front("[Rendered layouts]"), heads=False),
     "koma-2col": Layout(
         r"\documentclass[10pt,twocolumn,a4paper,abstract=true]{scrartcl}"
         r"\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}\usepackage{libertine,amsmath}"
@@ -367,18 +368,8 @@ Risk assessment, cohort studies, exposure.
     "elsarticle-5p": Layout(
         r"\documentclass[final,5p,times,twocolumn]{elsarticle}\usepackage[utf8]{inputenc}"
         r"\usepackage[T1]{fontenc}\usepackage{amsmath,graphicx,rotating}" "\n",
-        r"""\begin{frontmatter}
-\title{@TITLE@}
-\author{@AUTHORS@}
-\address{Example University, Cambridge, UK}
-\begin{abstract}
-@ABSTRACT@
-\end{abstract}
-\begin{keyword}
-risk assessment \sep cohort studies \sep exposure
-\end{keyword}
-\end{frontmatter}
-""", heads=False, author_sep="}\\author{", appendix=True, table_env="sidewaystable"),
+        _elsevier_front("risk assessment \\sep cohort studies \\sep exposure"), heads=False,
+        author_sep="}\\author{", appendix=True, table_env="sidewaystable"),
     "lni": Layout(
         r"\documentclass[english]{lni}\usepackage{amsmath,graphicx}" "\n",
         r"""\maketitle
@@ -395,14 +386,8 @@ risk assessment \and cohort studies
     "smfart": Layout(
         r"\documentclass{smfart}\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}"
         r"\usepackage[french]{babel}\usepackage{amsmath,graphicx}" "\n",
-        r"""\title{@TITLE@}
-\author{@AUTHORS@}
-\address{Example University, Cambridge, UK}
-\begin{abstract}
-@ABSTRACT@
-\end{abstract}
-\maketitle
-""", heads=False, appendix=True, abstract_name="Résumé", refs_name="Références"),
+        _ams_front(), heads=False, appendix=True, abstract_name="Résumé",
+        refs_name="Références"),
     "ltugboat": Layout(
         # (final: no draft line at the foot; sloppy: TUGboat's narrow columns would set
         # long chemical names over the gutter, into the next column, as no journal prints)
