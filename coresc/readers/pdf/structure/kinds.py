@@ -83,7 +83,7 @@ def _run_in_line(block: Block) -> bool:
 def _right_under(line, below) -> bool:
     """Whether line ``below`` stands right under ``line``, in its column."""
     return below.page == line.page and below.column == line.column and \
-        0 <= line.y0 - below.y1 < 1.2 * line.size
+        -0.3 * line.size <= line.y0 - below.y1 < 1.2 * line.size  # (boxes may touch)
 
 
 def _table_labels(blocks: list[Block]) -> None:
