@@ -196,8 +196,10 @@ def _join_pieces(runs: list[list]) -> list[list]:
 def _joined(a: list, b: list, space: bool) -> list:
     na, nb = max(len(a[6].strip()), 1), max(len(b[6].strip()), 1)
     # (the shares of bold and italic are of letters: a number's weight is not known)
-    la, lb = (sum(c.isalpha() for c in r[6]) for r in (a, b))
-    wa, wb = (la, lb) if la + lb else (na, nb)
+    wa, wb = na, nb
+    if (a[7], a[8]) != (b[7], b[8]):
+        la, lb = (sum(c.isalpha() for c in r[6]) for r in (a, b))
+        wa, wb = (la, lb) if la + lb else (na, nb)
     text_a = a[6] + (" " if space and not a[6].endswith(" ") else "")
     styles = [list(x) for x in a[10]]
     if len(text_a) > len(a[6]) and styles:

@@ -78,8 +78,9 @@ def _columns(runs: list[list], body: float) -> list[list[list]] | None:
     columns): the gutter still counts, and each crossing run is read before the columns
     when it lies above them, after them when below, else with the column it mostly lies
     in."""
+    # (word gaps line up through a few lines only: a region of many runs is not checked)
     cuts = [cut for cut in _gutters(runs, 0.6 * body, max(1, len(runs) // 50))
-            if not _word_spaces(runs, cut)]
+            if len(runs) > 80 or not _word_spaces(runs, cut)]
     if not cuts:
         return None
     crossing = [r for r in runs if _crosses(r, cuts)]

@@ -75,9 +75,8 @@ def join_lines(texts: list[str], mark: bool = False) -> str:
             # ("32P-" / "post-labelled": an acronym's own hyphen, however it is marked;
             # "Sigma-" / "Aldrich" and "anti-" / "BrdU" too; "Ac-" / "DEVD", "LC-" / "MS"
             # or "SciB-" / "ERT", "MED-" / "LINE": as the paper writes it elsewhere)
-            lower_end = _LOWER_END.search(out, max(len(out) - 48, 0))
             keep = (text[:1].islower() or text[:1].isdigit()) and _compound_end(out[:-1] + "-") \
-                or lower_end and _TITLE_START.match(text)
+                or _TITLE_START.match(text) and _lower_end(out)
             out = out[:-1] + ("-" if keep else HYPHEN_JOIN if mark and text[:1].isalpha()
                               else "") + text
         elif out.endswith("-") and len(out) > 1 and out[-2].isalnum() and \
@@ -100,9 +99,16 @@ def join_lines(texts: list[str], mark: bool = False) -> str:
 _ACRONYM_END = re.compile(r"(?<![\w-])(?:\w*\d\w*|[A-Z]{2,}[A-Z0-9]*)-$")
 
 
-#: A line ending in a word with a small letter, cut before a capital ("Ac-" / "DEVD").
-_LOWER_END = re.compile(r"[^\W\d_]*[a-z][^\W\d_]*\u00ad$")
 _TITLE_START = re.compile(r"[A-Z][a-z]")  # "Aldrich", "BrdU"
+
+
+def _lower_end(text: str) -> bool:
+    """Whether ``text``, ending in a soft hyphen, ends in a word with a small letter
+    ("Sigma-", "anti-"; not "MED-")."""
+    k = j = len(text) - 1
+    while j > max(k - 48, 0) and text[j - 1].isalpha():
+        j -= 1
+    return any("a" <= c <= "z" for c in text[j:k])
 
 
 def _compound_end(text: str) -> bool:
