@@ -7,7 +7,7 @@ import re
 from collections import Counter
 from itertools import groupby
 
-from ..layout import unmark
+from ..layout import Line, unmark
 from .blocks import Block
 from .cues import bold_lead, ends_sentence
 from .heads import heading_levels, in_capitals, is_heading
@@ -80,7 +80,7 @@ def _run_in_line(block: Block) -> bool:
                                     or rest.startswith(("\u2014", ":")))
 
 
-def _right_under(line, below) -> bool:
+def _right_under(line: Line, below: Line) -> bool:
     """Whether line ``below`` stands right under ``line``, in its column."""
     return below.page == line.page and below.column == line.column and \
         -0.3 * line.size <= line.y0 - below.y1 < 1.2 * line.size  # (boxes may touch)
@@ -302,7 +302,8 @@ def _wrapped_headings(blocks: list[Block]) -> None:
             block.kind = "drop"
 
 
-def _look(line) -> tuple[bool, bool]:
+def _look(line: Line) -> tuple[bool, bool]:
+    """Whether a line is set in italic, and in bold."""
     return line.italic >= 0.75, line.bold >= 0.75
 
 

@@ -94,22 +94,14 @@ def _cut_marked(block: Block, text: str) -> str:
     """A wrapped heading's ``text`` with :data:`HYPHEN_JOIN` where a hyphen was taken
     out at a line's end, so that the paper's own spelling decides, as in its paragraphs
     ("Non-" / "target effects": "Non-target" where the paper writes it so)."""
-    marked = join_lines([ln.text for ln in block.lines], mark=True)
-    at = marked.replace(HYPHEN_JOIN, "").find(text) if HYPHEN_JOIN in marked else -1
-    if at < 0:
+    if len(block.lines) < 2:
         return text
-    out, seen = [], 0
-    for ch in marked:
-        if seen >= at + len(text):
-            break
-        if ch == HYPHEN_JOIN:
-            if seen > at:
-                out.append(ch)
-            continue
-        if seen >= at:
-            out.append(ch)
-        seen += 1
-    return "".join(out)
+    marked = join_lines([ln.text for ln in block.lines], mark=True)
+    if HYPHEN_JOIN not in marked:
+        return text
+    # (the marked text differs from ``text``'s source only by the marks between letters)
+    found = re.search(f"{HYPHEN_JOIN}?".join(map(re.escape, text)), marked)
+    return found.group(0) if found else text
 
 
 class _Walk:
