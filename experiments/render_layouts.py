@@ -175,12 +175,15 @@ class _Writer:
                               for k in range(1, 5))
         self.captions.append(_TABLE_CAPTION)
         env = self.layout.table_env
-        self.add("caption", _TABLE_CAPTION, rf"\begin{{{env}}}"
-                 + (self.layout.floats if env == "table" else "")
-                 + r"\centering\caption{"
-                 + _TABLE_CAPTION + r"}\begin{tabular}{lrrr}\hline Group & n & Rate & Dose"
-                 r" \\ \hline" "\n" + rows + r" \\ \hline\end{tabular}" rf"\end{{{env}}}" "\n",
-                 float="table")
+        # (a landscape page holds a table float of its own, set where it stands)
+        outer, env, place = ((env, "table", "[h]") if env == "landscape" else
+                             ("", env, self.layout.floats if env == "table" else ""))
+        tex = (rf"\begin{{{env}}}" + place + r"\centering\caption{" + _TABLE_CAPTION
+               + r"}\begin{tabular}{lrrr}\hline Group & n & Rate & Dose \\ \hline" "\n"
+               + rows + r" \\ \hline\end{tabular}" rf"\end{{{env}}}")
+        if outer:
+            tex = rf"\begin{{{outer}}}" + tex + rf"\end{{{outer}}}"
+        self.add("caption", _TABLE_CAPTION, tex + "\n", float="table")
         self.truth.append({"role": "table", "text": ""})
 
 

@@ -223,13 +223,17 @@ def test_the_layout_renderer_writes_latex_with_every_element():
     oup = rl.latex_of(two, rl.LAYOUTS["oup-contemporary"])[0]
     abstract = oup[oup.index(r"\abstract{"):oup.index(r"\keywords")]
     assert "\\endgraf" in abstract and "\n\n" not in abstract
-    # a table turned sideways on a page of its own (Elsevier's final layout, held out)
+    # a table turned sideways on a page of its own (Elsevier's final layout)
     paras = "".join(f"<p>We dried sample {k}.</p>" for k in range(1, 11))
     long = read_data(f"<article><body><sec><title>Methods</title>{paras}</sec></body>"
                      "</article>".encode(), "long.xml")[0]
-    wide = rl.latex_of(long, rl.HELD_OUT["elsarticle-5p"])[0]
+    wide = rl.latex_of(long, rl.LAYOUTS["elsarticle-5p"])[0]
     assert r"\begin{sidewaystable}\centering\caption{" in wide
     assert wide.count(r"\end{sidewaystable}") == 1 and r"\begin{table}" not in wide
+    # a thesis's table on a landscape page of its own, a table float inside it
+    turned = rl.latex_of(long, rl.HELD_OUT["thesis-scrreprt"])[0]
+    assert r"\begin{landscape}\begin{table}[h]\centering\caption{" in turned
+    assert turned.count(r"\end{table}\end{landscape}") == 1
 
 
 def test_the_word_layout_renderer_writes_an_opendocument_with_every_element():
@@ -259,16 +263,20 @@ def test_the_word_layout_renderer_writes_an_opendocument_with_every_element():
     odt = rw.odt_of(doc, rw.WORD_LAYOUTS["word-2col"])[0]
     assert 'fo:column-count="2"' in odt and "1. Methods" not in "".join(
         etree.fromstring(odt.encode()).itertext())
-    # IEEE's Word template (held out): roman numbers, the abstract run in after its name
+    # IEEE's Word template: roman numbers, the abstract run in after its name
     abstracted = read_data(b"<article><front><article-meta><abstract><p>It dries.</p>"
                            b"</abstract></article-meta></front><body><sec><title>Methods"
                            b"</title><p>We dried it.</p></sec></body></article>", "a.xml")[0]
-    odt = rw.odt_of(abstracted, rw.WORD_HELD_OUT["word-ieee"])[0]
+    odt = rw.odt_of(abstracted, rw.WORD_LAYOUTS["word-ieee"])[0]
     text = "".join(etree.fromstring(odt.encode()).itertext())
     assert "I. Methods" in text and "Abstract\u2014It dries." in text
     assert 'fo:font-variant="small-caps"' in odt and ">Abstract</text:h>" not in odt
     assert [rw._ieee_number(1, n) for n in (1, 4, 9, 14)] == ["I.", "IV.", "IX.", "XIV."]
     assert rw._ieee_number(2, 3) == "C." and rw._ieee_number(3, 2) == "2)"
+    # Word's default report (held out): one column, headings numbered, a running head
+    odt = rw.odt_of(doc, rw.WORD_HELD_OUT["word-report"])[0]
+    assert 'fo:column-count="1"' in odt and "1. Methods" in "".join(
+        etree.fromstring(odt.encode()).itertext())
 
 
 def thesis() -> bytes:
