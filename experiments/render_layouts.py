@@ -6,7 +6,7 @@ Each paper (read from its XML by coresc, so its gold labels come with it) is wri
 LaTeX in each layout of :data:`LAYOUTS` (TeX Live's article in one and two columns,
 IEEEtran, acmart sigconf and acmsmall, llncs, elsarticle with line numbers, revtex, and
 babel's German, French, Italian and Dutch names for the abstract and references, and
-the eighteen layouts of issue 50's fifth and sixth steps, below), with
+the twenty-four layouts of issue 50's fifth to seventh steps, below), with
 what real papers carry around their text: an author block and affiliations, running
 heads and page numbers, footnotes, a figure and a table with captions, display
 equations, a reference list and, in some layouts, an appendix after the references.
@@ -16,7 +16,7 @@ role (title, author, abstract, heading and level, paragraph, caption, table, equ
 footnote, reference, appendix heading ...), and the captions' texts (which a reader
 should keep).
 
-    python experiments/render_layouts.py --corpus cra -o out/layouts      # 50 x 30 PDFs
+    python experiments/render_layouts.py --corpus cra -o out/layouts      # 50 x 36 PDFs
     python experiments/render_layouts.py --corpus cra --layouts article-2col,llncs \
         --papers 5 -o out/layouts
     python experiments/render_layouts.py data/example-paper.xml -o data/layouts-sample \
@@ -24,14 +24,16 @@ should keep).
 
 The layouts of issue 50's fifth step (a thesis in report with chapters and a table of
 contents, MNRAS, Elsevier's CAS double column, ACS's achemso manuscript, AASTeX
-two-column, PMLR, amsart, KOMA-Script two-column, Nature) and sixth (IEEE's journal
+two-column, PMLR, amsart, KOMA-Script two-column, Nature), sixth (IEEE's journal
 class, Tufte's handout, APA's manuscript, babel's Russian, ctex's Chinese, JACoW, AIAA,
-SPIE, Oxford University Press) were held out until measured, then fitted on; they are
-in :data:`tex_layouts.LAYOUTS` now. The layouts held out now
-(:data:`tex_layouts.HELD_OUT`: IEEE's Computer Society journal, Elsevier's final
-two-column layout with a sideways table, LNI, smfart, TUGboat, memoir; and
-``render_word_layouts.py``'s IEEE Word template) are rendered apart, to judge the reader
-on layouts it was not built on (measured before any rule was chosen on them:
+SPIE, Oxford University Press) and seventh (IEEE's Computer Society journal, Elsevier's
+final two-column layout with a sideways table, LNI, smfart, TUGboat, memoir) were held
+out until measured, then fitted on; they are in :data:`tex_layouts.LAYOUTS` now. The
+layouts held out now (:data:`tex_layouts.HELD_OUT`: ASME's journal, APA's journal
+style, the Annals of Mathematics, AIP's revtex, ACM's TOG, a KOMA-Script thesis with its
+tables on landscape pages, two columns with line numbers; and
+``render_word_layouts.py``'s Word report) are rendered apart, to judge the reader on
+layouts it was not built on (measured before any rule was chosen on them:
 docs/benchmarks.md):
 
     python experiments/render_layouts.py --corpus cra --layouts held-out -o out/heldout
