@@ -547,7 +547,8 @@ SAMPLE = Path(__file__).resolve().parents[1] / "data" / "layouts-sample" / "file
                                     "word-manuscript", "word-2col", "thesis-report",
                                     "amsart", "nature", "mnras", "apa7-man", "tufte-handout",
                                     "ctexart", "article-russian", "ieeetran-journal",
-                                    "smfart", "memoir-ruled", "word-ieee", "elsarticle-5p"])
+                                    "smfart", "memoir-ruled", "word-ieee", "elsarticle-5p",
+                                    "aomart", "apa7-jou", "asmejour", "thesis-scrreprt"])
 def test_the_committed_layout_sample_reads_back_to_its_xml(layout):
     """``data/layouts-sample``: the example paper rendered by render_layouts.py through
     three TeX templates, four of the fifth step's held-out ones (a thesis, amsart's small
@@ -555,9 +556,11 @@ def test_the_committed_layout_sample_reads_back_to_its_xml(layout):
     of the sixth's (APA's double-spaced manuscript, Tufte's margins, ctex's Chinese by
     XeLaTeX, babel's Russian, IEEE's journal) and three of the seventh's (smfart's
     French capitals, memoir's chapter-numbered sections, Elsevier's final layout with its
-    table turned sideways), and by render_word_layouts.py through LibreOffice in three
-    (IEEE's Word template, held out in the seventh step); read back, every sentence of the
-    XML is there, headings too."""
+    table turned sideways) and four of the eighth's (the Annals' italic run-in heads, APA's
+    journal style, ASME's authors beside the abstract, a KOMA-Script thesis with a
+    landscape page), and by render_word_layouts.py through LibreOffice in three (IEEE's
+    Word template, held out in the seventh step); read back, every sentence of the XML is
+    there, headings too."""
     from coresc.readers import read_file
 
     truth = json.loads((SAMPLE / layout / "example-paper.truth.json").read_text())

@@ -55,11 +55,39 @@ def page_ratio(raw, tp, count: int, codes: list[int], rect) -> float:
         heights.setdefault((buf.raw[:n], round(points, 1)), []).append(ratios[-1])
     if len(ratios) < 8:
         return 0.0
-    most = max(heights.values(), key=len)
-    if len(most) >= 6 and max(most) > 1.05 * min(most):
+    font, most = max(heights.items(), key=lambda kv: len(kv[1]))
+    if len(most) >= 6 and max(most) > 1.05 * min(most) and \
+            _descenders_hang(raw, tp, codes, rect, font, min(most)):
         return -1.0
     ratio = statistics.median(ratios)
     return ratio if 0.8 <= ratio <= 1.6 else 0.0
+
+
+_DESCENDERS = frozenset(map(ord, "gpqy"))
+
+
+def _descenders_hang(raw, tp, codes: list[int], rect, font: tuple[bytes, float],
+                     least: float) -> bool:
+    """Whether the page's letters with descenders ("g", "p", "q", "y") in ``font`` (its
+    name and points) come in boxes well taller than its shortest (``least``, per
+    point): the glyphs' own boxes (LibreOffice's). A font whose ascenders rise over its
+    declared ascent (TeX Gyre Bonum's "d", "f") has boxes of a few heights too, but its
+    descenders' are as short as its other letters'. True where the page has none to
+    judge by."""
+    buf, flags = ctypes.create_string_buffer(96), ctypes.c_int()
+    seen = []
+    for i, code in enumerate(codes):
+        if code not in _DESCENDERS:
+            continue
+        points = raw.FPDFText_GetFontSize(tp, i)
+        n = raw.FPDFText_GetFontInfo(tp, i, buf, 96, flags)
+        if (buf.raw[:n], round(points, 1)) != font:
+            continue
+        raw.FPDFText_GetLooseCharBox(tp, i, rect)
+        seen.append((rect.top - rect.bottom) / points)
+        if len(seen) >= 5:
+            break
+    return not seen or statistics.median(seen) > 1.15 * least
 
 
 #: A font's box height per point where its boxes are its glyphs': the ascent and

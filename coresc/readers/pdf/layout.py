@@ -49,13 +49,17 @@ class Line:
 
     def bold_prefix(self) -> str:
         """The line's marked text up to where its bold start ends ("" unless it starts
-        bold)."""
+        bold); or up to the stop after an italic head where a subsection's number opens
+        the line (the Annals' "2.1. *Animals.* The ...")."""
         end, seen, upright = 0, False, False
-        for k, (count, bold, *_) in enumerate(self.styles):
+        for k, (count, bold, *rest) in enumerate(self.styles):
             if not bold and k == 0 and _HEAD_NUMBER.match(self.marked[:count].strip()):
                 end += count  # a head's number set upright (amsart's "2.1. **Reagents.**";
                 upright = True  # a list item's "1. **Reusability** Writing" is none)
                 continue
+            if not bold and k == 1 and upright and rest and rest[0] and \
+                    "." in self.marked[:end].strip().rstrip("."):
+                return self._italic_head(end)
             if not bold and seen and count <= 2 and k + 1 < len(self.styles) and \
                     self.styles[k + 1][1]:
                 end += count  # a symbol in a font of its own: "TNF-α production" in bold
@@ -71,6 +75,31 @@ class Line:
                 break  # (not at a section's number: "**2.1. Reagents.** MAP ...")
         stops = self.marked[:end].rstrip().endswith((".", ":", "\u2014"))
         return self.marked[:end] if seen and (stops or not upright) else ""
+
+    def italic_lead(self) -> str:
+        """The line's marked text up to the stop after its italic start (the end of an
+        italic head wrapped onto it: "*gene.* DCA was ..."), or ""."""
+        return self._italic_head(0, 0)
+
+    def _italic_head(self, end: int, first: int = 1) -> str:
+        """The marked text up to the stop after the italic runs from run ``first`` (at
+        ``end``) on, a figure or symbol set upright among them ("*Reaction of styrene-*
+        7,8 *-oxide*."); the whole line where they fill it (a head wrapped onto the next
+        line); "" where no stop follows them."""
+        start = end
+        for k in range(first, len(self.styles)):
+            count, _bold, *rest = self.styles[k]
+            piece = self.marked[end:end + count]
+            if rest and rest[0] or k > first and k + 1 < len(self.styles) and \
+                    self.styles[k + 1][2:3] == [True] and (
+                    count <= 2 or count <= 3 and not any(c.isalpha() for c in piece)):
+                end += count
+                continue
+            break
+        else:
+            return self.marked if end > start else ""
+        return self.marked[:end + 1] if end > start and self.marked[end:end + 1] in (".", ":") \
+            else ""
 
 
 _HEAD_NUMBER = re.compile(r"^(?:\d{1,2}\.){1,4}$")
@@ -298,7 +327,7 @@ def repeated_margins(pages_lines: list[list[Line]], heights: list[float]) -> set
     stand once in a short paper)."""
     seen: Counter = Counter()
     folios: Counter = Counter()  # printed page number less the page's index: pages
-    marginal: list[tuple[Line, str, int | None, bool]] = []
+    marginal: list[tuple[Line, str, int | None, bool, tuple]] = []
     for p, (lines, height) in enumerate(zip(pages_lines, heights, strict=True)):
         keys, offsets = set(), set()
         edges = _set_apart_edges(lines)
@@ -313,16 +342,34 @@ def repeated_margins(pages_lines: list[list[Line]], heights: list[float]) -> set
             key = (zone or edge) + _DIGITS.sub("#", line.text.lower().replace(" ", ""))
             folio = _folio(line.text)
             offset = None if folio is None else folio - p
-            marginal.append((line, key, offset, bool(edge) and edge in numbered))
+            # (a page's head that opens with its own number, "2 RIBEIRO ET AL.", though
+            # no other page has one: a short paper's second page after its first)
+            own = zone == "top" and folio == p + 1 and line.bold < 0.6 and \
+                bool(_OWN_HEAD.match(line.text.strip()))
+            marginal.append((line, key, offset, bool(edge) and edge in numbered or own,
+                             (p, edge)))
             keys.add(key)
             offsets.add(offset)
         seen.update(keys)
         folios.update(offsets - {None})
+    # a band set apart that holds a running head with the page's number holds only
+    # running heads ("2 / PREPRINT FOR REVIEW" beside "Transactions of the ASME")
+    headed = {band for _ln, _key, offset, _beside, band in marginal
+              if band[1] and offset is not None and folios[offset] >= 2}
+    tops: dict[int, list[tuple[int, float]]] = {}  # offset -> (page, top) of its lines
+    for line, _key, offset, _beside, band in marginal:
+        tops.setdefault(offset, []).append((band[0], line.y1))
     out = set()
-    for line, key, offset, beside_number in marginal:
+    for line, key, offset, beside_number, band in marginal:
         bare = key[3:] if key.startswith("top") else key[6:]
-        if seen[key] >= 2 or _is_page_number(bare) or beside_number or \
-                offset is not None and folios[offset] >= 2:
+        # (a section's number may be the page's: "2 **Materials and methods**" at a
+        # page's top, in bold, is a head only where set apart from the text under it, or
+        # where another page's head stands as high)
+        folio = offset is not None and folios[offset] >= 2 and (
+            bool(band[1]) or not line.text.strip()[:1].isdigit() or line.bold < 0.6 or
+            any(q != band[0] and abs(top - line.y1) < 2 for q, top in tops[offset]))
+        if seen[key] >= 2 or _is_page_number(bare) or beside_number or band in headed or \
+                folio:
             out.add(id(line))
     return out
 
@@ -349,7 +396,15 @@ def _set_apart_edges(lines: list[Line]) -> dict[int, str]:
 
 
 # A page number at a running head's start or end, the head's words beside it.
-_FOLIO = re.compile(r"^(\d{1,4})\s+([^\W\d_][^\d]{2,120})$|^([^\W\d_][^\d]{2,120})\s(\d{1,4})$")
+# ("2 / PREPRINT FOR REVIEW": a rule or bullet may stand between them, and where one
+# does, the words may hold figures: "Copyright © 2026 by ASME ... / 1")
+_FOLIO = re.compile(r"^(\d{1,4})\s+(?:[/|\u2022\u00b7]\s+)?([^\W\d_][^\d]{2,120})$|"
+                    r"^([^\W\d_][^\d]{2,120})\s(\d{1,4})$|"
+                    r"^([^\W\d_].{2,160}?)\s[/|\u2022\u00b7]\s(\d{1,4})$")
+
+
+# A running head after its page's number: a few words, the first a capital's.
+_OWN_HEAD = re.compile(r"^\d{1,4}\s+[A-Z][^\d\s]*(?:\s+[^\d\s]+){0,6}$")
 
 
 def _folio(text: str) -> int | None:
@@ -359,9 +414,9 @@ def _folio(text: str) -> int | None:
     if text.isdecimal():
         return int(text)
     m = _FOLIO.match(text)
-    if m is None or len((m.group(2) or m.group(3)).split()) < 2:
+    if m is None or len((m.group(2) or m.group(3) or m.group(5)).split()) < 2:
         return None
-    return int(m.group(1) or m.group(4))
+    return int(m.group(1) or m.group(4) or m.group(6))
 
 
 _PAGE_NUMBER = re.compile(r"^(?:page)?#(?:of#)?$|^[ivxlc]+$|^#[-/]#$")

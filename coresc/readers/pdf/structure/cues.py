@@ -6,6 +6,7 @@ run-in head and a structured abstract's parts set inside its lines."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from ..extract import SUP_CLOSE, SUP_OPEN
 from ..layout import Line, unmark
@@ -48,6 +49,14 @@ def unheaded_abstract(block: Block, text: str, body: float) -> bool:
     return body - 2.5 <= block.size <= body - 0.5 and len(block.lines) >= 3 and \
         len(text) > 300 and text.count(". ") >= 2 and "@" not in text and \
         not FRONT_LABEL.match(text)
+
+
+def body_measure(blocks: list[Block], body: float) -> float:
+    """The width the body's text is set at: its regions' commonest width, over the lines
+    of the body's size (0.0 where there are none)."""
+    widths = Counter(round(ln.col_right - ln.col_left) for b in blocks if b.kind == "body"
+                     for ln in b.lines if abs(ln.size - body) <= 0.6)
+    return float(widths.most_common(1)[0][0]) if widths else 0.0
 
 
 def back_section(block: Block) -> bool:
@@ -118,9 +127,14 @@ def _wrapped_run_in(block: Block) -> tuple[str, str] | None:
     if len(block.lines) < 2:
         return None
     first, second = block.lines[0], block.lines[1]
-    if len(first.bold_prefix()) < len(first.marked) or not bold_lead(second):
+    if len(first.bold_prefix()) < len(first.marked):
         return None
-    more = second.bold_prefix()
+    # (an italic head after a number set upright: the Annals' "2.3. *Experiment 1:
+    # methylation and ... protoonco-*" / "*gene.* DCA was ...")
+    italic = bool(first.styles) and not first.styles[0][1]
+    more = second.italic_lead() if italic else second.bold_prefix()
+    if not _lead(second, more):
+        return None
     head = unmark(join_lines([first.marked, more.strip()], mark=True)).rstrip(".:\u2014 ")
     words = head.split()
     if len(words) - bool(re.fullmatch(r"[\d.]+", words[0])) > 12 or \
@@ -134,7 +148,13 @@ def _wrapped_run_in(block: Block) -> tuple[str, str] | None:
 def bold_lead(line: Line) -> bool:
     """Whether a line opens with a few bold words and goes on in another style (the end
     of a run-in head wrapped onto it)."""
-    prefix = line.bold_prefix().strip()
+    return _lead(line, line.bold_prefix())
+
+
+def _lead(line: Line, prefix: str) -> bool:
+    """Whether ``prefix``, the start of ``line`` in a head's style, is a few words that
+    the line goes on after."""
+    prefix = prefix.strip()
     return 0 < len(prefix.split()) <= 4 and len(prefix) < len(line.text.strip()) - 1
 
 

@@ -28,18 +28,20 @@ def is_heading(block: Block, text: str, body: float) -> bool:
         return False
     caps = (in_capitals(letters) or _small_caps(block) > 0.6) and len(letters) >= 4
     bigger = block.size >= body + 0.8
+    # (a number set in the body's weight before a bold title: the Annals' "3. **Results**")
+    bold = max(block.bold, _bold_after(block, number.end())) if numbered else block.bold
     # an italic line of its own: Tufte's and Elsevier's unnumbered subsection heads (two
     # lines where set larger than the body: Tufte's wrapped)
     lines = len(block.lines) == 1 and block.size >= body - 0.9 or \
         len(block.lines) == 2 and block.size >= body + 0.3
     italic = block.italic >= 0.9 and (numbered or lines and not text.endswith(":"))
-    styled = block.bold >= 0.75 or bigger or caps or italic
+    styled = bold >= 0.75 or bigger or caps or italic
     if not styled:
         return False
     # "I. INTRODUCTION", "REFERENCES", "APPENDIX" (IEEE's small capitals, faked in Times
     # by smaller capitals: measured at their size)
     small_caps = caps and (numbered or _NAMED.match(text)) and block.size >= 0.7 * body
-    if block.size < (0.86 * body if block.bold >= 0.75 else body - 0.6) and not small_caps \
+    if block.size < (0.86 * body if bold >= 0.75 else body - 0.6) and not small_caps \
             or text.endswith(";") or "=" in text:
         return False
     core = text[number.end():] if number else text  # (its words' letters: "2.5 S-phase.")
@@ -50,6 +52,20 @@ def is_heading(block: Block, text: str, body: float) -> bool:
     if text.endswith((".", ",", ";")) and not numbered and not text.endswith("..."):
         return len(text.split()) <= 6  # "Results." alone on a line
     return True
+
+
+def _bold_after(block: Block, skip: int) -> float:
+    """The bold share of a block's characters after the first ``skip`` of its first
+    line (its number)."""
+    total = bold = 0
+    for k, line in enumerate(block.lines):
+        at = 0
+        for count, is_bold, *_ in line.styles:
+            n = count if k else max(0, at + count - max(skip, at))
+            at += count
+            total += n
+            bold += n if is_bold else 0
+    return bold / total if total else 0.0
 
 
 # What a section of its own is named: a main head, the references, an appendix, the
@@ -109,14 +125,17 @@ def _centred(line, body: float, measure: tuple[float, float] | None = None) -> b
 def _columns_under(blocks: list[Block]) -> dict[int, tuple[float, float]]:
     """For each heading (by ``id``), the left and right edges of the column it heads:
     those of the body text's lines near it on its page (the three blocks either side),
-    their regions taken together (a double-spaced page's lines may be a region each)."""
+    their regions taken together (a double-spaced page's lines may be a region each);
+    of those in the column under it where there are any (not the next column's, which
+    a short one's neighbours may reach: APA's journal style)."""
     out: dict[int, tuple[float, float]] = {}
     for k, block in enumerate(blocks):
         if block.kind != "heading":
             continue
-        page = block.first.page
-        lines = [ln for b in blocks[max(k - 3, 0):k + 4] if b.kind == "body"
-                 for ln in b.lines if ln.page == page]
+        page, x0, x1 = block.first.page, block.first.x0, block.first.x1
+        near = [ln for b in blocks[max(k - 3, 0):k + 4] if b.kind == "body"
+                for ln in b.lines if ln.page == page]
+        lines = [ln for ln in near if ln.col_left <= x0 + 1 and ln.col_right >= x1 - 1] or near
         if lines:
             out[id(block)] = (min(ln.col_left for ln in lines), max(ln.col_right for ln in lines))
     return out
@@ -139,7 +158,9 @@ def heading_levels(blocks: list[Block], body: float) -> None:
     # numbered main heads ("1 Introduction"): the paper numbers its sections
     numbered_tops = any(b.kind == "heading" and b.number and TOP.match(b.heading_text)
                         for b in blocks)
-    roman = any(b.kind == "heading" and re.fullmatch(r"[IVX]+", b.number) for b in blocks)
+    letters = _letters_in_turn(blocks)
+    roman = any(b.kind == "heading" and re.fullmatch(r"[IVX]+", b.number) and id(b) not in
+                letters for b in blocks)
     chapter = _chapter_number([b.number for b in blocks if b.kind == "heading" and b.number])
     top = Counter(tops).most_common(1)[0][0] if tops else \
         (max(counts, key=lambda s: (s[:5], counts[s])) if counts else None)
@@ -152,8 +173,9 @@ def heading_levels(blocks: list[Block], body: float) -> None:
         if block.number and tops and not numbered_tops and block.size < top[0] - 1.0:
             block.kind = "body"  # a numbered list item set in bold, below the main heads
         elif block.number:
-            lettered = roman and block.number[:1].isalpha() and not re.fullmatch(
-                r"[IVX]+", block.number)  # IEEE: II, then A, B ... J
+            # IEEE: II, then A, B ... J
+            lettered = roman and block.number[:1].isalpha() and (
+                id(block) in letters or not re.fullmatch(r"[IVX]+", block.number))
             if chapter:  # (its number as within the chapter: TEI's depth is read from it)
                 block.number = block.number.split(".", 1)[1]  # (".1": an appendix's, "1")
             block.level = min(block.number.count(".") + 1 + lettered, 4)
@@ -161,6 +183,20 @@ def heading_levels(blocks: list[Block], body: float) -> None:
             block.level = 1
         else:
             block.level = min(2 + below.index(style), 4)
+
+
+def _letters_in_turn(blocks: list[Block]) -> set[int]:
+    """``id``s of the headings numbered "I", "V" or "X" right after one numbered with the
+    letter before it ("H", "I" ...): a sequence's letters, not Roman numerals (AIP's
+    "H. System A.", "I. System B.")."""
+    out: set[int] = set()
+    prev = ""
+    for block in blocks:
+        if block.kind == "heading" and block.number:
+            if block.number in ("I", "V", "X") and prev == chr(ord(block.number) - 1):
+                out.add(id(block))
+            prev = block.number
+    return out
 
 
 def _chapter_number(numbers: list[str]) -> bool:

@@ -187,10 +187,11 @@ def _box_text(blocks: list[Block]) -> None:
 
 def _under_label(label: Block, block: Block) -> bool:
     """Whether ``block`` starts right under a float's label set on a line of its own, at
-    its left edge (the cuts may have put the two in regions of their own)."""
+    its left edge (the cuts may have put the two in regions of their own), a line's
+    height or two below it (double spaced; APA's journal style sets the two apart)."""
     last, first = label.lines[-1], block.first
     return last.page == first.page and abs(first.x0 - last.x0) < 2 * first.size and \
-        -0.5 * first.size < last.bottom - first.top < 1.5 * first.size  # (double spaced)
+        -0.5 * first.size < last.bottom - first.top < 2 * first.size
 
 
 def _right_below(above: Block, block: Block) -> bool:

@@ -50,11 +50,15 @@ BACK = re.compile(
     r"конфликт интересов|致\s*谢|致\s*謝|谢\s*辞|謝\s*辞|資金|基金(?:项目|資助)|利益相反)",
     re.I)
 # A table of contents' heading: what follows it is skipped to the next heading as high.
-CONTENTS = re.compile(r"^(?:(?:table of )?contents|inhalt(?:sverzeichnis)?|table des mati[èe]res|"
+# (and its lists of figures and tables: ASME's review copy sets them after the references)
+CONTENTS = re.compile(r"^(?:(?:table of )?contents|list of (?:figures|tables)|"
+                      r"inhalt(?:sverzeichnis)?|table des mati[èe]res|"
                       r"sommaire|indice|inhoud(?:sopgave)?|sum[áa]rio|содержание|оглавление|"
                       r"目\s*录|目\s*次|目\s*錄)$", re.I)
-# A line of a table of contents: an entry, dot leaders or a wide gap, a page number.
-CONTENTS_LINE = re.compile(r"(?:\.\s*){3,}\s*[\divxlc]+$|\u2026+\s*[\divxlc]+$", re.I)
+# A line of a table of contents: an entry, dot leaders or a wide gap, a page number (or
+# a long run of spaced leaders, where the page numbers stand in a column of their own).
+CONTENTS_LINE = re.compile(r"(?:\.\s*){3,}\s*[\divxlc]+$|\u2026+\s*[\divxlc]+$|"
+                           r"(?:\.\s+){8,}\.?$", re.I)
 # The reference list's heading: what follows is skipped, up to a back section (APPENDIX).
 ENDS = re.compile(r"^(?:references?|bibliography|literature cited|works cited|"
                    r"refer[êe]ncias|referencias|bibliograf|literatur(?:verzeichnis|"

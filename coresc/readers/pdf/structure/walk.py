@@ -13,6 +13,7 @@ from .cues import (
     abstract_heading,
     back_section,
     body_like,
+    body_measure,
     carries_on,
     ends_sentence,
     indented,
@@ -57,6 +58,7 @@ class Part:
 def walk_parts(blocks: list[Block], body: float) -> list[Part]:
     parts: list[Part] = []
     state = _Walk(body, {b.first.page for b in blocks if b.contents})
+    state.measure = body_measure(blocks, body)
     state.abstract_ahead = any(b.first.page <= 1 and ABSTRACT.match(b.text()) and
                                (b.kind == "heading" or b.first.bold > 0.5) for b in blocks)
     for block in blocks:
@@ -131,6 +133,7 @@ class _Walk:
         self.abstract_look: tuple[float, float] | None = None  # its size and width
         self.boxes: list[Part] = []  # boxes' titles and paragraphs, read after the body
         self.box_at: tuple[int, int] | None = None  # where a skipped summary box is set
+        self.measure = 0.0  # the width the body's columns are set at
 
     def take(self, block: Block, parts: list[Part]) -> None:
         if block.kind == "drop":
@@ -239,6 +242,14 @@ class _Walk:
         elif block.first.page <= 1 and block.bold >= 0.9 and body_like(block, text, self.body):
             self.start_abstract(parts)  # Nature's: the first paragraph, set in bold
             self.bold_abstract = True
+        elif block.first.page <= 1 and body_like(block, text, self.body) and \
+                self.measure and abs(set_width(block) - self.measure) > 3 * self.body:
+            # set across the page over the body's columns (AIP's), or beside the authors
+            # (ASME's): an abstract with no heading
+            self.start_abstract(parts)
+        elif block.first.page <= 1 and body_like(block, text, self.body) and \
+                self.toc_pages and min(self.toc_pages) > block.first.page:
+            self.start_abstract(parts)  # before the contents: a thesis's, with no heading
         elif body_like(block, text, self.body):
             self.where = "body"  # a paper without an abstract: its text has begun
         else:
