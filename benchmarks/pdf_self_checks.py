@@ -29,18 +29,19 @@ from coresc.config import data_dir  # noqa: E402
 from coresc.errors import InputError  # noqa: E402
 from coresc.readers import read_pdf  # noqa: E402
 from coresc.readers.pdf import extract_pages  # noqa: E402
-from coresc.readers.pdf.structure.patterns import ABSTRACT, BACK, ENDS  # noqa: E402
+from coresc.readers.pdf.structure.patterns import ABSTRACT, BACK, CONTENTS, ENDS  # noqa: E402
 
 
 def _outline_found(pdf: bytes, name: str, headings: list[str]) -> tuple[int, int]:
     """(bookmarks that name a heading found, bookmarks) for the PDF's own outline: its
     entries whose words stand on the pages, those that name the abstract, back matter
-    the reader leaves out by design (acknowledgements, competing interests ...) or the
-    references aside."""
+    the reader leaves out by design (acknowledgements, competing interests ...), the
+    references or a list of contents, figures or tables aside."""
     found = extract_pages(pdf, name)
     text = pdf_fidelity.norm(" ".join(r[6] for page in found["pages"] for r in page["runs"]))
     marks = [title for _level, title, *_ in found.get("outline") or []
-             if not (ABSTRACT.match(title) or BACK.match(title) or ENDS.match(title))]
+             if not (ABSTRACT.match(title) or BACK.match(title) or ENDS.match(title)
+                     or CONTENTS.match(title))]
     # (a bookmark whose words are not on the pages names no heading: "Section_1")
     marks = [m for m in map(pdf_fidelity.norm, marks) if m and m in text]
     found = sum(1 for m in marks if any(m == h or m.endswith(h) and len(h) > 4

@@ -118,8 +118,9 @@ def _mixed(c, x: float, y: float, pieces: list[tuple[str, str]], size: float = 1
 def annals() -> bytes:
     """The Annals of Mathematics: main heads centred, their number upright before the
     bold title ("3. **Results**"); subsections run in, their title italic after an
-    upright number, a figure set upright inside it ("2.2. *Reaction of styrene-*7,8*-oxide
-    with guanosine.*"), one wrapped onto the next line."""
+    upright number, a figure or bracket set upright inside it ("2.2. *Reaction of
+    styrene-*7,8*-oxide with guanosine.*", "... (*CIPCO*)."), one wrapped onto the next
+    line."""
     buf = io.BytesIO()
     c, (_, height) = fx._canvas(buf)
     fx._lines(c, 150, height - 80, ["Adducts of styrene in rats and mice"], "Times-Bold", 14)
@@ -129,7 +130,10 @@ def annals() -> bytes:
             ("2. ", "Methods", [("2.1. ", [("Animals and animal care", "Times-Italic")]),
                                 ("2.2. ", [("Reaction of styrene-", "Times-Italic"),
                                            ("7,8", "Times-Roman"),
-                                           ("-oxide with guanosine", "Times-Italic")])]),
+                                           ("-oxide with guanosine", "Times-Italic")]),
+                                ("2.3. ", [("Assay for CoA oxidation ", "Times-Italic"),
+                                           ("(", "Times-Roman"), ("CIPCO", "Times-Italic"),
+                                           (")", "Times-Roman")])]),
             ("3. ", "Results", [])), ):
         width = c.stringWidth(number, "Times-Roman", 10) + c.stringWidth(head, "Times-Bold", 10)
         _mixed(c, 297.5 - width / 2, y, [(number, "Times-Roman"), (head, "Times-Bold")])
@@ -156,7 +160,8 @@ def test_a_heads_number_set_upright_and_an_italic_run_in_head_are_read():
     doc, texts = _read(annals())
     assert _outline(doc) == [
         ("Introduction", 1), ("Methods", 1), ("Animals and animal care", 2),
-        ("Reaction of styrene-7,8-oxide with guanosine", 2), ("Results", 1),
+        ("Reaction of styrene-7,8-oxide with guanosine", 2),
+        ("Assay for CoA oxidation (CIPCO)", 2), ("Results", 1),
         ("Experiment 1: methylation and expression of the c-myc protooncogene", 2)]
     assert _section(doc, "Animals and animal care")[0] == "The rats came from the breeder."
     assert "The livers were weighed first." in texts
@@ -365,3 +370,26 @@ def test_a_font_whose_ascenders_rise_over_its_ascent_keeps_the_pages_ratio():
         < 0.01
     hangs = {"g": 0.874, "p": 0.871, "y": 0.874, "d": 0.703, "f": 0.704, "h": 0.703}
     assert _ratio([(ch, hangs.get(ch, 0.659)) for ch in text if ch != " "]) == -1.0
+
+
+def long_wrapped_head() -> bytes:
+    """ASME's run-in subsection heads in bold, one of fourteen words, wrapped with five
+    of them on the next line before the paragraph runs on."""
+    c, buf, height, y = _start("Adducts of styrene in rats and mice", "3 Results")
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:3]), 90), y)
+    y = fx._lines(c, 72, y - 4, ["3.1 Inhibition of MAP kinases prevents the suppression of"],
+                  "Times-Bold", 10)
+    at = _mixed(c, 72, y, [("apoptosis by the PP nafenopin.", "Times-Bold"),
+                           (" As described previously, the cells were seeded", "Times-Roman")])
+    assert at < 523
+    _page(c, height, fx._wrap(" ".join(SENTENCES[3:8]), 90), y - 12.5)
+    return _finish(c, buf)
+
+
+def test_a_long_numbered_run_in_head_wrapped_onto_its_paragraph_is_its_heading():
+    """(Its five words on the second line had been too many for a head's end: the head
+    was read as the paragraph's first sentence.)"""
+    doc, texts = _read(long_wrapped_head())
+    assert _outline(doc)[-1] == ("Inhibition of MAP kinases prevents the suppression of "
+                                 "apoptosis by the PP nafenopin", 2)
+    assert texts[texts.index(SENTENCES[2]) + 1].startswith("As described previously")

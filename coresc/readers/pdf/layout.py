@@ -98,6 +98,8 @@ class Line:
             break
         else:
             return self.marked if end > start else ""
+        if end > start and self.marked[end:end + 1] in (")", "]"):
+            end += 1  # an upright bracket closing it ("*... oxidation (CIPCO*).")
         return self.marked[:end + 1] if end > start and self.marked[end:end + 1] in (".", ":") \
             else ""
 

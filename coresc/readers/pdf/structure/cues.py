@@ -11,7 +11,7 @@ from collections import Counter
 from ..extract import SUP_CLOSE, SUP_OPEN
 from ..layout import Line, unmark
 from .blocks import Block, join_lines
-from .patterns import ABSTRACT, APPENDIX, FRONT_LABEL, SENTENCE_END
+from .patterns import ABSTRACT, APPENDIX, FRONT_LABEL, NUMBER, SENTENCE_END
 
 
 def indented(block: Block) -> bool:
@@ -133,12 +133,15 @@ def _wrapped_run_in(block: Block) -> tuple[str, str] | None:
     # methylation and ... protoonco-*" / "*gene.* DCA was ...")
     italic = bool(first.styles) and not first.styles[0][1]
     more = second.italic_lead() if italic else second.bold_prefix()
-    if not _lead(second, more):
+    # (a numbered head may carry more words onto its second line)
+    if not _lead(second, more, 8 if NUMBER.match(first.text) else 4):
         return None
     head = unmark(join_lines([first.marked, more.strip()], mark=True)).rstrip(".:\u2014 ")
     words = head.split()
-    if len(words) - bool(re.fullmatch(r"[\d.]+", words[0])) > 12 or \
-            words[-1].lower() in _OPEN_ENDED:  # (its number aside)
+    # (a numbered head may be longer: "3.2 Inhibition of MAP kinases prevents the
+    # suppression of apoptosis by the PP nafenopin.")
+    numbered = bool(re.fullmatch(r"[\d.]+", words[0]))
+    if len(words) - numbered > (16 if numbered else 12) or words[-1].lower() in _OPEN_ENDED:
         return None
     rest = join_lines([second.marked[len(more):].lstrip()] +
                       [ln.marked for ln in block.lines[2:]], mark=True)
@@ -151,11 +154,11 @@ def bold_lead(line: Line) -> bool:
     return _lead(line, line.bold_prefix())
 
 
-def _lead(line: Line, prefix: str) -> bool:
-    """Whether ``prefix``, the start of ``line`` in a head's style, is a few words that
-    the line goes on after."""
+def _lead(line: Line, prefix: str, most: int = 4) -> bool:
+    """Whether ``prefix``, the start of ``line`` in a head's style, is a few words (at
+    most ``most``) that the line goes on after."""
     prefix = prefix.strip()
-    return 0 < len(prefix.split()) <= 4 and len(prefix) < len(line.text.strip()) - 1
+    return 0 < len(prefix.split()) <= most and len(prefix) < len(line.text.strip()) - 1
 
 
 #: Words a heading does not end on.
