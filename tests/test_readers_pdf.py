@@ -297,7 +297,8 @@ def test_a_box_over_two_of_three_columns_is_read_before_them_and_the_third_after
 
 
 def test_running_heads_and_page_numbers_are_found():
-    from coresc.readers.pdf.layout import Line, repeated_margins
+    from coresc.readers.pdf.layout import Line
+    from coresc.readers.pdf.margins import repeated_margins
 
     def line(page, y, text):
         return Line(page, 50, y, 300, y + 8, y + 2, 8.0, text, 0.0, 0.0)
@@ -314,7 +315,8 @@ def test_a_running_head_that_stands_once_is_found_by_its_page_number():
     """A short paper's odd pages' head ("Rendered layouts 3") stands once; its page
     number, set where the even pages' heads set theirs, makes it a head. A heading at a
     page's top with another number is no head."""
-    from coresc.readers.pdf.layout import Line, repeated_margins
+    from coresc.readers.pdf.layout import Line
+    from coresc.readers.pdf.margins import repeated_margins
 
     def line(page, y, text):
         return Line(page, 50, y, 300, y + 8, y + 2, 8.0, text, 0.0, 0.0)
@@ -332,7 +334,8 @@ def test_a_running_head_that_stands_once_is_found_by_its_page_number():
 def test_a_running_head_set_low_is_found_as_its_pages_first_line():
     """amsart sets its heads 13% down the page, below the margins' zone: a page's first
     line, repeated (digits aside), is a head all the same."""
-    from coresc.readers.pdf.layout import Line, repeated_margins
+    from coresc.readers.pdf.layout import Line
+    from coresc.readers.pdf.margins import repeated_margins
 
     def line(page, y, text):
         return Line(page, 50, y, 300, y + 8, y + 2, 8.0, text, 0.0, 0.0)

@@ -23,14 +23,8 @@ from pathlib import Path
 
 from ...errors import InputError
 from ...limits import TIMEOUT_ENV, PaperTimeout, paper_timeout
-from .layout import (
-    Line,
-    drop_line_numbers,
-    page_lines,
-    repeated_margins,
-    restyle,
-    run_body_size,
-)
+from .layout import Line, page_lines, restyle, run_body_size
+from .margins import drop_line_numbers, repeated_margins
 from .structure import Part, body_size, classify, make_blocks
 from .tei import build_tei
 
