@@ -98,6 +98,22 @@ def _ams_front(short: str = "") -> str:
             "\\end{abstract}\n\\maketitle\n")
 
 
+def _apa(mode: str) -> Layout:
+    """APA's class in a mode ("man": the double-spaced manuscript; "jou": two columns,
+    as a journal sets it), its front matter given before the document."""
+    return Layout(
+        rf"\documentclass[{mode},donotrepeattitle,floatsintext]{{apa7}}"
+        r"\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}\usepackage{amsmath,graphicx}"
+        "\n", "\\maketitle\n", heads=False, numbered=False, author_sep=", ",
+        preface=r"""\title{@TITLE@}
+\shorttitle{Rendered layouts}
+\authorsnames{@AUTHORS@}
+\authorsaffiliations{Example University}
+\abstract{@ABSTRACT@}
+\keywords{risk assessment, cohort studies}
+""")
+
+
 def _acm(style: str) -> str:
     return (rf"\documentclass[{style},nonacm]{{acmart}}\settopmatter{{printacmref=false}}"
             "\n")
@@ -277,17 +293,7 @@ Risk assessment, cohort studies, exposure.
                             _ARTICLE_FRONT, heads=False, author_sep=", ", cite_labels=True,
                             # (the class has no \subsubsection: "see Bringhurst")
                             sectioning=("section", "subsection", "paragraph")),
-    "apa7-man": Layout(
-        r"\documentclass[man,12pt,donotrepeattitle,floatsintext]{apa7}"
-        r"\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}\usepackage{amsmath,graphicx}"
-        "\n", "\\maketitle\n", heads=False, numbered=False, author_sep=", ",
-        preface=r"""\title{@TITLE@}
-\shorttitle{Rendered layouts}
-\authorsnames{@AUTHORS@}
-\authorsaffiliations{Example University}
-\abstract{@ABSTRACT@}
-\keywords{risk assessment, cohort studies}
-"""),
+    "apa7-man": _apa("man,12pt"),
     "article-russian": Layout(
         r"\documentclass[11pt,a4paper]{article}\usepackage[utf8]{inputenc}"
         r"\usepackage[T1,T2A]{fontenc}\usepackage[english,russian]{babel}"
@@ -429,17 +435,7 @@ HELD_OUT: dict[str, Layout] = {
 \maketitle
 """, heads=False, author_sep=r"}{Example University,\\Cambridge, UK}\SetAuthorBlock{",
         appendix=True),
-    "apa7-jou": Layout(
-        r"\documentclass[jou,donotrepeattitle,floatsintext]{apa7}"
-        r"\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}\usepackage{amsmath,graphicx}"
-        "\n", "\\maketitle\n", heads=False, numbered=False, author_sep=", ",
-        preface=r"""\title{@TITLE@}
-\shorttitle{Rendered layouts}
-\authorsnames{@AUTHORS@}
-\authorsaffiliations{Example University}
-\abstract{@ABSTRACT@}
-\keywords{risk assessment, cohort studies}
-"""),
+    "apa7-jou": _apa("jou"),
     "aomart": Layout(
         r"\documentclass{aomart}\usepackage{amsmath,graphicx}" "\n",
         "\\begin{abstract}\n@ABSTRACT@\n\\end{abstract}\n\\maketitle\n", heads=False,

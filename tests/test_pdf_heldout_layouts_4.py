@@ -12,18 +12,8 @@ need("reportlab")
 import io  # noqa: E402
 
 import pdf_fixtures as fx  # noqa: E402
+from test_pdf_heldout_layouts_3 import _outline, _read  # noqa: E402
 from test_pdf_layouts import SENTENCES, _finish, _page, _start  # noqa: E402
-
-from coresc.readers import read_data  # noqa: E402
-
-
-def _read(pdf: bytes):
-    doc = read_data(pdf, "paper.pdf")[0]
-    return doc, [s.text for s in doc.sentences()]
-
-
-def _outline(doc) -> list[tuple[str, int]]:
-    return [(s.heading, s.depth) for s in doc.sections if s.depth > 0 and s.heading]
 
 
 def _section(doc, heading: str) -> list[str]:
