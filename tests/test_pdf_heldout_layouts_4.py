@@ -383,3 +383,27 @@ def test_a_long_numbered_run_in_head_wrapped_onto_its_paragraph_is_its_heading()
     assert _outline(doc)[-1] == ("Inhibition of MAP kinases prevents the suppression of "
                                  "apoptosis by the PP nafenopin", 2)
     assert texts[texts.index(SENTENCES[2]) + 1].startswith("As described previously")
+
+
+def labelled_appendix_bookmarked() -> bytes:
+    """Bold heads the PDF's bookmarks name, the last after the references with its
+    appendix label in the line and the bookmark ("Appendix A. Discussion", the Annals)."""
+    c, buf, height, y = _start("Adducts of styrene in rats and mice", "1. Introduction")
+    c.bookmarkPage("s0", top=height - 98)
+    c.addOutlineEntry("1. Introduction", "s0", level=0)
+    y = _page(c, height, fx._wrap(" ".join(SENTENCES[:4]), 90), y)
+    y = fx._lines(c, 72, y - 8, ["References"], "Helvetica-Bold", 11)
+    y = _page(c, height, ["[1] Cohen D. Styrene in rats. J Tox. 2001; 12: 1-9."], y - 4)
+    c.bookmarkPage("s1", top=y)
+    c.addOutlineEntry("Appendix A. Discussion", "s1", level=0)
+    y = fx._lines(c, 72, y - 8, ["Appendix A. Discussion"], "Helvetica-Bold", 11)
+    _page(c, height, fx._wrap(" ".join(SENTENCES[10:14]), 90), y - 4)
+    return _finish(c, buf)
+
+
+def test_a_bookmarked_appendix_is_named_without_its_label():
+    """(A heading the bookmarks named kept its label in its text: "Appendix A.
+    Discussion".)"""
+    doc, texts = _read(labelled_appendix_bookmarked())
+    assert [h for h, _ in _outline(doc)] == ["Introduction", "Discussion"]
+    assert _section(doc, "Discussion")[:1] == SENTENCES[10:11]

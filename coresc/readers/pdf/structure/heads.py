@@ -8,7 +8,7 @@ import re
 from collections import Counter
 
 from .blocks import Block
-from .patterns import APPENDIX, BACK, ENDS, NUMBER, TOP
+from .patterns import APPENDIX, BACK, CAPTION, ENDS, LABELLED, NUMBER, TOP
 
 
 def is_heading(block: Block, text: str, body: float) -> bool:
@@ -66,6 +66,19 @@ def _bold_after(block: Block, skip: int) -> float:
             total += n
             bold += n if is_bold else 0
     return bold / total if total else 0.0
+
+
+def name_heading(block: Block, text: str) -> None:
+    """A heading's number and text."""
+    m = NUMBER.match(text) or LABELLED.match(text)
+    if m and not CAPTION.match(text):
+        block.number = m.group(1)
+        block.heading_text = text[m.end():].strip()
+    else:
+        block.heading_text = text
+    block.heading_text = block.heading_text.rstrip(":\u00ad").strip()
+    if block.heading_text.endswith(" \u2014"):  # a run-in head's dash ("2.7. Assay. —")
+        block.heading_text = block.heading_text[:-1].rstrip().rstrip(".")
 
 
 # What a section of its own is named: a main head, the references, an appendix, the

@@ -10,7 +10,7 @@ from itertools import groupby
 from ..layout import Line, unmark
 from .blocks import Block
 from .cues import bold_lead, ends_sentence
-from .heads import heading_levels, in_capitals, is_heading
+from .heads import heading_levels, in_capitals, is_heading, name_heading
 from .outline import mark_outline
 from .patterns import CAPTION, CONTENTS_LINE, FRONT_LABEL, LOCATOR, NUMBER, SMALL_PRINT
 from .walk import Part, walk_parts
@@ -237,7 +237,7 @@ def _kind_of(block: Block, body: float) -> None:
         block.kind = "drop"  # a display equation, pieces of a figure, a file's DOI, "©"
     elif is_heading(block, text, body):
         block.kind = "heading"
-        _name_heading(block, text)
+        name_heading(block, text)
     elif sum(1 for ln in block.lines if ln.gaps >= 2) * 2 > len(block.lines) or \
             _mostly_numbers(text) or _table_rows(block) or _word_column(block):
         block.kind = "drop"  # table rows
@@ -245,26 +245,6 @@ def _kind_of(block: Block, body: float) -> None:
         block.kind = "small"  # footnotes, tables, figure text; the abstract may be small
     elif SMALL_PRINT.match(text) and len(text) < 300:
         block.kind = "drop"  # a table's source or note (a paragraph may open "Note:")
-
-
-# A chapter's or appendix's label before its title ("Chapter 1 Introduction",
-# "Appendix A Discussion"): the label is its number.
-_LABELLED = re.compile(r"^(?:chapter|appendix|appendice|ap[éê]ndice|kapitel|anhang|chapitre|"
-                       r"annexe|cap[íi]tulo|capitolo|hoofdstuk|bijlage)\s+"
-                       r"(\d{1,2}|[A-H]|[IVX]{1,4})\.?:?\s+(?=\S)", re.I)
-
-
-def _name_heading(block: Block, text: str) -> None:
-    """A heading's number and text."""
-    m = NUMBER.match(text) or _LABELLED.match(text)
-    if m and not CAPTION.match(text):
-        block.number = m.group(1)
-        block.heading_text = text[m.end():].strip()
-    else:
-        block.heading_text = text
-    block.heading_text = block.heading_text.rstrip(":\u00ad").strip()
-    if block.heading_text.endswith(" \u2014"):  # a run-in head's dash ("2.7. Assay. —")
-        block.heading_text = block.heading_text[:-1].rstrip().rstrip(".")
 
 
 def _wrapped_headings(blocks: list[Block]) -> None:
@@ -299,7 +279,7 @@ def _wrapped_headings(blocks: list[Block]) -> None:
             after.lines[:0] = block.lines
             after.kind = block.kind
             if block.kind == "heading":
-                _name_heading(after, after.text())
+                name_heading(after, after.text())
             block.kind = "drop"
 
 
@@ -325,7 +305,7 @@ def _heading_tail(block: Block, after: Block) -> None:
             not 0 <= last.y0 - first.y1 < 1.6 * last.size:
         return
     block.lines.append(after.lines.pop(0))
-    _name_heading(block, block.text())
+    name_heading(block, block.text())
 
 
 _LABEL_ONLY = re.compile(r"^(?:fig(?:ure)?|table|tabela|tabla|tableau|tabelle|tabella)\.?\s*"

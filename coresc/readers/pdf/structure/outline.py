@@ -10,6 +10,7 @@ Bookmarks are trusted only when most of them are found as text (some PDFs name t
 from __future__ import annotations
 
 from .blocks import Block
+from .heads import name_heading
 from .patterns import NUMBER
 
 
@@ -38,11 +39,8 @@ def mark_outline(blocks: list[Block], outline: list[list]) -> float:
     for block, _level in found:
         if block.kind == "title":
             continue
-        text = block.text()
-        m = NUMBER.match(text)
         block.kind = "heading"
-        block.number = m.group(1) if m else ""
-        block.heading_text = (text[m.end():] if m else text).strip().rstrip(":").strip()
+        name_heading(block, block.text())  # (its number or label apart: "Appendix A.")
         block.outlined = True
     return len(found) / len(entries)
 

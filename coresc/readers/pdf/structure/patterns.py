@@ -94,5 +94,8 @@ TOP = re.compile(r"^(?:introduc|background|related work|methods?|materials?|resu
     r"conclusioni|inleiding|methoden|resultaten|discussie|conclusie|m[ée]thodes?|"
     r"r[ée]sultats|введение|методы|результаты|обсуждение|заключение|выводы|"
     r"引\s*言|前\s*言|介\s*绍|方\s*法|结\s*果|讨\s*论|结\s*论|はじめに|序論|結果|考察|結論)", re.I)
-
-
+# A chapter's or appendix's label before its title ("Chapter 1 Introduction",
+# "Appendix A Discussion"): the label is its number.
+LABELLED = re.compile(r"^(?:chapter|appendix|appendice|ap[éê]ndice|kapitel|anhang|chapitre|"
+                      r"annexe|cap[íi]tulo|capitolo|hoofdstuk|bijlage)\s+"
+                      r"(\d{1,2}|[A-H]|[IVX]{1,4})\.?:?\s+(?=\S)", re.I)
