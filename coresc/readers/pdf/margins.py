@@ -51,7 +51,8 @@ def repeated_margins(pages_lines: list[list[Line]], heights: list[float]) -> set
               if band[1] and offset is not None and folios[offset] >= 2}
     tops: dict[int, list[tuple[int, float]]] = {}  # offset -> (page, top) of its lines
     for line, _key, offset, _beside, band in marginal:
-        tops.setdefault(offset, []).append((band[0], line.y1))
+        if offset is not None:
+            tops.setdefault(offset, []).append((band[0], line.y1))
     out = set()
     for line, key, offset, beside_number, band in marginal:
         bare = key[3:] if key.startswith("top") else key[6:]

@@ -57,8 +57,7 @@ class Part:
 
 def walk_parts(blocks: list[Block], body: float) -> list[Part]:
     parts: list[Part] = []
-    state = _Walk(body, {b.first.page for b in blocks if b.contents})
-    state.measure = body_measure(blocks, body)
+    state = _Walk(body, {b.first.page for b in blocks if b.contents}, body_measure(blocks, body))
     state.abstract_ahead = any(b.first.page <= 1 and ABSTRACT.match(b.text()) and
                                (b.kind == "heading" or b.first.bold > 0.5) for b in blocks)
     for block in blocks:
@@ -110,8 +109,10 @@ class _Walk:
     """Walks the blocks in order, keeping where it is: before the abstract, in it, in
     the body, or under a back-matter heading (until a heading as high as that one)."""
 
-    def __init__(self, body: float, toc_pages: set[int] | None = None) -> None:
+    def __init__(self, body: float, toc_pages: set[int] | None = None,
+                 measure: float = 0.0) -> None:
         self.body = body
+        self.measure = measure  # the width the body's columns are set at
         self.where = "front"
         self.skip_level: int | None = None  # under a back heading of this level
         # what is skipped where running text ends it: "keywords", "contents" or ""
@@ -133,7 +134,6 @@ class _Walk:
         self.abstract_look: tuple[float, float] | None = None  # its size and width
         self.boxes: list[Part] = []  # boxes' titles and paragraphs, read after the body
         self.box_at: tuple[int, int] | None = None  # where a skipped summary box is set
-        self.measure = 0.0  # the width the body's columns are set at
 
     def take(self, block: Block, parts: list[Part]) -> None:
         if block.kind == "drop":
@@ -239,22 +239,23 @@ class _Walk:
             self.start_abstract(parts)  # set apart by a smaller size alone
             if named:  # (named at its start, run in: amsart's "ABSTRACT. Biofilms ...")
                 text, marked = _unnamed(text, marked)
-        elif block.first.page <= 1 and block.bold >= 0.9 and body_like(block, text, self.body):
+        elif not body_like(block, text, self.body):
+            return None  # authors, affiliations, dates, notes on the first page
+        elif block.first.page <= 1 and block.bold >= 0.9:
             self.start_abstract(parts)  # Nature's: the first paragraph, set in bold
             self.bold_abstract = True
-        elif block.first.page <= 1 and body_like(block, text, self.body) and \
-                self.measure and abs(set_width(block) - self.measure) > 3 * self.body:
-            # set across the page over the body's columns (AIP's), or beside the authors
-            # (ASME's): an abstract with no heading
-            self.start_abstract(parts)
-        elif block.first.page <= 1 and body_like(block, text, self.body) and \
-                self.toc_pages and min(self.toc_pages) > block.first.page:
-            self.start_abstract(parts)  # before the contents: a thesis's, with no heading
-        elif body_like(block, text, self.body):
-            self.where = "body"  # a paper without an abstract: its text has begun
+        elif block.first.page <= 1 and self.front_matter(block):
+            self.start_abstract(parts)  # an abstract with no heading
         else:
-            return None  # authors, affiliations, dates, notes on the first page
+            self.where = "body"  # a paper without an abstract: its text has begun
         return text, marked
+
+    def front_matter(self, block: Block) -> bool:
+        """Whether running text before any heading is set apart from the body as front
+        matter: at another width than the body's columns (across the page over them,
+        AIP's; beside the authors, ASME's), or before a table of contents (a thesis's)."""
+        return bool(self.measure) and abs(set_width(block) - self.measure) > 3 * self.body \
+            or bool(self.toc_pages) and min(self.toc_pages) > block.first.page
 
     def abstract_over(self, block: Block) -> bool:
         """Whether a block of the body's size after the abstract's first is set otherwise
